@@ -1,0 +1,60 @@
+"""The domain's exception tree. Each error names the gRPC status it maps to (as a name, so the
+core stays free of grpc); one server interceptor does the mapping."""
+
+from __future__ import annotations
+
+
+class MemgateError(Exception):
+    """Base of every error the gateway reports to a caller."""
+
+    status = "INTERNAL"
+
+    def __init__(self, message: str, *, field: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class InvalidArgument(MemgateError):
+    status = "INVALID_ARGUMENT"
+
+
+class NotFound(MemgateError):
+    status = "NOT_FOUND"
+
+
+class PermissionDenied(MemgateError):
+    status = "PERMISSION_DENIED"
+
+
+class Unauthenticated(MemgateError):
+    status = "UNAUTHENTICATED"
+
+
+class Conflict(MemgateError):
+    status = "ABORTED"
+
+
+class FailedPrecondition(MemgateError):
+    status = "FAILED_PRECONDITION"
+
+
+class Unavailable(MemgateError):
+    status = "UNAVAILABLE"
+
+
+class BackendUnavailable(Unavailable):
+    """A store's server cannot be reached (connection refused, timeout, breaker open)."""
+
+    def __init__(self, backend: str, detail: str = "") -> None:
+        hint = f" ({detail})" if detail else ""
+        super().__init__(f"{backend} is unavailable{hint}; retry later or check that it is running")
+        self.backend = backend
+
+
+class Overloaded(MemgateError):
+    status = "RESOURCE_EXHAUSTED"
+
+
+class Unimplemented(MemgateError):
+    status = "UNIMPLEMENTED"

@@ -1,0 +1,173 @@
+"""What callers send, in domain form, and its validation. Every error names the field."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from gateway.core import importance as importance_rules
+from gateway.core.errors import InvalidArgument
+from gateway.core.models import Layer, Zone
+from gateway.core.namespaces import parse
+from gateway.core.screening import screen
+from gateway.settings import Limits
+
+RESERVED_METADATA_PREFIX = "memgate."
+ROLES = ("user", "assistant", "system", "tool")
+
+
+@dataclass(slots=True)
+class WriteInput:
+    namespace: str
+    layer: str
+    content: str
+    type: str = ""
+    importance: float | None = None
+    confidence: float | None = None
+    session_id: str = ""
+    task_id: str = ""
+    event_time: datetime | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+    evidence: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    idempotency_key: str = ""
+    role: str = ""
+    zone: str = ""
+    # episodic extras (RecordEvent)
+    user_id: str = ""
+    links: list[tuple[str, str, str]] = field(default_factory=list)  # (type, kind, id)
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A validated, screened write, ready for the journal."""
+
+    payload: dict[str, object]
+    layer: Layer
+    namespace: str
+    redactions: list[str]
+    quarantined: bool
+    skipped: str  # reason the write is not stored long-term ("" = stored)
+    idempotency_key: str
+
+
+def _check_text(value: str, name: str, limit: int) -> None:
+    if len(value) > limit:
+        raise InvalidArgument(f"{name} is too long: {len(value)} chars, the limit is {limit}", field=name)
+
+
+def _check_unit(value: float | None, name: str) -> None:
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise InvalidArgument(f"{name} must be between 0 and 1, got {value}", field=name)
+
+
+def _check_metadata(metadata: Mapping[str, str], name: str, limits: Limits) -> None:
+    if len(metadata) > limits.max_metadata_entries:
+        raise InvalidArgument(
+            f"{name} has {len(metadata)} entries, the limit is {limits.max_metadata_entries}",
+            field=name,
+        )
+    for key, value in metadata.items():
+        if not key or len(key) > limits.max_metadata_key_chars:
+            raise InvalidArgument(
+                f"{name} key {key[:40]!r} must be 1..{limits.max_metadata_key_chars} chars",
+                field=name,
+            )
+        if key.startswith(RESERVED_METADATA_PREFIX):
+            raise InvalidArgument(f"{name} key {key!r} uses the reserved prefix 'memgate.'", field=name)
+        if len(value) > limits.max_metadata_value_chars:
+            raise InvalidArgument(
+                f"{name}[{key!r}] is {len(value)} chars, the limit is "
+                f"{limits.max_metadata_value_chars}",
+                field=name,
+            )
+
+
+def parse_layer(value: str, name: str = "layer") -> Layer:
+    try:
+        return Layer(value)
+    except ValueError:
+        allowed = ", ".join(x.value for x in Layer)
+        raise InvalidArgument(f"{name} {value!r} is unknown: use one of {allowed}", field=name) from None
+
+
+def parse_zone(value: str, name: str = "zone") -> Zone:
+    try:
+        return Zone(value or Zone.DIALOGUE.value)
+    except ValueError:
+        allowed = ", ".join(z.value for z in Zone)
+        raise InvalidArgument(f"{name} {value!r} is unknown: use one of {allowed}", field=name) from None
+
+
+def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
+    """Validate and screen one write. ``prefix`` (e.g. ``items[3].``) goes in front of field names."""
+    f = prefix
+    ns = str(parse(item.namespace, field=f"{f}namespace"))
+    layer = parse_layer(item.layer, f"{f}layer")
+    if not item.content or not item.content.strip():
+        raise InvalidArgument(f"{f}content is empty: a memory needs some text", field=f"{f}content")
+    _check_text(item.content, f"{f}content", limits.max_content_chars)
+    _check_text(item.type, f"{f}type", 64)
+    _check_text(item.session_id, f"{f}session_id", 128)
+    _check_text(item.task_id, f"{f}task_id", 128)
+    _check_text(item.idempotency_key, f"{f}idempotency_key", 128)
+    _check_unit(item.importance, f"{f}importance")
+    _check_unit(item.confidence, f"{f}confidence")
+    _check_metadata(item.metadata, f"{f}metadata", limits)
+    if len(item.evidence) > limits.max_evidence_items:
+        raise InvalidArgument(
+            f"{f}evidence has {len(item.evidence)} items, the limit is {limits.max_evidence_items}",
+            field=f"{f}evidence",
+        )
+    for i, ev in enumerate(item.evidence):
+        _check_text(ev, f"{f}evidence[{i}]", limits.max_content_chars)
+    if len(item.entities) > 32:
+        raise InvalidArgument(f"{f}entities has more than 32 items", field=f"{f}entities")
+    zone = role = ""
+    if layer is Layer.WORKING:
+        if not item.session_id:
+            raise InvalidArgument(f"{f}session_id is required for the working layer", field=f"{f}session_id")
+        zone = parse_zone(item.zone, f"{f}zone").value
+        role = item.role or "user"
+        if role not in ROLES:
+            raise InvalidArgument(f"{f}role {role!r} is unknown: use one of {', '.join(ROLES)}", field=f"{f}role")
+
+    screened = screen(item.content)
+    evidence = [screen(e).text for e in item.evidence]
+    metadata = {k: screen(v).text for k, v in item.metadata.items()}
+    imp = item.importance
+    if imp is None:
+        imp = importance_rules.score(item.content, item.type)
+    skipped = ""
+    if layer is not Layer.WORKING and imp < importance_rules.KEEP_THRESHOLD:
+        skipped = "small talk is not stored long-term"
+    payload: dict[str, object] = {
+        "namespace": ns,
+        "layer": layer.value,
+        "content": screened.text,
+        "type": item.type or ("turn" if layer is Layer.WORKING else "note"),
+        "importance": imp,
+        "confidence": 1.0 if item.confidence is None else item.confidence,
+        "session_id": item.session_id,
+        "task_id": item.task_id,
+        "event_time": item.event_time.isoformat() if item.event_time else None,
+        "metadata": metadata,
+        "evidence": evidence,
+        "entities": [e.strip() for e in item.entities if e.strip()],
+        "quarantined": bool(screened.injection),
+        "role": role,
+        "zone": zone,
+        "user_id": item.user_id or (ns.split("/", 1)[1] if ns.startswith("user/") else ""),
+        "links": [list(link) for link in item.links],
+        "explicit": importance_rules.is_explicit(item.content),
+    }
+    return Prepared(
+        payload=payload,
+        layer=layer,
+        namespace=ns,
+        redactions=screened.redactions,
+        quarantined=bool(screened.injection),
+        skipped=skipped,
+        idempotency_key=item.idempotency_key,
+    )

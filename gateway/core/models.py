@@ -1,0 +1,163 @@
+"""Domain types shared by the core and the store adapters. No transport, no driver."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+import numpy as np
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Layer(enum.StrEnum):
+    WORKING = "working"
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+
+
+#: Layers whose memories are long-term records with vectors (working memory lives in its own store).
+LONG_TERM_LAYERS = (Layer.EPISODIC, Layer.SEMANTIC, Layer.PROCEDURAL)
+
+
+class Status(enum.StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"  # an older version of a fact; kept for history
+    ARCHIVED = "archived"  # decayed out of everyday recall, still readable
+    FORGOTTEN = "forgotten"  # explicitly forgotten / revoked
+    QUARANTINED = "quarantined"  # held for review (e.g. injection suspect)
+
+
+class Zone(enum.StrEnum):
+    """Working-memory zones (seed 000 §2.1): each has its own lifetime."""
+
+    INSTRUCTIONS = "instructions"  # stays for the session
+    TASK = "task"  # refreshed; receives summaries of rolled-off dialogue
+    DIALOGUE = "dialogue"  # recent turns, rolls
+    SCRATCH = "scratch"  # tool output, dropped when done
+
+
+@dataclass(slots=True)
+class Memory:
+    """One version of a long-term memory. ``id`` is stable across versions."""
+
+    id: str
+    namespace: str
+    layer: Layer
+    content: str
+    type: str = "note"
+    importance: float = 0.5
+    confidence: float = 1.0
+    source_agent: str = ""
+    source_session: str = ""
+    task_id: str = ""
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    version: int = 1
+    metadata: dict[str, str] = field(default_factory=dict)
+    evidence: list[str] = field(default_factory=list)
+    event_time: datetime | None = None
+    status: Status = Status.ACTIVE
+    fact_key: str = ""  # normalised fact, unique per namespace among active memories
+    entities: list[str] = field(default_factory=list)
+    embedding: np.ndarray | None = None  # float32 (dim,), L2-normalised
+
+    def with_changes(self, **changes: object) -> Memory:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    @property
+    def when(self) -> datetime:
+        """The time the memory is about: its event time, else its creation."""
+        return self.event_time or self.created_at
+
+
+@dataclass(slots=True, frozen=True)
+class VectorItem:
+    id: str
+    namespace: str
+    layer: Layer
+    vector: np.ndarray  # float32 (dim,), L2-normalised
+
+
+@dataclass(slots=True, frozen=True)
+class MemoryFilter:
+    """Filter applied before scoring (seed 000 §4.1: filter first, then similarity)."""
+
+    namespaces: tuple[str, ...]
+    layers: tuple[Layer, ...] = LONG_TERM_LAYERS
+    types: tuple[str, ...] = ()
+    statuses: tuple[Status, ...] = (Status.ACTIVE,)
+    start: datetime | None = None  # on Memory.when, inclusive
+    end: datetime | None = None  # exclusive
+    limit: int = 100
+
+
+@dataclass(slots=True)
+class Turn:
+    """One entry of working memory."""
+
+    id: str
+    role: str
+    content: str
+    zone: Zone = Zone.DIALOGUE
+    at: datetime = field(default_factory=utcnow)
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+class NodeKind(enum.StrEnum):
+    USER = "user"
+    AGENT = "agent"
+    SESSION = "session"
+    EVENT = "event"
+    ENTITY = "entity"
+    TASK = "task"
+    STEP = "step"
+
+
+@dataclass(slots=True, frozen=True)
+class NodeRef:
+    kind: NodeKind
+    id: str
+
+
+@dataclass(slots=True)
+class Event:
+    """An episodic event node. ``id`` equals the id of its episodic Memory."""
+
+    id: str
+    namespace: str
+    type: str
+    summary: str
+    at: datetime
+    importance: float = 0.5
+    agent_id: str = ""
+    user_id: str = ""
+    session_id: str = ""
+    task_id: str = ""
+    entities: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True, frozen=True)
+class Relation:
+    """A timestamped edge. Idempotent by (src, type, dst)."""
+
+    src: NodeRef
+    type: str  # upper snake case, e.g. CAUSED, FOLLOWS, MENTIONS
+    dst: NodeRef
+    at: datetime
+    properties: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class Neighbour:
+    node: NodeRef
+    relation: str  # type of the edge that reached it (last hop)
+    at: datetime
+    distance: int  # 1 or 2
+    label: str = ""  # event summary or entity name, when known

@@ -1,0 +1,250 @@
+"""Recall: route, filter, gather candidates per layer, score, budget (seed 000 §4; 002 §3.2).
+
+Each layer is gathered on its own; a layer whose backend is down is skipped and reported as
+degraded, so a dead backend degrades recall but never fails it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from gateway.core import routing, scoring
+from gateway.core.errors import BackendUnavailable
+from gateway.core.models import (
+    LONG_TERM_LAYERS,
+    Layer,
+    Memory,
+    MemoryFilter,
+    NodeKind,
+    NodeRef,
+    Status,
+    Turn,
+    Zone,
+    utcnow,
+)
+from gateway.core.ports import Embedder, Stores
+from gateway.settings import Settings
+
+#: how many candidates each source brings per requested hit
+OVERFETCH = 4
+#: graph expansion: how many top episodic hits are expanded, and how much a neighbour is worth
+EXPAND_TOP = 3
+NEIGHBOUR_DISCOUNT = 0.9
+
+
+@dataclass(frozen=True, slots=True)
+class RecallQuery:
+    query: str
+    namespaces: tuple[str, ...]
+    layers: tuple[Layer, ...] = ()
+    top_k: int = 10
+    token_budget: int = 0
+    session_id: str = ""
+    start: datetime | None = None
+    end: datetime | None = None
+    types: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class RecallResult:
+    hits: list[scoring.Scored]
+    block: str
+    block_tokens: int
+    routed: tuple[Layer, ...]
+    degraded: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Candidates:
+    dense: dict[str, float] = field(default_factory=dict)
+    keyword: dict[str, float] = field(default_factory=dict)
+    memories: dict[str, Memory] = field(default_factory=dict)
+
+    def add_dense(self, pairs: Sequence[tuple[str, float]]) -> None:
+        for mid, s in pairs:
+            self.dense[mid] = max(s, self.dense.get(mid, -1.0))
+
+
+class RecallCache:
+    """Hot recalls for a short time; dropped when a namespace they read is written."""
+
+    def __init__(self, ttl_s: float, max_entries: int) -> None:
+        self._ttl = ttl_s
+        self._max = max_entries
+        self._items: OrderedDict[tuple[object, ...], tuple[float, RecallResult]] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: tuple[object, ...]) -> RecallResult | None:
+        item = self._items.get(key)
+        if item and time.monotonic() - item[0] < self._ttl:
+            self._items.move_to_end(key)
+            self.hits += 1
+            return item[1]
+        self.misses += 1
+        return None
+
+    def put(self, key: tuple[object, ...], value: RecallResult) -> None:
+        if self._ttl <= 0:
+            return
+        self._items[key] = (time.monotonic(), value)
+        self._items.move_to_end(key)
+        while len(self._items) > self._max:
+            self._items.popitem(last=False)
+
+    def invalidate(self, namespaces: set[str]) -> None:
+        for key in [k for k in self._items if namespaces & set(k[1])]:  # type: ignore[arg-type]
+            del self._items[key]
+
+
+class Recaller:
+    def __init__(self, settings: Settings, stores: Stores, embedder: Embedder) -> None:
+        self._s = settings
+        self._stores = stores
+        self._embedder = embedder
+        self._weights = scoring.Weights(
+            settings.w_similarity, settings.w_recency, settings.w_importance, settings.half_life_days
+        )
+        self.cache = RecallCache(settings.recall_cache_ttl_s, settings.recall_cache_entries)
+
+    async def recall(self, q: RecallQuery) -> RecallResult:
+        key = (q.query, q.namespaces, q.layers, q.top_k, q.token_budget, q.session_id, q.start,
+               q.end, q.types)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        layers = q.layers or routing.route(q.query)
+        if q.session_id and Layer.WORKING not in layers:
+            layers = (*layers, Layer.WORKING)
+        vector = (await asyncio.to_thread(self._embedder.embed, [q.query]))[0]
+        now = utcnow()
+        degraded: list[str] = []
+        long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
+        scored: list[scoring.Scored] = []
+        if long_term:
+            try:
+                scored = await self._long_term(q, long_term, vector, now)
+            except BackendUnavailable as exc:
+                degraded.append(f"{','.join(x.value for x in long_term)}: {exc.message}")
+        if Layer.WORKING in layers and q.session_id:
+            try:
+                scored += await self._working(q, vector, now)
+            except BackendUnavailable as exc:
+                degraded.append(f"working: {exc.message}")
+        scored.sort(key=lambda s: s.score, reverse=True)
+        hits = scored[: q.top_k]
+        budget = q.token_budget or self._s.default_token_budget
+        block, tokens, _ = scoring.memory_block(hits, budget)
+        result = RecallResult(hits, block, tokens, tuple(layers), degraded)
+        if hits:
+            self._touch_later([h.memory.id for h in hits if h.memory.layer is not Layer.WORKING], now)
+        if not degraded:
+            self.cache.put(key, result)
+        return result
+
+    async def _long_term(
+        self, q: RecallQuery, layers: tuple[Layer, ...], vector: np.ndarray, now: datetime
+    ) -> list[scoring.Scored]:
+        c = _Candidates()
+        k = q.top_k * OVERFETCH
+        records = self._stores.records
+        dense, keyword = await asyncio.gather(
+            self._stores.index.search(vector, q.namespaces, k, layers),
+            records.keyword_search(q.namespaces, layers, q.query, k),
+        )
+        c.add_dense(dense)
+        c.keyword = dict(keyword)
+        timed = Layer.EPISODIC in layers and (q.start or q.end or Layer.EPISODIC in routing.route(q.query))
+        if timed:
+            # time words: the recent events of the period are candidates even if worded differently
+            flt = MemoryFilter(q.namespaces, (Layer.EPISODIC,), q.types, start=q.start, end=q.end, limit=k)
+            for m in await records.query(flt):
+                c.memories[m.id] = m
+        missing = [i for i in {*c.dense, *c.keyword} if i not in c.memories]
+        c.memories.update(await records.get(missing))
+        if Layer.EPISODIC in layers:
+            await self._expand_graph(c, q)
+        out = []
+        for mid, mem in c.memories.items():
+            if not self._admissible(mem, q, layers):
+                continue
+            dense_sim = c.dense.get(mid)
+            if dense_sim is None and mem.embedding is not None:
+                dense_sim = float(np.dot(mem.embedding, vector))
+            out.append(scoring.score(mem, dense_sim or 0.0, c.keyword.get(mid, 0.0), now, self._weights))
+        return out
+
+    async def _expand_graph(self, c: _Candidates, q: RecallQuery) -> None:
+        """Events linked to the best episodic candidates (same entity, session, task)."""
+        ranked = sorted(
+            (m for m in c.memories.values() if m.layer is Layer.EPISODIC),
+            key=lambda m: c.dense.get(m.id, 0.0),
+            reverse=True,
+        )[:EXPAND_TOP]
+        found: list[str] = []
+        for mem in ranked:
+            for n in await self._stores.graph.neighbourhood(NodeRef(NodeKind.EVENT, mem.id), 2, 10):
+                if n.node.kind is NodeKind.EVENT and n.node.id not in c.memories:
+                    found.append(n.node.id)
+        if found:
+            extra = await self._stores.records.get(found)
+            for mid, mem in extra.items():
+                if mem.namespace in q.namespaces:
+                    c.memories[mid] = mem
+                    if mem.embedding is not None and mid not in c.dense:
+                        base = max(c.dense.get(r.id, 0.0) for r in ranked)
+                        c.dense[mid] = NEIGHBOUR_DISCOUNT * min(base, 1.0)
+
+    @staticmethod
+    def _admissible(mem: Memory, q: RecallQuery, layers: tuple[Layer, ...]) -> bool:
+        if mem.status is not Status.ACTIVE or mem.layer not in layers:
+            return False
+        if mem.namespace not in q.namespaces:
+            return False
+        if q.types and mem.type not in q.types:
+            return False
+        if q.start and mem.when < q.start:
+            return False
+        return not (q.end and mem.when >= q.end)
+
+    async def _working(self, q: RecallQuery, vector: np.ndarray, now: datetime) -> list[scoring.Scored]:
+        out: list[scoring.Scored] = []
+        for ns in q.namespaces:
+            window = await self._stores.working.window(ns, q.session_id)
+            turns: list[Turn] = [t for z in (Zone.INSTRUCTIONS, Zone.TASK, Zone.DIALOGUE)
+                                 for t in window.get(z, [])]
+            if not turns:
+                continue
+            vectors = await asyncio.to_thread(self._embedder.embed, [t.content for t in turns])
+            for turn, tv in zip(turns, vectors, strict=True):
+                mem = Memory(
+                    id=turn.id, namespace=ns, layer=Layer.WORKING, content=turn.content,
+                    type=f"turn:{turn.zone.value}", importance=0.5, source_session=q.session_id,
+                    created_at=turn.at, updated_at=turn.at, metadata={"role": turn.role, **turn.metadata},
+                )
+                out.append(scoring.score(mem, float(np.dot(tv, vector)), 0.0, now, self._weights))
+        return out
+
+    def _touch_later(self, ids: list[str], now: datetime) -> None:
+        if not ids:
+            return
+
+        async def touch() -> None:
+            try:
+                await self._stores.records.touch(ids, now)
+            except Exception:  # noqa: BLE001 - access stats are best effort
+                pass
+
+        task = asyncio.get_running_loop().create_task(touch())
+        _BACKGROUND.add(task)
+        task.add_done_callback(_BACKGROUND.discard)
+
+
+_BACKGROUND: set[asyncio.Task[None]] = set()

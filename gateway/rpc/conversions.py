@@ -1,0 +1,261 @@
+"""Proto <-> domain conversion, in one place (round-trip tested in tests/unit/test_conversions.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from gateway.core.inputs import WriteInput
+from gateway.core.models import Event, Layer, Memory, Neighbour, Status, Turn
+from gateway.core.recall import RecallQuery, RecallResult
+from gateway.core.service import WriteOutcome
+from memgate.v1 import memgate_pb2 as pb
+
+_LAYER_TO_PB = {
+    Layer.WORKING: pb.WORKING,
+    Layer.EPISODIC: pb.EPISODIC,
+    Layer.SEMANTIC: pb.SEMANTIC,
+    Layer.PROCEDURAL: pb.PROCEDURAL,
+}
+_PB_TO_LAYER = {v: k for k, v in _LAYER_TO_PB.items()}
+_STATUS_TO_PB = {
+    Status.ACTIVE: pb.ACTIVE,
+    Status.SUPERSEDED: pb.SUPERSEDED,
+    Status.ARCHIVED: pb.ARCHIVED,
+    Status.FORGOTTEN: pb.FORGOTTEN,
+    Status.QUARANTINED: pb.QUARANTINED,
+}
+_PB_TO_STATUS = {v: k for k, v in _STATUS_TO_PB.items()}
+
+
+# ---- scalars
+def ts(value: datetime | None) -> Timestamp | None:
+    if value is None:
+        return None
+    out = Timestamp()
+    out.FromDatetime(value.astimezone(UTC))
+    return out
+
+
+def from_ts(msg: object, name: str) -> datetime | None:
+    """The timestamp field ``name`` of ``msg`` as an aware datetime, or None when unset."""
+    if not msg.HasField(name):  # type: ignore[attr-defined]
+        return None
+    return getattr(msg, name).ToDatetime(tzinfo=UTC)
+
+
+def layer_name(value: int) -> str:
+    """Proto enum -> the domain's layer name ('' when unspecified; unknown numbers pass through
+    as text so validation can name them)."""
+    if value == pb.LAYER_UNSPECIFIED:
+        return ""
+    layer = _PB_TO_LAYER.get(value)  # type: ignore[call-overload]
+    return layer.value if layer else f"#{value}"
+
+
+def layer_to_pb(layer: Layer) -> int:
+    return _LAYER_TO_PB[layer]
+
+
+# ---- memories
+def memory_to_pb(m: Memory) -> pb.Memory:
+    return pb.Memory(
+        id=m.id,
+        namespace=m.namespace,
+        layer=_LAYER_TO_PB[m.layer],  # type: ignore[arg-type]
+        type=m.type,
+        content=m.content,
+        importance=m.importance,
+        confidence=m.confidence,
+        source_agent=m.source_agent,
+        source_session=m.source_session,
+        task_id=m.task_id,
+        created_at=ts(m.created_at),
+        updated_at=ts(m.updated_at),
+        last_accessed_at=ts(m.last_accessed_at),
+        access_count=m.access_count,
+        version=m.version,
+        metadata={k: v for k, v in m.metadata.items() if not k.startswith("memgate.")},
+        evidence=m.evidence,
+        event_time=ts(m.event_time),
+        status=_STATUS_TO_PB[m.status],  # type: ignore[arg-type]
+        entities=m.entities,
+    )
+
+
+def memory_from_pb(p: pb.Memory) -> Memory:
+    return Memory(
+        id=p.id,
+        namespace=p.namespace,
+        layer=_PB_TO_LAYER[p.layer],
+        content=p.content,
+        type=p.type,
+        importance=p.importance,
+        confidence=p.confidence,
+        source_agent=p.source_agent,
+        source_session=p.source_session,
+        task_id=p.task_id,
+        created_at=from_ts(p, "created_at") or datetime.fromtimestamp(0, UTC),
+        updated_at=from_ts(p, "updated_at") or datetime.fromtimestamp(0, UTC),
+        last_accessed_at=from_ts(p, "last_accessed_at"),
+        access_count=p.access_count,
+        version=p.version,
+        metadata=dict(p.metadata),
+        evidence=list(p.evidence),
+        event_time=from_ts(p, "event_time"),
+        status=_PB_TO_STATUS.get(p.status, Status.ACTIVE),
+        entities=list(p.entities),
+    )
+
+
+# ---- writes
+def write_item_from_pb(p: pb.WriteItem) -> WriteInput:
+    return WriteInput(
+        namespace=p.namespace,
+        layer=layer_name(p.layer),
+        content=p.content,
+        type=p.type,
+        importance=p.importance if p.HasField("importance") else None,
+        confidence=p.confidence if p.HasField("confidence") else None,
+        session_id=p.session_id,
+        task_id=p.task_id,
+        event_time=from_ts(p, "event_time"),
+        metadata=dict(p.metadata),
+        evidence=list(p.evidence),
+        entities=list(p.entities),
+        idempotency_key=p.idempotency_key,
+        role=p.role,
+        zone=p.zone,
+    )
+
+
+def write_item_to_pb(w: WriteInput) -> pb.WriteItem:
+    layer = _LAYER_TO_PB.get(Layer(w.layer)) if w.layer in Layer._value2member_map_ else None
+    msg = pb.WriteItem(
+        namespace=w.namespace,
+        layer=layer or pb.LAYER_UNSPECIFIED,  # type: ignore[arg-type]
+        content=w.content,
+        type=w.type,
+        session_id=w.session_id,
+        task_id=w.task_id,
+        event_time=ts(w.event_time),
+        metadata=w.metadata,
+        evidence=w.evidence,
+        entities=w.entities,
+        idempotency_key=w.idempotency_key,
+        role=w.role,
+        zone=w.zone,
+    )
+    if w.importance is not None:
+        msg.importance = w.importance
+    if w.confidence is not None:
+        msg.confidence = w.confidence
+    return msg
+
+
+def write_result_to_pb(o: WriteOutcome) -> pb.WriteResult:
+    return pb.WriteResult(
+        id=o.id,
+        duplicate=o.duplicate,
+        applied=o.applied,
+        journal_seq=o.journal_seq,
+        redactions=o.redactions,
+        quarantined=o.quarantined,
+        skipped=o.skipped,
+        proposal_id=o.proposal_id,
+    )
+
+
+def write_result_from_pb(p: pb.WriteResult) -> WriteOutcome:
+    return WriteOutcome(
+        id=p.id,
+        duplicate=p.duplicate,
+        applied=p.applied,
+        journal_seq=p.journal_seq,
+        redactions=list(p.redactions),
+        quarantined=p.quarantined,
+        skipped=p.skipped,
+        proposal_id=p.proposal_id,
+    )
+
+
+# ---- recall
+def recall_query_from_pb(p: pb.RecallRequest) -> RecallQuery:
+    return RecallQuery(
+        query=p.query,
+        namespaces=tuple(dict.fromkeys(p.namespaces)),
+        layers=tuple(_PB_TO_LAYER[x] for x in p.layers if x in _PB_TO_LAYER),
+        top_k=p.top_k or 10,
+        token_budget=p.token_budget,
+        session_id=p.session_id,
+        start=from_ts(p, "start"),
+        end=from_ts(p, "end"),
+        types=tuple(p.types),
+    )
+
+
+def recall_result_to_pb(r: RecallResult) -> pb.RecallResponse:
+    return pb.RecallResponse(
+        hits=[
+            pb.Hit(
+                memory=memory_to_pb(h.memory),
+                score=h.score,
+                similarity=h.similarity,
+                recency=h.recency,
+                keyword=h.keyword,
+            )
+            for h in r.hits
+        ],
+        memory_block=r.block,
+        block_tokens=r.block_tokens,
+        routed_layers=[_LAYER_TO_PB[x] for x in r.routed],  # type: ignore[misc]
+        degraded=r.degraded,
+    )
+
+
+# ---- working memory
+def turn_to_pb(t: Turn) -> pb.Turn:
+    return pb.Turn(id=t.id, role=t.role, content=t.content, zone=t.zone.value, at=ts(t.at),
+                   metadata=t.metadata)
+
+
+def turn_from_pb(p: pb.Turn) -> Turn:
+    from gateway.core.models import Zone
+
+    return Turn(id=p.id, role=p.role, content=p.content, zone=Zone(p.zone),
+                at=from_ts(p, "at") or datetime.fromtimestamp(0, UTC), metadata=dict(p.metadata))
+
+
+# ---- episodic
+def event_to_pb(e: Event) -> pb.Event:
+    return pb.Event(
+        id=e.id, namespace=e.namespace, type=e.type, summary=e.summary, at=ts(e.at),
+        importance=e.importance, agent_id=e.agent_id, user_id=e.user_id,
+        session_id=e.session_id, task_id=e.task_id, entities=e.entities,
+    )
+
+
+def event_from_pb(p: pb.Event) -> Event:
+    return Event(
+        id=p.id, namespace=p.namespace, type=p.type, summary=p.summary,
+        at=from_ts(p, "at") or datetime.fromtimestamp(0, UTC), importance=p.importance,
+        agent_id=p.agent_id, user_id=p.user_id, session_id=p.session_id, task_id=p.task_id,
+        entities=list(p.entities),
+    )
+
+
+def neighbour_to_pb(n: Neighbour) -> pb.Neighbour:
+    return pb.Neighbour(
+        node=pb.NodeRef(kind=n.node.kind.value, id=n.node.id), relation=n.relation,
+        at=ts(n.at), distance=n.distance, label=n.label,
+    )
+
+
+def neighbour_from_pb(p: pb.Neighbour) -> Neighbour:
+    from gateway.core.models import NodeKind, NodeRef
+
+    return Neighbour(
+        node=NodeRef(NodeKind(p.node.kind), p.node.id), relation=p.relation,
+        at=from_ts(p, "at") or datetime.fromtimestamp(0, UTC), distance=p.distance, label=p.label,
+    )

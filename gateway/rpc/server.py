@@ -1,0 +1,67 @@
+"""Builds the gRPC server: the gateway API, standard health checking, reflection, the error
+interceptor, and graceful shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from gateway.core.service import MemoryService
+from gateway.rpc.interceptors import ErrorMapping
+from gateway.rpc.servicer import GatewayServicer
+from gateway.settings import Settings
+from gateway.wiring import build_service
+from memgate.v1 import memgate_pb2, memgate_pb2_grpc
+
+log = logging.getLogger("memgate.server")
+SERVICE_NAME = memgate_pb2.DESCRIPTOR.services_by_name["MemoryGateway"].full_name
+
+
+class Gateway:
+    """A running gateway: the server, its port and the service behind it."""
+
+    def __init__(self, server: grpc.aio.Server, port: int, service: MemoryService,
+                 health_servicer: health.aio.HealthServicer) -> None:
+        self.server = server
+        self.port = port
+        self.service = service
+        self._health = health_servicer
+        self._watch: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        await self.server.start()
+        await self._health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+        await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace: float = 5.0) -> None:
+        await self._health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+        await self.service.close()
+
+
+async def create_server(settings: Settings, service: MemoryService | None = None) -> Gateway:
+    """Starts the service's stores and binds the server (port 0 picks a free port)."""
+    service = service or build_service(settings)
+    await service.start()
+    server = grpc.aio.server(
+        interceptors=[ErrorMapping(settings.api_keys)],
+        options=[
+            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+            ("grpc.so_reuseport", 0),
+        ],
+    )
+    memgate_pb2_grpc.add_MemoryGatewayServicer_to_server(GatewayServicer(service), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    if port == 0:
+        await service.close()
+        raise OSError(f"could not bind {settings.host}:{settings.port}: is the port in use?")
+    return Gateway(server, port, service, health_servicer)

@@ -1,0 +1,180 @@
+"""gRPC servicer: each method reads the request, calls one core method, converts the result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+from gateway.core.inputs import WriteInput
+from gateway.core.service import MemoryService
+from gateway.rpc import conversions as cv
+from gateway.rpc.auth import caller
+from memgate.v1 import memgate_pb2 as pb
+from memgate.v1 import memgate_pb2_grpc as pb_grpc
+
+Ctx = grpc.aio.ServicerContext
+
+
+def _links(req: pb.RecordEventRequest) -> list[tuple[str, str, str]]:
+    return [(link.type, link.target.kind, link.target.id) for link in req.links]
+
+
+class GatewayServicer(pb_grpc.MemoryGatewayServicer):
+    def __init__(self, service: MemoryService) -> None:
+        self._svc = service
+
+    # ---- long-term memories
+    async def Write(self, req: pb.WriteRequest, ctx: Ctx) -> pb.WriteResponse:
+        out = await self._svc.write(caller(ctx), [cv.write_item_from_pb(req.item)], req.wait)
+        return pb.WriteResponse(result=cv.write_result_to_pb(out[0]))
+
+    async def BatchWrite(self, req: pb.BatchWriteRequest, ctx: Ctx) -> pb.BatchWriteResponse:
+        items = [cv.write_item_from_pb(i) for i in req.items]
+        out = await self._svc.write(caller(ctx), items, req.wait)
+        return pb.BatchWriteResponse(results=[cv.write_result_to_pb(o) for o in out])
+
+    async def Recall(self, req: pb.RecallRequest, ctx: Ctx) -> pb.RecallResponse:
+        result = await self._svc.recall(caller(ctx), cv.recall_query_from_pb(req))
+        return cv.recall_result_to_pb(result)
+
+    async def Get(self, req: pb.GetRequest, ctx: Ctx) -> pb.GetResponse:
+        return pb.GetResponse(memory=cv.memory_to_pb(await self._svc.get(caller(ctx), req.id)))
+
+    async def History(self, req: pb.HistoryRequest, ctx: Ctx) -> pb.HistoryResponse:
+        versions = await self._svc.history(caller(ctx), req.id)
+        return pb.HistoryResponse(versions=[cv.memory_to_pb(v) for v in versions])
+
+    async def Forget(self, req: pb.ForgetRequest, ctx: Ctx) -> pb.ForgetResponse:
+        mem = await self._svc.forget(caller(ctx), req.id, req.reason)
+        return pb.ForgetResponse(memory=cv.memory_to_pb(mem))
+
+    # ---- working memory
+    async def AppendTurn(self, req: pb.AppendTurnRequest, ctx: Ctx) -> pb.AppendTurnResponse:
+        o = await self._svc.append_turn(
+            caller(ctx), req.namespace, req.session_id, req.role, req.content, req.zone,
+            dict(req.metadata), req.idempotency_key,
+        )
+        return pb.AppendTurnResponse(id=o.id, duplicate=o.duplicate, compacted=o.compacted,
+                                     dialogue_length=o.dialogue_length, redactions=o.redactions)
+
+    async def GetWindow(self, req: pb.GetWindowRequest, ctx: Ctx) -> pb.GetWindowResponse:
+        turns, degraded = await self._svc.window(caller(ctx), req.namespace, req.session_id, list(req.zones))
+        return pb.GetWindowResponse(turns=[cv.turn_to_pb(t) for t in turns], degraded=degraded)
+
+    async def GetSessionState(self, req: pb.GetSessionStateRequest, ctx: Ctx) -> pb.SessionState:
+        values, ttl = await self._svc.session_state(caller(ctx), req.namespace, req.session_id)
+        return pb.SessionState(values=values, ttl_seconds=ttl)
+
+    async def UpdateSessionState(self, req: pb.UpdateSessionStateRequest, ctx: Ctx) -> pb.SessionState:
+        values, ttl = await self._svc.update_session_state(
+            caller(ctx), req.namespace, req.session_id, dict(req.set), list(req.remove)
+        )
+        return pb.SessionState(values=values, ttl_seconds=ttl)
+
+    async def CompactWindow(self, req: pb.CompactWindowRequest, ctx: Ctx) -> pb.CompactWindowResponse:
+        n, summary = await self._svc.compact_window(caller(ctx), req.namespace, req.session_id)
+        return pb.CompactWindowResponse(summarised=n, summary=summary)
+
+    async def ClearScratch(self, req: pb.ClearScratchRequest, ctx: Ctx) -> pb.ClearScratchResponse:
+        await self._svc.clear_scratch(caller(ctx), req.namespace, req.session_id)
+        return pb.ClearScratchResponse()
+
+    # ---- episodic
+    async def RecordEvent(self, req: pb.RecordEventRequest, ctx: Ctx) -> pb.WriteResponse:
+        item: WriteInput = cv.write_item_from_pb(req.event)
+        item.user_id = req.user_id
+        item.links = _links(req)
+        out = await self._svc.record_event(caller(ctx), item, req.wait)
+        return pb.WriteResponse(result=cv.write_result_to_pb(out))
+
+    async def Relate(self, req: pb.RelateRequest, ctx: Ctx) -> pb.RelateResponse:
+        await self._svc.relate(
+            caller(ctx), (req.src.kind, req.src.id), req.type, (req.dst.kind, req.dst.id),
+            cv.from_ts(req, "at"), dict(req.properties),
+        )
+        return pb.RelateResponse()
+
+    async def Timeline(self, req: pb.TimelineRequest, ctx: Ctx) -> pb.TimelineResponse:
+        events = await self._svc.timeline(
+            caller(ctx), req.namespace, cv.from_ts(req, "start"), cv.from_ts(req, "end"),
+            req.limit or 100, list(req.types),
+        )
+        return pb.TimelineResponse(events=[cv.event_to_pb(e) for e in events])
+
+    async def Neighbourhood(self, req: pb.NeighbourhoodRequest, ctx: Ctx) -> pb.NeighbourhoodResponse:
+        found = await self._svc.neighbourhood(
+            caller(ctx), (req.node.kind, req.node.id), req.depth or 1, req.limit or 50
+        )
+        return pb.NeighbourhoodResponse(neighbours=[cv.neighbour_to_pb(n) for n in found])
+
+    # ---- operations
+    async def Stats(self, req: pb.StatsRequest, ctx: Ctx) -> pb.StatsResponse:
+        caller(ctx)
+        s = await self._svc.stats()
+        return pb.StatsResponse(
+            journal_pending=s["journal_pending"], journal_applied=s["journal_applied"],
+            vectors=s["vectors"], memories=s["memories"], embedder=s["embedder"],
+            shards=s["shards"], recall_cache_hits=s["recall_cache_hits"],
+            recall_cache_misses=s["recall_cache_misses"],
+        )
+
+    async def QueryAudit(self, req: pb.QueryAuditRequest, ctx: Ctx) -> pb.QueryAuditResponse:
+        since = cv.from_ts(req, "since")
+        rows = await self._svc.query_audit(
+            caller(ctx), req.agent_id, req.namespace, since.timestamp() if since else 0.0,
+            req.limit or 100,
+        )
+        from datetime import UTC, datetime
+
+        return pb.QueryAuditResponse(entries=[
+            pb.AuditEntry(at=cv.ts(datetime.fromtimestamp(r[0], UTC)), agent_id=r[1], action=r[2],
+                          namespace=r[3], target=r[4], detail=r[5])
+            for r in rows
+        ])
+
+    # ---- designed in the API, built by later work: answer UNIMPLEMENTED with a clear message
+    async def _later(self, what: str) -> Any:
+        await self._svc.unimplemented(what)
+
+    async def ProposeFact(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("ProposeFact (two-confirmation promotion)")
+
+    async def ConfirmFact(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("ConfirmFact")
+
+    async def RegisterSkill(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("RegisterSkill (procedural registry)")
+
+    async def MatchSkill(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("MatchSkill")
+
+    async def SubmitResult(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("SubmitResult (sub-agent result ingestion)")
+
+    async def ListProposals(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("ListProposals")
+
+    async def ApproveProposal(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("ApproveProposal")
+
+    async def RejectProposal(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("RejectProposal")
+
+    async def SetSharedWritePolicy(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("SetSharedWritePolicy")
+
+    async def StartTask(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("StartTask (batch task steps)")
+
+    async def UpdateStep(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("UpdateStep")
+
+    async def GetTask(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("GetTask")
+
+    async def BreakerStates(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("BreakerStates (per-layer circuit breakers)")
+
+    async def ListReview(self, req: Any, ctx: Ctx) -> Any:
+        return await self._later("ListReview (review queue)")

@@ -1,0 +1,126 @@
+"""Gateway settings: built once in main() (from defaults, an optional TOML file, MEMGATE_* env
+variables and CLI flags, in that order of precedence) and passed down through constructors."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_content_chars: int = 8_000
+    max_metadata_entries: int = 32
+    max_metadata_key_chars: int = 64
+    max_metadata_value_chars: int = 1_024
+    max_evidence_items: int = 16
+    max_batch_items: int = 500
+    max_top_k: int = 100
+    max_token_budget: int = 8_192
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 50051
+    data_dir: Path = Path(".memgate")
+    #: Agent id with master rights (reads every namespace, decides proposals).
+    master_agent: str = "master"
+    #: agent id -> API key. Empty: no key checking (loopback development).
+    api_keys: Mapping[str, str] = field(default_factory=dict)
+
+    # backends: empty = embedded SQLite adapters under data_dir
+    redis_url: str = ""
+    neo4j_uri: str = ""
+    neo4j_user: str = ""
+    neo4j_password: str = ""
+    neo4j_database: str = "neo4j"
+
+    embedder: str = "minilm"  # minilm | hash
+    embed_cache_size: int = 1024
+    shards: int = 8
+
+    # write path
+    apply_batch: int = 64
+    wait_timeout_s: float = 10.0
+    flush_interval_s: float = 2.0
+
+    # working memory
+    session_ttl_s: int = 3600  # 30 min .. 24 h (seed 004 §2.2)
+    dialogue_max_turns: int = 20
+    zone_hard_cap: int = 200
+
+    # recall
+    dedup_threshold: float = 0.92
+    w_similarity: float = 0.6
+    w_recency: float = 0.25
+    w_importance: float = 0.15
+    half_life_days: float = 7.0
+    default_token_budget: int = 512
+    recall_cache_ttl_s: float = 30.0
+    recall_cache_entries: int = 512
+
+    limits: Limits = field(default_factory=Limits)
+
+    def validate(self) -> Settings:
+        problems = []
+        if not 1800 <= self.session_ttl_s <= 86_400:
+            problems.append("session_ttl_s must be between 1800 (30 min) and 86400 (24 h)")
+        if self.half_life_days < 7:
+            problems.append("half_life_days must be >= 7 (seed 000 §4.2)")
+        if self.shards < 1:
+            problems.append("shards must be >= 1")
+        if self.embedder not in ("minilm", "hash"):
+            problems.append("embedder must be 'minilm' or 'hash'")
+        if self.dialogue_max_turns < 2:
+            problems.append("dialogue_max_turns must be >= 2")
+        if problems:
+            raise ValueError("invalid settings: " + "; ".join(problems))
+        return self
+
+
+_ENV_PREFIX = "MEMGATE_"
+
+
+def _coerce(name: str, raw: Any, current: Any) -> Any:
+    if isinstance(current, bool):
+        return str(raw).lower() in ("1", "true", "yes", "on") if isinstance(raw, str) else bool(raw)
+    if isinstance(current, int):
+        return int(raw)
+    if isinstance(current, float):
+        return float(raw)
+    if isinstance(current, Path):
+        return Path(raw)
+    if name == "api_keys":
+        if isinstance(raw, Mapping):
+            return dict(raw)
+        # env form: "agent1=key1,agent2=key2"
+        return dict(p.split("=", 1) for p in str(raw).split(",") if "=" in p)
+    return raw
+
+
+def load_settings(
+    config_file: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Defaults < TOML file ([memgate] table or top level) < MEMGATE_* env < explicit overrides."""
+    settings = Settings()
+    names = {f.name for f in fields(Settings)} - {"limits"}
+    layers: list[Mapping[str, Any]] = []
+    if config_file:
+        data = tomllib.loads(Path(config_file).read_text(encoding="utf-8"))
+        layers.append(data.get("memgate", data))
+    env = os.environ if env is None else env
+    layers.append({k[len(_ENV_PREFIX):].lower(): v for k, v in env.items() if k.startswith(_ENV_PREFIX)})
+    layers.append({k: v for k, v in (overrides or {}).items() if v is not None})
+    for layer in layers:
+        changes = {
+            k: _coerce(k, v, getattr(settings, k)) for k, v in layer.items() if k in names
+        }
+        settings = replace(settings, **changes)
+    return settings.validate()

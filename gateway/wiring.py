@@ -1,0 +1,60 @@
+"""The composition root: turns Settings into a MemoryService with the adapters they name.
+
+Embedded default (no Redis, no Neo4j configured): SQLite files under the data dir. With
+``redis_url`` working memory moves to Redis; with ``neo4j_uri`` the episodic graph and the
+durable records behind the vectors move to Neo4j. FAISS shards always live under the data dir.
+"""
+
+from __future__ import annotations
+
+from gateway.core.ports import Stores
+from gateway.core.service import MemoryService
+from gateway.embedding import build_embedder
+from gateway.settings import Settings
+from stores.contracts import EpisodicGraph, RecordStore, WorkingStore
+from stores.faiss_index import ShardedFaissIndex
+from stores.sqlite_journal import SqliteJournal
+from stores.sqlite_ledger import SqliteLedger
+
+
+def build_stores(settings: Settings) -> Stores:
+    data = settings.data_dir
+    working: WorkingStore
+    records: RecordStore
+    graph: EpisodicGraph
+    if settings.redis_url:
+        from stores.redis_working import RedisWorkingStore
+
+        working = RedisWorkingStore(settings.redis_url, ttl_seconds=settings.session_ttl_s)
+    else:
+        from stores.sqlite_working import SqliteWorkingStore
+
+        working = SqliteWorkingStore(data / "working.db", ttl_seconds=settings.session_ttl_s)
+    if settings.neo4j_uri:
+        from stores.neo4j_graph import Neo4jEpisodicGraph
+        from stores.neo4j_records import Neo4jRecordStore
+
+        auth = (settings.neo4j_user or None, settings.neo4j_password or None)
+        records = Neo4jRecordStore(settings.neo4j_uri, *auth, database=settings.neo4j_database)
+        graph = Neo4jEpisodicGraph(settings.neo4j_uri, *auth, database=settings.neo4j_database)
+    else:
+        from stores.sqlite_graph import SqliteEpisodicGraph
+        from stores.sqlite_records import SqliteRecordStore
+
+        records = SqliteRecordStore(data / "records.db")
+        graph = SqliteEpisodicGraph(data / "graph.db")
+    # index files are tied to the record store they mirror
+    index_dir = data / ("faiss-neo4j" if settings.neo4j_uri else "faiss")
+    index = ShardedFaissIndex(index_dir, dim=384, shards=settings.shards)
+    return Stores(working=working, records=records, graph=graph, index=index)
+
+
+def build_service(settings: Settings) -> MemoryService:
+    data = settings.data_dir
+    return MemoryService(
+        settings=settings,
+        stores=build_stores(settings),
+        embedder=build_embedder(settings.embedder, cache_size=settings.embed_cache_size),
+        journal=SqliteJournal(data / "journal.db"),
+        ledger=SqliteLedger(data / "ledger.db"),
+    )

@@ -1,0 +1,243 @@
+"""The durable write journal: every acknowledged write is in here, synced to disk, before the
+caller hears back. SQLite in WAL mode with synchronous=FULL gives an fsync per commit; concurrent
+appends are grouped into one commit (group commit) so throughput does not pay one fsync per write.
+
+Idempotency lives here too: (agent, idempotency key) is unique, so a retried write returns the
+write id it got the first time and is stored once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gateway.core.errors import Conflict
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    write_id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    idem_key TEXT,
+    digest TEXT NOT NULL,
+    payload TEXT,            -- NULL once applied (the row stays for idempotency)
+    applied INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    applied_at REAL,
+    error TEXT               -- set when the entry could never be applied (applied=2)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS journal_idem ON journal(agent_id, idem_key)
+    WHERE idem_key IS NOT NULL;
+CREATE INDEX IF NOT EXISTS journal_pending ON journal(applied, seq);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class NewEntry:
+    write_id: str
+    kind: str
+    agent_id: str
+    idem_key: str
+    payload: dict[str, Any]
+
+    def digest(self) -> str:
+        body = json.dumps([self.kind, self.payload], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    seq: int
+    write_id: str
+    duplicate: bool
+    applied: bool
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    seq: int
+    write_id: str
+    kind: str
+    agent_id: str
+    payload: dict[str, Any]
+
+
+class SqliteJournal:
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        self._queue: asyncio.Queue[tuple[list[NewEntry], asyncio.Future[list[Accepted]]]] | None
+        self._queue = None
+        self._committer: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.executescript(_SCHEMA)
+        self._conn = conn
+        self._queue = asyncio.Queue()
+        self._committer = asyncio.create_task(self._commit_loop(), name="journal-commit")
+
+    async def close(self) -> None:
+        if self._committer:
+            self._committer.cancel()
+            try:
+                await self._committer
+            except asyncio.CancelledError:
+                pass
+        if self._conn:
+            with self._lock:
+                self._conn.close()
+            self._conn = None
+
+    async def append(self, entries: Sequence[NewEntry]) -> list[Accepted]:
+        """Durably append entries, all or none; returns once they are on disk."""
+        assert self._queue is not None, "journal not started"
+        fut: asyncio.Future[list[Accepted]] = asyncio.get_running_loop().create_future()
+        await self._queue.put((list(entries), fut))
+        return await fut
+
+    async def _commit_loop(self) -> None:
+        assert self._queue is not None
+        while True:
+            group = [await self._queue.get()]
+            while not self._queue.empty() and len(group) < 256:
+                group.append(self._queue.get_nowait())
+            results = await asyncio.to_thread(self._commit_group, [g[0] for g in group])
+            for (_, fut), result in zip(group, results, strict=True):
+                if fut.done():
+                    continue
+                if isinstance(result, BaseException):
+                    fut.set_exception(result)
+                else:
+                    fut.set_result(result)
+
+    def _commit_group(self, batches: list[list[NewEntry]]) -> list[list[Accepted] | BaseException]:
+        """One fsync for many callers; each caller's batch is its own savepoint (all or none)."""
+        assert self._conn is not None
+        out: list[list[Accepted] | BaseException] = []
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for batch in batches:
+                    conn.execute("SAVEPOINT batch")
+                    try:
+                        out.append([self._insert(conn, e) for e in batch])
+                        conn.execute("RELEASE batch")
+                    except Exception as exc:  # noqa: BLE001 - reported to that caller only
+                        conn.execute("ROLLBACK TO batch")
+                        conn.execute("RELEASE batch")
+                        out.append(exc)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return out
+
+    @staticmethod
+    def _insert(conn: sqlite3.Connection, e: NewEntry) -> Accepted:
+        digest = e.digest()
+        if e.idem_key:
+            row = conn.execute(
+                "SELECT seq, write_id, digest, applied FROM journal"
+                " WHERE agent_id=? AND idem_key=?",
+                (e.agent_id, e.idem_key),
+            ).fetchone()
+            if row:
+                if row[2] != digest:
+                    raise Conflict(
+                        f"idempotency_key {e.idem_key!r} was already used for a different write; "
+                        "use a new key for new content",
+                        field="idempotency_key",
+                    )
+                return Accepted(seq=row[0], write_id=row[1], duplicate=True, applied=bool(row[3]))
+        cur = conn.execute(
+            "INSERT INTO journal(write_id, kind, agent_id, idem_key, digest, payload, created)"
+            " VALUES (?,?,?,?,?,?,?)",
+            (
+                e.write_id,
+                e.kind,
+                e.agent_id,
+                e.idem_key or None,
+                digest,
+                json.dumps(e.payload, ensure_ascii=False),
+                time.time(),
+            ),
+        )
+        return Accepted(seq=int(cur.lastrowid or 0), write_id=e.write_id, duplicate=False, applied=False)
+
+    async def pending(self, limit: int, after_seq: int = 0) -> list[JournalEntry]:
+        def run() -> list[JournalEntry]:
+            assert self._conn is not None
+            with self._lock:
+                rows = self._conn.execute(
+                    "SELECT seq, write_id, kind, agent_id, payload FROM journal"
+                    " WHERE applied=0 AND seq>? ORDER BY seq LIMIT ?",
+                    (after_seq, limit),
+                ).fetchall()
+            return [JournalEntry(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+        return await asyncio.to_thread(run)
+
+    async def mark_applied(self, seqs: Sequence[int]) -> None:
+        def run() -> None:
+            assert self._conn is not None
+            with self._lock:
+                self._conn.execute("BEGIN")
+                self._conn.executemany(
+                    "UPDATE journal SET applied=1, payload=NULL, applied_at=? WHERE seq=?",
+                    [(time.time(), s) for s in seqs],
+                )
+                self._conn.execute("COMMIT")
+
+        await asyncio.to_thread(run)
+
+    async def mark_dead(self, seq: int, error: str) -> None:
+        """Takes an entry that can never apply out of the queue (kept, with the error)."""
+
+        def run() -> None:
+            assert self._conn is not None
+            with self._lock:
+                self._conn.execute(
+                    "UPDATE journal SET applied=2, applied_at=?, error=? WHERE seq=?",
+                    (time.time(), error[:500], seq),
+                )
+
+        await asyncio.to_thread(run)
+
+    async def state(self, seq: int) -> int:
+        """0 pending, 1 applied, 2 dead (could not be applied), -1 unknown."""
+
+        def run() -> int:
+            assert self._conn is not None
+            with self._lock:
+                row = self._conn.execute("SELECT applied FROM journal WHERE seq=?", (seq,)).fetchone()
+            return int(row[0]) if row else -1
+
+        return await asyncio.to_thread(run)
+
+    async def counts(self) -> tuple[int, int]:
+        """(pending, applied)."""
+
+        def run() -> tuple[int, int]:
+            assert self._conn is not None
+            with self._lock:
+                rows = dict(
+                    self._conn.execute("SELECT applied, COUNT(*) FROM journal GROUP BY applied")
+                )
+            return int(rows.get(0, 0)), int(rows.get(1, 0)) + int(rows.get(2, 0))
+
+        return await asyncio.to_thread(run)

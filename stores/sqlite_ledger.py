@@ -1,0 +1,277 @@
+"""The gateway's control records, kept locally beside the journal: the audit log, write-id
+aliases (a write merged into an existing memory), proposals to shared namespaces, pending facts
+awaiting their second confirmation, and batch-task steps."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL, agent_id TEXT NOT NULL,
+    action TEXT NOT NULL, namespace TEXT NOT NULL, target TEXT NOT NULL, detail TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS audit_agent ON audit(agent_id, at);
+CREATE INDEX IF NOT EXISTS audit_ns ON audit(namespace, at);
+CREATE TABLE IF NOT EXISTS aliases (write_id TEXT PRIMARY KEY, memory_id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS proposals (
+    id TEXT PRIMARY KEY, proposer TEXT NOT NULL, item TEXT NOT NULL, state TEXT NOT NULL,
+    decided_by TEXT NOT NULL DEFAULT '', reason TEXT NOT NULL DEFAULT '', created REAL NOT NULL,
+    memory_id TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS proposals_state ON proposals(state, created);
+CREATE TABLE IF NOT EXISTS pending_facts (
+    id TEXT PRIMARY KEY, namespace TEXT NOT NULL, fact_key TEXT NOT NULL, fact TEXT NOT NULL,
+    sessions TEXT NOT NULL, evidence TEXT NOT NULL, confidence REAL NOT NULL,
+    promoted_to TEXT NOT NULL DEFAULT '', created REAL NOT NULL,
+    UNIQUE(namespace, fact_key));
+CREATE TABLE IF NOT EXISTS task_steps (
+    task_id TEXT NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL, state TEXT NOT NULL,
+    output TEXT NOT NULL DEFAULT '', error TEXT NOT NULL DEFAULT '', attempts INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (task_id, idx));
+CREATE TABLE IF NOT EXISTS settings_kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class SqliteLedger:
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    async def start(self) -> None:
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.executescript(_SCHEMA)
+        self._conn = conn
+
+    async def close(self) -> None:
+        if self._conn:
+            with self._lock:
+                self._conn.close()
+            self._conn = None
+
+    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        def call() -> T:
+            assert self._conn is not None, "ledger not started"
+            with self._lock:
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    result = fn(self._conn)
+                except BaseException:
+                    self._conn.execute("ROLLBACK")
+                    raise
+                self._conn.execute("COMMIT")
+                return result
+
+        return await asyncio.to_thread(call)
+
+    # ---- audit
+    async def audit(self, rows: Sequence[tuple[str, str, str, str, str]]) -> None:
+        """rows of (agent_id, action, namespace, target, detail)."""
+        now = time.time()
+        await self._run(
+            lambda c: c.executemany(
+                "INSERT INTO audit(at, agent_id, action, namespace, target, detail)"
+                " VALUES (?,?,?,?,?,?)",
+                [(now, *r) for r in rows],
+            )
+        )
+
+    async def query_audit(
+        self, agent_id: str, namespace: str, since: float, limit: int
+    ) -> list[tuple[float, str, str, str, str, str]]:
+        sql = "SELECT at, agent_id, action, namespace, target, detail FROM audit WHERE at >= ?"
+        args: list[Any] = [since]
+        if agent_id:
+            sql += " AND agent_id = ?"
+            args.append(agent_id)
+        if namespace:
+            sql += " AND namespace = ?"
+            args.append(namespace)
+        sql += " ORDER BY seq DESC LIMIT ?"
+        args.append(limit)
+        return await self._run(lambda c: c.execute(sql, args).fetchall())
+
+    # ---- aliases
+    async def set_aliases(self, pairs: Sequence[tuple[str, str]]) -> None:
+        await self._run(
+            lambda c: c.executemany("INSERT OR REPLACE INTO aliases VALUES (?,?)", list(pairs))
+        )
+
+    async def resolve(self, write_id: str) -> str:
+        row = await self._run(
+            lambda c: c.execute("SELECT memory_id FROM aliases WHERE write_id=?", (write_id,)).fetchone()
+        )
+        return row[0] if row else write_id
+
+    # ---- proposals
+    async def add_proposal(self, pid: str, proposer: str, item: dict[str, Any]) -> None:
+        await self._run(
+            lambda c: c.execute(
+                "INSERT OR IGNORE INTO proposals(id, proposer, item, state, created)"
+                " VALUES (?,?,?,?,?)",
+                (pid, proposer, json.dumps(item, ensure_ascii=False), "pending", time.time()),
+            )
+        )
+
+    async def get_proposal(self, pid: str) -> dict[str, Any] | None:
+        rows = await self._proposals("WHERE id=?", (pid,))
+        return rows[0] if rows else None
+
+    async def list_proposals(self, state: str, limit: int) -> list[dict[str, Any]]:
+        if state:
+            return await self._proposals("WHERE state=? ORDER BY created LIMIT ?", (state, limit))
+        return await self._proposals("ORDER BY created LIMIT ?", (limit,))
+
+    async def _proposals(self, where: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
+        cols = ("id", "proposer", "item", "state", "decided_by", "reason", "created", "memory_id")
+        rows = await self._run(
+            lambda c: c.execute(f"SELECT {', '.join(cols)} FROM proposals {where}", args).fetchall()
+        )
+        out = []
+        for r in rows:
+            d = dict(zip(cols, r, strict=True))
+            d["item"] = json.loads(d["item"])
+            out.append(d)
+        return out
+
+    async def decide_proposal(
+        self, pid: str, state: str, decided_by: str, reason: str, memory_id: str = ""
+    ) -> bool:
+        """Moves a pending proposal to ``state``; False when it was not pending."""
+
+        def run(c: sqlite3.Connection) -> bool:
+            cur = c.execute(
+                "UPDATE proposals SET state=?, decided_by=?, reason=?, memory_id=?"
+                " WHERE id=? AND state='pending'",
+                (state, decided_by, reason, memory_id, pid),
+            )
+            return cur.rowcount == 1
+
+        return await self._run(run)
+
+    # ---- small persistent settings (e.g. the shared-write policy)
+    async def put_setting(self, key: str, value: dict[str, Any]) -> None:
+        await self._run(
+            lambda c: c.execute(
+                "INSERT OR REPLACE INTO settings_kv VALUES (?,?)", (key, json.dumps(value))
+            )
+        )
+
+    async def get_setting(self, key: str) -> dict[str, Any] | None:
+        row = await self._run(
+            lambda c: c.execute("SELECT value FROM settings_kv WHERE key=?", (key,)).fetchone()
+        )
+        return json.loads(row[0]) if row else None
+
+    # ---- pending facts (two-confirmation promotion)
+    async def see_fact(
+        self, pid: str, namespace: str, fact_key: str, fact: str, session_id: str,
+        evidence: Sequence[str], confidence: float,
+    ) -> dict[str, Any]:
+        """Record one sighting of a fact; returns the pending row (sessions as a list)."""
+
+        def run(c: sqlite3.Connection) -> dict[str, Any]:
+            row = c.execute(
+                "SELECT id, sessions, evidence, confidence, promoted_to FROM pending_facts"
+                " WHERE namespace=? AND fact_key=?",
+                (namespace, fact_key),
+            ).fetchone()
+            if row is None:
+                sessions, ev, conf, promoted, rid = [session_id], list(evidence), confidence, "", pid
+                c.execute(
+                    "INSERT INTO pending_facts VALUES (?,?,?,?,?,?,?,?,?)",
+                    (rid, namespace, fact_key, fact, json.dumps(sessions),
+                     json.dumps(ev, ensure_ascii=False), conf, "", time.time()),
+                )
+            else:
+                rid, promoted = row[0], row[4]
+                sessions = json.loads(row[1])
+                if session_id and session_id not in sessions:
+                    sessions.append(session_id)
+                ev = json.loads(row[2]) + [e for e in evidence if e not in json.loads(row[2])]
+                conf = max(row[3], confidence)
+                c.execute(
+                    "UPDATE pending_facts SET sessions=?, evidence=?, confidence=? WHERE id=?",
+                    (json.dumps(sessions), json.dumps(ev, ensure_ascii=False), conf, rid),
+                )
+            return {"id": rid, "namespace": namespace, "fact_key": fact_key, "fact": fact,
+                    "sessions": sessions, "evidence": ev, "confidence": conf,
+                    "promoted_to": promoted}
+
+        return await self._run(run)
+
+    async def get_pending_fact(self, pid: str) -> dict[str, Any] | None:
+        row = await self._run(
+            lambda c: c.execute(
+                "SELECT id, namespace, fact_key, fact, sessions, evidence, confidence, promoted_to"
+                " FROM pending_facts WHERE id=?",
+                (pid,),
+            ).fetchone()
+        )
+        if not row:
+            return None
+        keys = ("id", "namespace", "fact_key", "fact", "sessions", "evidence", "confidence",
+                "promoted_to")
+        d = dict(zip(keys, row, strict=True))
+        d["sessions"], d["evidence"] = json.loads(d["sessions"]), json.loads(d["evidence"])
+        return d
+
+    async def mark_promoted(self, pid: str, memory_id: str) -> None:
+        await self._run(
+            lambda c: c.execute(
+                "UPDATE pending_facts SET promoted_to=? WHERE id=?", (memory_id, pid)
+            )
+        )
+
+    # ---- batch tasks
+    async def start_task(self, task_id: str, steps: Sequence[str]) -> None:
+        def run(c: sqlite3.Connection) -> None:
+            c.executemany(
+                "INSERT OR IGNORE INTO task_steps(task_id, idx, name, state) VALUES (?,?,?,?)",
+                [(task_id, i, name, "pending") for i, name in enumerate(steps)],
+            )
+
+        await self._run(run)
+
+    async def task_steps(self, task_id: str) -> list[tuple[int, str, str, str, str, int]]:
+        return await self._run(
+            lambda c: c.execute(
+                "SELECT idx, name, state, output, error, attempts FROM task_steps"
+                " WHERE task_id=? ORDER BY idx",
+                (task_id,),
+            ).fetchall()
+        )
+
+    async def update_step(
+        self, task_id: str, idx: int, state: str, output: str, error: str
+    ) -> bool:
+        """Sets a step's state; a done step never changes again. False when it is missing."""
+
+        def run(c: sqlite3.Connection) -> bool:
+            row = c.execute(
+                "SELECT state FROM task_steps WHERE task_id=? AND idx=?", (task_id, idx)
+            ).fetchone()
+            if row is None:
+                return False
+            if row[0] == "done":
+                return True
+            bump = 1 if state == "running" else 0
+            c.execute(
+                "UPDATE task_steps SET state=?, output=?, error=?, attempts=attempts+?"
+                " WHERE task_id=? AND idx=?",
+                (state, output, error, bump, task_id, idx),
+            )
+            return True
+
+        return await self._run(run)

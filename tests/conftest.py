@@ -1,0 +1,28 @@
+"""Shared fixtures: where the real servers are. The test command (scripts/test.sh) starts them and
+exports their URLs; without them the real-server tests skip locally and FAIL in CI."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+def _require(env: str, what: str, how: str) -> str:
+    value = os.environ.get(env, "")
+    if value:
+        return value
+    message = f"{what} is not configured: set {env} (start one with `{how}`, or run scripts/test.sh)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    return _require("MEMGATE_TEST_REDIS_URL", "Redis", "deploy/redis.sh start")
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri() -> str:
+    return _require("MEMGATE_TEST_NEO4J_URI", "Neo4j", "deploy/neo4j.sh start")
