@@ -50,7 +50,9 @@ class NewEntry:
     payload: dict[str, Any]
 
     def digest(self) -> str:
-        body = json.dumps([self.kind, self.payload], sort_keys=True, ensure_ascii=False)
+        """What makes two writes the same write: everything but the time they were received."""
+        content = {k: v for k, v in self.payload.items() if k != "at"}
+        body = json.dumps([self.kind, content], sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 

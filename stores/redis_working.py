@@ -1,0 +1,313 @@
+"""Working memory in Redis (``redis.asyncio``): a list per zone, a state hash, a set of seen ids.
+
+Key scheme (one per session; the hash tag keeps all keys of a session in one cluster slot)::
+
+    mg:wm:{<namespace>|<session>}:z:<zone>   list   JSON turns, oldest at the head (RPUSH)
+    mg:wm:{<namespace>|<session>}:state      hash   session state
+    mg:wm:{<namespace>|<session>}:seen       set    every turn id appended to the session
+
+``%``, ``|``, ``{`` and ``}`` in namespace and session are percent-escaped, so neither can end the
+hash tag early nor make two different (namespace, session) pairs share a key.
+
+Every operation is one Lua script (EVALSHA, one round trip, atomic) that also refreshes EXPIRE on
+every key of the session; ``ttl_seconds`` alone only reads. Append is idempotent by turn id via the
+``seen`` set, which outlives trimming and ``take_oldest`` (but not ``clear`` of the whole session).
+
+Connection refused, timeouts, other socket errors and a peer that does not speak RESP surface as
+``BackendUnavailable("redis")``.
+A failed connection is retried once (``ConnectionError`` only, e.g. a pooled connection the server
+closed); timeouts are never retried, so a slow server cannot make ``take_oldest`` run twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import InvalidResponse
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from gateway.core.errors import BackendUnavailable, InvalidArgument
+from gateway.core.models import Turn, Zone
+
+KEY_PREFIX = "mg:wm"
+ZONES: tuple[Zone, ...] = tuple(Zone)  # KEYS[3 + i] of every script is the list of ZONES[i]
+_ZONE_INDEX = {zone: i for i, zone in enumerate(ZONES)}
+
+# KEYS of every script: [seen, state, zone list 1..4]; ARGV[1] is always the TTL in seconds.
+_REFRESH = """
+local function refresh(ttl)
+  for k = 1, #KEYS do redis.call('EXPIRE', KEYS[k], ttl) end
+end
+"""
+
+# ARGV: ttl, max_len, then (turn id, zone number 1..4, JSON turn) per turn.
+# Returns the length of each zone list after the append, -1 for zones no turn went to.
+_APPEND = (
+    _REFRESH
+    + """
+local maxlen = tonumber(ARGV[2])
+local touched = {}
+for i = 3, #ARGV, 3 do
+  local k = 2 + tonumber(ARGV[i + 1])
+  if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
+    redis.call('RPUSH', KEYS[k], ARGV[i + 2])
+  end
+  touched[k] = true
+end
+local lens = {}
+for k = 3, #KEYS do
+  if touched[k] then
+    redis.call('LTRIM', KEYS[k], -maxlen, -1)
+    lens[#lens + 1] = redis.call('LLEN', KEYS[k])
+  else
+    lens[#lens + 1] = -1
+  end
+end
+refresh(ARGV[1])
+return lens
+"""
+)
+
+# ARGV: ttl, zone numbers wanted. Returns one list of JSON turns per wanted zone.
+_WINDOW = (
+    _REFRESH
+    + """
+local out = {}
+for i = 2, #ARGV do
+  out[#out + 1] = redis.call('LRANGE', KEYS[2 + tonumber(ARGV[i])], 0, -1)
+end
+refresh(ARGV[1])
+return out
+"""
+)
+
+# ARGV: ttl, zone number, n. Returns the popped JSON turns, oldest first.
+_TAKE = (
+    _REFRESH
+    + """
+local popped = redis.call('LPOP', KEYS[2 + tonumber(ARGV[2])], tonumber(ARGV[3]))
+refresh(ARGV[1])
+return popped or {}
+"""
+)
+
+# ARGV: ttl, zone number (0 = the whole session).
+_CLEAR = (
+    _REFRESH
+    + """
+local zone = tonumber(ARGV[2])
+if zone == 0 then
+  redis.call('DEL', unpack(KEYS))
+else
+  redis.call('DEL', KEYS[2 + zone])
+  refresh(ARGV[1])
+end
+return 1
+"""
+)
+
+# ARGV: ttl, number of updates n, then n (field, value) pairs, then the fields to remove.
+# Returns the state hash as a flat field/value list.
+_STATE = (
+    _REFRESH
+    + """
+local n = tonumber(ARGV[2])
+for i = 3, 2 + 2 * n, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+for i = 3 + 2 * n, #ARGV do redis.call('HDEL', KEYS[2], ARGV[i]) end
+refresh(ARGV[1])
+return redis.call('HGETALL', KEYS[2])
+"""
+)
+
+# Read-only: the largest TTL among the session's keys (-2 when none exists).
+_TTL = """
+local best = -2
+for k = 1, #KEYS do
+  local t = redis.call('TTL', KEYS[k])
+  if t > best then best = t end
+end
+return best
+"""
+
+
+def _escape(part: str) -> str:
+    return part.replace("%", "%25").replace("|", "%7C").replace("{", "%7B").replace("}", "%7D")
+
+
+def session_keys(namespace: str, session_id: str) -> list[str]:
+    """``[seen, state, <one list per zone in ZONES order>]`` of a session (the scripts' KEYS)."""
+    if not namespace:
+        raise InvalidArgument("namespace must not be empty", field="namespace")
+    if not session_id:
+        raise InvalidArgument("session_id must not be empty", field="session_id")
+    base = f"{KEY_PREFIX}:{{{_escape(namespace)}|{_escape(session_id)}}}"
+    return [f"{base}:seen", f"{base}:state", *(f"{base}:z:{zone.value}" for zone in ZONES)]
+
+
+def _utc(at: datetime) -> datetime:
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+
+
+def _encode(turn: Turn) -> str:
+    return json.dumps(
+        {
+            "id": turn.id,
+            "role": turn.role,
+            "content": turn.content,
+            "at": _utc(turn.at).isoformat(),
+            "metadata": dict(turn.metadata),
+        },
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def _decode(raw: bytes, zone: Zone) -> Turn:
+    d = json.loads(raw)
+    return Turn(
+        id=d["id"],
+        role=d["role"],
+        content=d["content"],
+        zone=zone,
+        at=_utc(datetime.fromisoformat(d["at"])),
+        metadata=d.get("metadata") or {},
+    )
+
+
+class RedisWorkingStore:
+    """``WorkingStore`` over a Redis server (``redis://``, ``rediss://`` or ``unix://`` URL)."""
+
+    backend = "redis"
+
+    def __init__(
+        self,
+        url: str,
+        ttl_seconds: int = 3600,
+        socket_timeout: float = 2.0,
+        max_connections: int = 32,
+    ) -> None:
+        if ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be positive")
+        self._ttl = int(ttl_seconds)
+        self._closed = False
+        self._pool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=max_connections,
+            timeout=socket_timeout,  # wait for a free pooled connection at most this long
+            socket_timeout=socket_timeout,
+            socket_connect_timeout=socket_timeout,
+            socket_keepalive=True,
+            retry=Retry(
+                ExponentialWithJitterBackoff(base=0.02, cap=0.2),
+                retries=1,
+                supported_errors=(RedisConnectionError,),
+            ),
+        )
+        self._client = aioredis.Redis(connection_pool=self._pool)
+        self._append = self._client.register_script(_APPEND)
+        self._window = self._client.register_script(_WINDOW)
+        self._take = self._client.register_script(_TAKE)
+        self._clear = self._client.register_script(_CLEAR)
+        self._state = self._client.register_script(_STATE)
+        self._ttl_script = self._client.register_script(_TTL)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Nothing to do: connections are opened on first use (``ping`` probes the server)."""
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await self._client.aclose()
+        await self._pool.aclose()
+
+    async def ping(self) -> None:
+        with self._guard("ping"):
+            await self._client.ping()
+
+    # ------------------------------------------------------------------ contract
+
+    async def append(
+        self, namespace: str, session_id: str, turns: Sequence[Turn], max_len: int
+    ) -> dict[Zone, int]:
+        keys = session_keys(namespace, session_id)
+        if max_len < 1:
+            raise InvalidArgument("max_len must be at least 1", field="max_len")
+        args: list[str | int] = [self._ttl, max_len]
+        for turn in turns:
+            if not turn.id:
+                raise InvalidArgument("every turn needs an id", field="turns")
+            args += [turn.id, _ZONE_INDEX[Zone(turn.zone)] + 1, _encode(turn)]
+        with self._guard("append"):
+            lens = await self._append(keys=keys, args=args)
+        touched = dict.fromkeys(Zone(t.zone) for t in turns)
+        return {zone: int(lens[_ZONE_INDEX[zone]]) for zone in touched}
+
+    async def window(
+        self, namespace: str, session_id: str, zones: Sequence[Zone] | None = None
+    ) -> dict[Zone, list[Turn]]:
+        keys = session_keys(namespace, session_id)
+        wanted = list(dict.fromkeys(Zone(z) for z in (zones if zones is not None else ZONES)))
+        with self._guard("window"):
+            lists = await self._window(
+                keys=keys, args=[self._ttl, *(_ZONE_INDEX[z] + 1 for z in wanted)]
+            )
+        return {
+            zone: [_decode(raw, zone) for raw in items]
+            for zone, items in zip(wanted, lists, strict=True)
+        }
+
+    async def take_oldest(self, namespace: str, session_id: str, zone: Zone, n: int) -> list[Turn]:
+        keys = session_keys(namespace, session_id)
+        zone = Zone(zone)
+        if n <= 0:
+            return []
+        with self._guard("take_oldest"):
+            popped = await self._take(keys=keys, args=[self._ttl, _ZONE_INDEX[zone] + 1, n])
+        return [_decode(raw, zone) for raw in popped]
+
+    async def clear(self, namespace: str, session_id: str, zone: Zone | None = None) -> None:
+        keys = session_keys(namespace, session_id)
+        which = 0 if zone is None else _ZONE_INDEX[Zone(zone)] + 1
+        with self._guard("clear"):
+            await self._clear(keys=keys, args=[self._ttl, which])
+
+    async def get_state(self, namespace: str, session_id: str) -> dict[str, str]:
+        return await self.set_state(namespace, session_id, {})
+
+    async def set_state(
+        self, namespace: str, session_id: str, updates: dict[str, str], remove: Sequence[str] = ()
+    ) -> dict[str, str]:
+        keys = session_keys(namespace, session_id)
+        args: list[str | int] = [self._ttl, len(updates)]
+        for field, value in updates.items():
+            args += [str(field), str(value)]
+        args += [str(field) for field in remove]
+        with self._guard("set_state"):
+            flat = await self._state(keys=keys, args=args)
+        return {flat[i].decode(): flat[i + 1].decode() for i in range(0, len(flat), 2)}
+
+    async def ttl_seconds(self, namespace: str, session_id: str) -> int:
+        keys = session_keys(namespace, session_id)
+        with self._guard("ttl_seconds"):
+            return int(await self._ttl_script(keys=keys))
+
+    # ------------------------------------------------------------------ plumbing
+
+    @contextlib.contextmanager
+    def _guard(self, op: str) -> Iterator[None]:
+        if self._closed:
+            raise BackendUnavailable("redis", "working store is closed")
+        try:
+            yield
+        except (RedisConnectionError, RedisTimeoutError, InvalidResponse, OSError) as exc:
+            raise BackendUnavailable("redis", f"{op}: {type(exc).__name__}: {exc}") from exc

@@ -1,0 +1,315 @@
+"""Embedded episodic graph: ``EpisodicGraph`` over one SQLite file (WAL, synchronous=NORMAL).
+
+Schema
+------
+* ``nodes(kind, id, label, namespace, props)`` — every node; an event's label is its summary, an
+  entity's its name (as first given). Nodes other than events keep the namespace of the event
+  that created them ('' when created by ``relate``).
+* ``edges(src_kind, src_id, type, dst_kind, dst_id, at, props)`` — unique on
+  (src, type, dst); ``relate`` of an existing edge overwrites its ``at`` and props.
+* ``events`` — the event rows behind ``timeline``, indexed on (namespace, at).
+
+``record`` upserts each event and replaces its links: event -[IN_SESSION]-> session,
+-[BY]-> agent, -[ABOUT]-> user, -[PART_OF]-> task, -[MENTIONS]-> entity, each stamped with the
+event's time; a link whose id is empty is skipped. An entity's id is
+``text_match.normalise_name(name)``.
+
+``neighbourhood`` walks edges in both directions, 1 or 2 hops, and returns distinct nodes other
+than the start: each at its shortest distance, reached by its newest edge at that distance (the
+edge of the last hop), nearest first, then newest edge, then (kind, id).
+
+Times are integer microseconds since the epoch (UTC) and come back timezone-aware UTC.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from gateway.core.errors import InvalidArgument
+from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, Relation
+from stores import text_match
+from stores.sqlite_records import SqliteDb, chunks, from_micros, marks, to_micros
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS nodes (
+    kind      TEXT NOT NULL,
+    id        TEXT NOT NULL,
+    label     TEXT NOT NULL DEFAULT '',
+    namespace TEXT NOT NULL DEFAULT '',
+    props     TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (kind, id)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS edges (
+    src_kind TEXT    NOT NULL,
+    src_id   TEXT    NOT NULL,
+    type     TEXT    NOT NULL,
+    dst_kind TEXT    NOT NULL,
+    dst_id   TEXT    NOT NULL,
+    at       INTEGER NOT NULL,          -- unix microseconds, UTC
+    props    TEXT    NOT NULL DEFAULT '{}',
+    PRIMARY KEY (src_kind, src_id, type, dst_kind, dst_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS edges_dst ON edges (dst_kind, dst_id);
+
+CREATE TABLE IF NOT EXISTS events (
+    id         TEXT    NOT NULL PRIMARY KEY,
+    namespace  TEXT    NOT NULL,
+    type       TEXT    NOT NULL,
+    summary    TEXT    NOT NULL,
+    at         INTEGER NOT NULL,        -- unix microseconds, UTC
+    importance REAL    NOT NULL,
+    agent_id   TEXT    NOT NULL,
+    user_id    TEXT    NOT NULL,
+    session_id TEXT    NOT NULL,
+    task_id    TEXT    NOT NULL,
+    entities   TEXT    NOT NULL         -- JSON list of names
+);
+CREATE INDEX IF NOT EXISTS events_timeline ON events (namespace, at);
+
+PRAGMA user_version = 1;
+"""
+
+#: Links ``record`` owns (replaced on every upsert of the event).
+_EVENT_LINKS = ("IN_SESSION", "BY", "ABOUT", "PART_OF", "MENTIONS")
+_RELATION_TYPE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_EVENT = NodeKind.EVENT.value
+
+_UPSERT_NODE = (
+    "INSERT INTO nodes (kind, id, label, namespace) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (kind, id) DO UPDATE SET "
+    "label = CASE WHEN nodes.label = '' THEN excluded.label ELSE nodes.label END, "
+    "namespace = CASE WHEN nodes.namespace = '' THEN excluded.namespace ELSE nodes.namespace END"
+)
+_UPSERT_EDGE = (
+    "INSERT INTO edges (src_kind, src_id, type, dst_kind, dst_id, at, props) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (src_kind, src_id, type, dst_kind, dst_id) "
+    "DO UPDATE SET at = excluded.at, props = excluded.props"
+)
+
+# Distance-1 then distance-2 neighbours of (:k, :i). A bare column next to MAX() takes its value
+# from the row holding the maximum (SQLite), so ``type`` is that of the newest edge.
+_NEIGHBOURHOOD = """
+WITH
+d1e AS (
+    SELECT dst_kind AS k, dst_id AS i, type, at FROM edges WHERE src_kind = :k AND src_id = :i
+    UNION ALL
+    SELECT src_kind, src_id, type, at FROM edges WHERE dst_kind = :k AND dst_id = :i
+),
+d1 AS (
+    SELECT k, i, type, MAX(at) AS at FROM d1e WHERE NOT (k = :k AND i = :i) GROUP BY k, i
+),
+d2e AS (
+    SELECT e.dst_kind AS k, e.dst_id AS i, e.type, e.at
+    FROM d1 JOIN edges e ON e.src_kind = d1.k AND e.src_id = d1.i WHERE :depth >= 2
+    UNION ALL
+    SELECT e.src_kind, e.src_id, e.type, e.at
+    FROM d1 JOIN edges e ON e.dst_kind = d1.k AND e.dst_id = d1.i WHERE :depth >= 2
+),
+d2 AS (
+    SELECT k, i, type, MAX(at) AS at FROM d2e
+    WHERE NOT (k = :k AND i = :i)
+      AND NOT EXISTS (SELECT 1 FROM d1 WHERE d1.k = d2e.k AND d1.i = d2e.i)
+    GROUP BY k, i
+),
+hits AS (
+    SELECT k, i, type, at, 1 AS distance FROM d1
+    UNION ALL
+    SELECT k, i, type, at, 2 FROM d2
+)
+SELECT h.k, h.i, h.type, h.at, h.distance, COALESCE(n.label, '')
+FROM hits h LEFT JOIN nodes n ON n.kind = h.k AND n.id = h.i
+ORDER BY h.distance, h.at DESC, h.k, h.i
+LIMIT :limit
+"""
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def _event_of(row: Sequence[Any]) -> Event:
+    eid, ns, type_, summary, at, importance, agent, user, session, task, entities = row
+    return Event(
+        id=eid,
+        namespace=ns,
+        type=type_,
+        summary=summary,
+        at=from_micros(at),
+        importance=importance,
+        agent_id=agent,
+        user_id=user,
+        session_id=session,
+        task_id=task,
+        entities=json.loads(entities),
+    )
+
+
+def _links(e: Event) -> list[tuple[str, str, str, str]]:
+    """(type, dst_kind, dst_id, dst_label) of every link ``record`` makes for an event."""
+    links = [
+        ("IN_SESSION", NodeKind.SESSION.value, e.session_id, ""),
+        ("BY", NodeKind.AGENT.value, e.agent_id, ""),
+        ("ABOUT", NodeKind.USER.value, e.user_id, ""),
+        ("PART_OF", NodeKind.TASK.value, e.task_id, ""),
+    ]
+    for name in e.entities:
+        links.append(("MENTIONS", NodeKind.ENTITY.value, text_match.normalise_name(name), name))
+    return [link for link in links if link[2]]
+
+
+class SqliteEpisodicGraph:
+    """``EpisodicGraph`` over an embedded SQLite database at ``path`` (``:memory:`` works too)."""
+
+    backend = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        self._db = SqliteDb(path, _SCHEMA, "episodic graph")
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        await self._db.start()
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def ping(self) -> None:
+        await self._db.read(lambda c: c.execute("SELECT 1").fetchone())
+
+    # ------------------------------------------------------------------ writes
+
+    async def record(self, events: Sequence[Event]) -> None:
+        if not events:
+            return
+        if any(not e.id for e in events):
+            raise InvalidArgument("every event needs an id", field="events")
+        await self._db.write(lambda c: self._record(c, list(events)))
+
+    @staticmethod
+    def _record(conn: sqlite3.Connection, events: list[Event]) -> None:
+        for e in events:
+            at = to_micros(e.at)
+            conn.execute(
+                "INSERT OR REPLACE INTO events (id, namespace, type, summary, at, importance, "
+                "agent_id, user_id, session_id, task_id, entities) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    e.id, e.namespace, e.type, e.summary, at, float(e.importance), e.agent_id,
+                    e.user_id, e.session_id, e.task_id, json.dumps(list(e.entities),
+                                                                   ensure_ascii=False),
+                ),
+            )  # fmt: skip
+            conn.execute(
+                "INSERT INTO nodes (kind, id, label, namespace) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (kind, id) DO UPDATE SET label = excluded.label, "
+                "namespace = excluded.namespace",
+                (_EVENT, e.id, e.summary, e.namespace),
+            )
+            conn.execute(
+                f"DELETE FROM edges WHERE src_kind = ? AND src_id = ? "
+                f"AND type IN ({marks(len(_EVENT_LINKS))})",
+                (_EVENT, e.id, *_EVENT_LINKS),
+            )
+            for type_, kind, node_id, label in _links(e):
+                conn.execute(_UPSERT_NODE, (kind, node_id, label, e.namespace))
+                conn.execute(_UPSERT_EDGE, (_EVENT, e.id, type_, kind, node_id, at, "{}"))
+
+    async def relate(self, relations: Sequence[Relation]) -> None:
+        if not relations:
+            return
+        rows = []
+        for r in relations:
+            if not _RELATION_TYPE.match(r.type):
+                raise InvalidArgument(
+                    f"relation type {r.type!r} must be upper snake case", field="type"
+                )
+            if not r.src.id or not r.dst.id:
+                raise InvalidArgument("both ends of a relation need an id", field="relations")
+            src, dst = NodeKind(r.src.kind).value, NodeKind(r.dst.kind).value
+            rows.append(
+                (src, r.src.id, r.type, dst, r.dst.id, to_micros(r.at), _json(dict(r.properties)))
+            )
+
+        def run(conn: sqlite3.Connection) -> None:
+            for row in rows:
+                conn.execute(_UPSERT_NODE, (row[0], row[1], "", ""))
+                conn.execute(_UPSERT_NODE, (row[3], row[4], "", ""))
+                conn.execute(_UPSERT_EDGE, row)
+
+        await self._db.write(run)
+
+    async def delete_events(self, ids: Sequence[str]) -> None:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return
+
+        def run(conn: sqlite3.Connection) -> None:
+            for part in chunks(unique):
+                q = marks(len(part))
+                conn.execute(f"DELETE FROM events WHERE id IN ({q})", part)
+                conn.execute(f"DELETE FROM nodes WHERE kind = ? AND id IN ({q})", (_EVENT, *part))
+                conn.execute(
+                    f"DELETE FROM edges WHERE src_kind = ? AND src_id IN ({q})", (_EVENT, *part)
+                )
+                conn.execute(
+                    f"DELETE FROM edges WHERE dst_kind = ? AND dst_id IN ({q})", (_EVENT, *part)
+                )
+
+        await self._db.write(run)
+
+    # ------------------------------------------------------------------ reads
+
+    async def timeline(
+        self,
+        namespace: str,
+        start: datetime | None,
+        end: datetime | None,
+        limit: int,
+        types: Sequence[str] = (),
+    ) -> list[Event]:
+        if limit <= 0:
+            return []
+        where = ["namespace = ?"]
+        params: list[Any] = [namespace]
+        if start is not None:
+            where.append("at >= ?")
+            params.append(to_micros(start))
+        if end is not None:
+            where.append("at < ?")
+            params.append(to_micros(end))
+        if types:
+            where.append(f"type IN ({marks(len(types))})")
+            params.extend(types)
+        params.append(int(limit))
+        sql = (
+            "SELECT id, namespace, type, summary, at, importance, agent_id, user_id, session_id, "
+            f"task_id, entities FROM events WHERE {' AND '.join(where)} "
+            "ORDER BY at DESC, id DESC LIMIT ?"
+        )
+        rows = await self._db.read(lambda c: c.execute(sql, params).fetchall())
+        return [_event_of(r) for r in reversed(rows)]
+
+    async def neighbourhood(self, node: NodeRef, depth: int, limit: int) -> list[Neighbour]:
+        if depth not in (1, 2):
+            raise InvalidArgument("depth must be 1 or 2", field="depth")
+        if limit <= 0:
+            return []
+        params = {"k": NodeKind(node.kind).value, "i": node.id, "depth": depth, "limit": limit}
+        rows = await self._db.read(lambda c: c.execute(_NEIGHBOURHOOD, params).fetchall())
+        return [
+            Neighbour(
+                node=NodeRef(NodeKind(kind), nid),
+                relation=type_,
+                at=from_micros(at),
+                distance=distance,
+                label=label,
+            )
+            for kind, nid, type_, at, distance, label in rows
+        ]

@@ -1,0 +1,474 @@
+"""Embedded long-term records: ``RecordStore`` over one SQLite file (WAL, synchronous=NORMAL).
+
+Schema
+------
+* ``memory_versions`` — every version ever put, keyed (id, version). Written once
+  (``INSERT OR IGNORE``): replaying a put of the same (id, version) changes nothing, even if the
+  replayed content differs (the first write of a version wins).
+* ``memories`` — the current (highest) version of each id, same columns, indexed for filtered
+  queries on (namespace, layer, status, when). A version replaces the current row only when it is
+  newer, so out-of-order replays never roll a memory back. ``touch`` updates access statistics
+  here only (no version is written; ``history`` shows versions as they were put).
+* ``memory_terms`` — (term, id) for the current content of every memory (see
+  ``stores.text_match``), for keyword search in English and Chinese alike.
+
+Times are integer microseconds since the Unix epoch (UTC; exact and sortable) and come back as
+timezone-aware UTC datetimes; a naive datetime is taken to be UTC. ``when_at`` is
+``event_time`` or else ``created_at`` (``Memory.when``). Embeddings are little-endian float32 bytes.
+
+(namespace, fact_key) is unique among ACTIVE current memories with a non-empty fact_key (a partial
+unique index). A put that would break it raises ``Conflict`` and stores nothing: every put is one
+transaction. Within a batch, memories that release a fact (not active, or no fact_key) are applied
+before those that claim one, so "supersede the old holder + add the new one" works in any order.
+
+One connection, guarded by a lock; every call runs on a worker thread (``asyncio.to_thread``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from gateway.core.errors import BackendUnavailable, Conflict
+from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
+from stores import text_match
+
+T = TypeVar("T")
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_CHUNK = 500  # bound on the parameters of one IN (...) list
+
+
+def to_micros(at: datetime) -> int:
+    """Microseconds since the epoch, UTC; a naive datetime is taken to be UTC."""
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    return (at - _EPOCH) // timedelta(microseconds=1)
+
+
+def from_micros(us: int) -> datetime:
+    return _EPOCH + timedelta(microseconds=us)
+
+
+def chunks(items: Sequence[T], size: int = _CHUNK) -> Iterator[Sequence[T]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+class SqliteDb:
+    """One SQLite connection (WAL, synchronous=NORMAL) used under a lock from worker threads.
+
+    ``read``/``write`` run ``fn(connection)`` on a thread; ``write`` wraps it in one
+    ``BEGIN IMMEDIATE`` transaction, rolled back on any error. ``sqlite3.OperationalError``
+    (locked, disk I/O, cannot open) surfaces as ``BackendUnavailable``.
+    """
+
+    def __init__(self, path: Path | str, schema: str, what: str) -> None:
+        self._path = Path(path)
+        self._schema = schema
+        self._what = what
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    async def start(self) -> None:
+        await asyncio.to_thread(self._locked, self._open)
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._locked, self._close)
+
+    async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        return await asyncio.to_thread(self._locked, lambda: fn(self._connection()))
+
+    async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        return await asyncio.to_thread(self._locked, lambda: self._transaction(fn))
+
+    def _open(self) -> None:
+        if self._conn is not None:
+            return
+        if str(self._path) != ":memory:":
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(self._path), isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=5000")
+            conn.executescript(self._schema)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+
+    def _close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise BackendUnavailable("sqlite", f"{self._what} is not started (or closed)")
+        return self._conn
+
+    def _transaction(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = fn(conn)
+        except BaseException:
+            if conn.in_transaction:
+                conn.rollback()
+            raise
+        conn.execute("COMMIT")
+        return result
+
+    def _locked(self, fn: Callable[[], T]) -> T:
+        with self._lock:
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                raise BackendUnavailable("sqlite", f"{self._what}: {exc}") from exc
+
+
+# ---------------------------------------------------------------------------------------- schema
+
+_FIELDS = """
+    id               TEXT    NOT NULL,
+    version          INTEGER NOT NULL,
+    namespace        TEXT    NOT NULL,
+    layer            TEXT    NOT NULL,
+    content          TEXT    NOT NULL,
+    type             TEXT    NOT NULL,
+    importance       REAL    NOT NULL,
+    confidence       REAL    NOT NULL,
+    source_agent     TEXT    NOT NULL,
+    source_session   TEXT    NOT NULL,
+    task_id          TEXT    NOT NULL,
+    created_at       INTEGER NOT NULL,  -- unix microseconds, UTC
+    updated_at       INTEGER NOT NULL,
+    last_accessed_at INTEGER,
+    access_count     INTEGER NOT NULL,
+    metadata         TEXT    NOT NULL,  -- JSON object of strings
+    evidence         TEXT    NOT NULL,  -- JSON list of strings
+    event_time       INTEGER,
+    status           TEXT    NOT NULL,
+    fact_key         TEXT    NOT NULL,
+    entities         TEXT    NOT NULL,  -- JSON list of strings
+    embedding        BLOB,              -- little-endian float32
+    when_at          INTEGER NOT NULL   -- event_time, else created_at
+"""
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS memory_versions ({_FIELDS}, PRIMARY KEY (id, version));
+
+CREATE TABLE IF NOT EXISTS memories ({_FIELDS}, PRIMARY KEY (id));
+CREATE INDEX IF NOT EXISTS memories_filter ON memories (namespace, layer, status, when_at);
+CREATE INDEX IF NOT EXISTS memories_recent ON memories (namespace, when_at);
+CREATE UNIQUE INDEX IF NOT EXISTS memories_fact ON memories (namespace, fact_key)
+    WHERE status = 'active' AND fact_key <> '';
+
+CREATE TABLE IF NOT EXISTS memory_terms (
+    term TEXT NOT NULL,
+    id   TEXT NOT NULL,
+    PRIMARY KEY (term, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS memory_terms_id ON memory_terms (id);
+
+PRAGMA user_version = 1;
+"""
+
+_COLUMNS = (
+    "id, version, namespace, layer, content, type, importance, confidence, source_agent, "
+    "source_session, task_id, created_at, updated_at, last_accessed_at, access_count, metadata, "
+    "evidence, event_time, status, fact_key, entities, embedding, when_at"
+)
+_N_COLUMNS = len(_COLUMNS.split(","))
+_UPDATE_ALL = ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in _COLUMNS.split(",")[1:])
+
+_UPSERT_CURRENT = (
+    f"INSERT INTO memories ({_COLUMNS}) VALUES ({marks(_N_COLUMNS)}) "
+    f"ON CONFLICT (id) DO UPDATE SET {_UPDATE_ALL} WHERE excluded.version > memories.version"
+)
+_INSERT_VERSION = f"INSERT OR IGNORE INTO memory_versions ({_COLUMNS}) VALUES ({marks(_N_COLUMNS)})"
+_FACT_INDEX_ERROR = "memories.namespace, memories.fact_key"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _row_of(m: Memory) -> tuple[Any, ...]:
+    embedding = None
+    if m.embedding is not None:
+        embedding = np.asarray(m.embedding, dtype="<f4").reshape(-1).tobytes()
+    return (
+        m.id,
+        int(m.version),
+        m.namespace,
+        Layer(m.layer).value,
+        m.content,
+        m.type,
+        float(m.importance),
+        float(m.confidence),
+        m.source_agent,
+        m.source_session,
+        m.task_id,
+        to_micros(m.created_at),
+        to_micros(m.updated_at),
+        None if m.last_accessed_at is None else to_micros(m.last_accessed_at),
+        int(m.access_count),
+        _json({str(k): str(v) for k, v in m.metadata.items()}),
+        _json([str(e) for e in m.evidence]),
+        None if m.event_time is None else to_micros(m.event_time),
+        Status(m.status).value,
+        m.fact_key,
+        _json([str(e) for e in m.entities]),
+        embedding,
+        to_micros(m.when),
+    )
+
+
+def _memory_of(row: Sequence[Any]) -> Memory:
+    (
+        mid, version, namespace, layer, content, type_, importance, confidence, source_agent,
+        source_session, task_id, created_at, updated_at, last_accessed_at, access_count, metadata,
+        evidence, event_time, status, fact_key, entities, embedding, _when,
+    ) = row  # fmt: skip
+    return Memory(
+        id=mid,
+        namespace=namespace,
+        layer=Layer(layer),
+        content=content,
+        type=type_,
+        importance=importance,
+        confidence=confidence,
+        source_agent=source_agent,
+        source_session=source_session,
+        task_id=task_id,
+        created_at=from_micros(created_at),
+        updated_at=from_micros(updated_at),
+        last_accessed_at=None if last_accessed_at is None else from_micros(last_accessed_at),
+        access_count=access_count,
+        version=version,
+        metadata=json.loads(metadata),
+        evidence=json.loads(evidence),
+        event_time=None if event_time is None else from_micros(event_time),
+        status=Status(status),
+        fact_key=fact_key,
+        entities=json.loads(entities),
+        embedding=None if embedding is None else np.frombuffer(embedding, dtype="<f4").copy(),
+    )
+
+
+def _claims_fact(m: Memory) -> bool:
+    return Status(m.status) is Status.ACTIVE and bool(m.fact_key)
+
+
+class SqliteRecordStore:
+    """``RecordStore`` over an embedded SQLite database at ``path`` (``:memory:`` works too)."""
+
+    backend = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        self._db = SqliteDb(path, _SCHEMA, "record store")
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        await self._db.start()
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def ping(self) -> None:
+        await self._db.read(lambda c: c.execute("SELECT 1").fetchone())
+
+    # ------------------------------------------------------------------ writes
+
+    async def put(self, memories: Sequence[Memory]) -> None:
+        if not memories:
+            return
+        # Releases before claims, so a batch that supersedes a fact's holder and adds its
+        # successor never trips the unique index half-way. The current row only ever moves to a
+        # higher version, so this reordering cannot change which version ends up current.
+        ordered = sorted(memories, key=_claims_fact)
+        rows = [(_row_of(m), text_match.index_terms(m.content)) for m in ordered]
+        await self._db.write(lambda c: self._put(c, rows))
+
+    @staticmethod
+    def _put(conn: sqlite3.Connection, rows: list[tuple[tuple[Any, ...], set[str]]]) -> None:
+        for row, terms in rows:
+            if not conn.execute(_INSERT_VERSION, row).rowcount:
+                continue  # this (id, version) is stored already: a replay
+            try:
+                changed = conn.execute(_UPSERT_CURRENT, row).rowcount
+            except sqlite3.IntegrityError as exc:
+                if _FACT_INDEX_ERROR not in str(exc):
+                    raise
+                raise Conflict(
+                    f"namespace {row[2]!r} already has an active memory for fact {row[19]!r}",
+                    field="fact_key",
+                ) from exc
+            if changed:
+                conn.execute("DELETE FROM memory_terms WHERE id = ?", (row[0],))
+                conn.executemany(
+                    "INSERT OR IGNORE INTO memory_terms (term, id) VALUES (?, ?)",
+                    [(t, row[0]) for t in terms],
+                )
+
+    async def touch(self, ids: Sequence[str], at: datetime) -> None:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return
+        us = to_micros(at)
+
+        def run(conn: sqlite3.Connection) -> None:
+            for part in chunks(unique):
+                conn.execute(
+                    "UPDATE memories SET last_accessed_at = ?, access_count = access_count + 1 "
+                    f"WHERE id IN ({marks(len(part))})",
+                    (us, *part),
+                )
+
+        await self._db.write(run)
+
+    # ------------------------------------------------------------------ reads
+
+    async def get(self, ids: Sequence[str]) -> dict[str, Memory]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return {}
+
+        def run(conn: sqlite3.Connection) -> dict[str, Memory]:
+            out: dict[str, Memory] = {}
+            for part in chunks(unique):
+                for row in conn.execute(
+                    f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks(len(part))})", part
+                ):
+                    out[row[0]] = _memory_of(row)
+            return out
+
+        return await self._db.read(run)
+
+    async def history(self, memory_id: str) -> list[Memory]:
+        def run(conn: sqlite3.Connection) -> list[Memory]:
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM memory_versions WHERE id = ? ORDER BY version",
+                (memory_id,),
+            ).fetchall()
+            return [_memory_of(r) for r in rows]
+
+        return await self._db.read(run)
+
+    async def query(self, flt: MemoryFilter) -> list[Memory]:
+        """Empty ``namespaces`` matches nothing; empty ``layers``/``types``/``statuses`` match
+        any."""
+        if not flt.namespaces or flt.limit <= 0:
+            return []
+        where = [f"namespace IN ({marks(len(flt.namespaces))})"]
+        params: list[Any] = list(flt.namespaces)
+        for column, values in (
+            ("layer", [Layer(v).value for v in flt.layers]),
+            ("type", list(flt.types)),
+            ("status", [Status(v).value for v in flt.statuses]),
+        ):
+            if values:
+                where.append(f"{column} IN ({marks(len(values))})")
+                params.extend(values)
+        if flt.start is not None:
+            where.append("when_at >= ?")
+            params.append(to_micros(flt.start))
+        if flt.end is not None:
+            where.append("when_at < ?")
+            params.append(to_micros(flt.end))
+        sql = (
+            f"SELECT {_COLUMNS} FROM memories WHERE {' AND '.join(where)} "
+            "ORDER BY when_at DESC, id LIMIT ?"
+        )
+        params.append(int(flt.limit))
+        return await self._db.read(lambda c: [_memory_of(r) for r in c.execute(sql, params)])
+
+    async def keyword_search(
+        self, namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int
+    ) -> list[tuple[str, float]]:
+        """Score = fraction of the query's terms (``text_match.query_terms``) in the content;
+        ties go to the newer memory. Empty ``layers`` means any layer."""
+        terms = text_match.query_terms(text)
+        if not terms or not namespaces or limit <= 0:
+            return []
+        where = [
+            f"t.term IN ({marks(len(terms))})",
+            "m.status = 'active'",
+            f"m.namespace IN ({marks(len(namespaces))})",
+        ]
+        params: list[Any] = [*terms, *namespaces]
+        if layers:
+            where.append(f"m.layer IN ({marks(len(layers))})")
+            params.extend(Layer(v).value for v in layers)
+        sql = (
+            "SELECT m.id, COUNT(*) AS hits FROM memory_terms t JOIN memories m ON m.id = t.id "
+            f"WHERE {' AND '.join(where)} GROUP BY m.id "
+            "ORDER BY hits DESC, m.when_at DESC, m.id LIMIT ?"
+        )
+        params.append(int(limit))
+        rows = await self._db.read(lambda c: c.execute(sql, params).fetchall())
+        return [(mid, hits / len(terms)) for mid, hits in rows]
+
+    async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
+        if not fact_key:
+            return None
+
+        def run(conn: sqlite3.Connection) -> Memory | None:
+            row = conn.execute(
+                f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND fact_key = ? "
+                "AND status = 'active'",
+                (namespace, fact_key),
+            ).fetchone()
+            return None if row is None else _memory_of(row)
+
+        return await self._db.read(run)
+
+    async def iter_vectors(self, batch_size: int = 1000) -> AsyncIterator[list[VectorItem]]:
+        size = max(1, int(batch_size))
+        after = ""
+        while True:
+            rows = await self._db.read(
+                lambda c, after=after: c.execute(
+                    "SELECT id, namespace, layer, embedding FROM memories "
+                    "WHERE status = 'active' AND embedding IS NOT NULL AND id > ? "
+                    "ORDER BY id LIMIT ?",
+                    (after, size),
+                ).fetchall()
+            )
+            if not rows:
+                return
+            yield [
+                VectorItem(
+                    id=mid,
+                    namespace=ns,
+                    layer=Layer(layer),
+                    vector=np.frombuffer(blob, dtype="<f4").copy(),
+                )
+                for mid, ns, layer, blob in rows
+            ]
+            if len(rows) < size:
+                return
+            after = rows[-1][0]
+
+    async def count(self) -> dict[str, int]:
+        rows = await self._db.read(
+            lambda c: c.execute(
+                "SELECT layer, status, COUNT(*) FROM memories GROUP BY layer, status"
+            ).fetchall()
+        )
+        return {f"{layer}/{status}": n for layer, status, n in rows}

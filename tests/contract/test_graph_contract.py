@@ -1,0 +1,295 @@
+"""EpisodicGraph contract (stores.contracts.EpisodicGraph), run against every adapter.
+
+Every test uses its own uuid namespaces, event ids, session/agent/user/task ids and entity names,
+so the suite can run against one shared real server without wiping it.
+
+Pinned here beyond the docstrings of the contract:
+
+* ``record`` links an event -[IN_SESSION]-> session, -[BY]-> agent, -[ABOUT]-> user,
+  -[PART_OF]-> task, -[MENTIONS]-> entity, each edge ``at`` = the event's time; empty ids make no
+  link. An entity node's id is ``stores.text_match.normalise_name(name)`` (case-folded), its
+  label the name as given; an event node's label is its summary; other nodes have label ''.
+* ``neighbourhood`` walks edges in both directions; distinct nodes, never the start node; a node's
+  ``distance`` is the shortest; ``relation``/``at`` are those of the newest edge of the last hop;
+  order: distance, then newest ``at``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from gateway.core.errors import InvalidArgument
+from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, Relation
+from stores.contracts import EpisodicGraph
+
+T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
+IST = timezone(timedelta(hours=5, minutes=30))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.real)])
+def make_graph(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], EpisodicGraph]:
+    if request.param == "sqlite":
+        from stores.sqlite_graph import SqliteEpisodicGraph
+
+        return lambda: SqliteEpisodicGraph(tmp_path / "graph.db")
+    uri = request.getfixturevalue("neo4j_uri")
+    from stores.neo4j_graph import Neo4jEpisodicGraph
+
+    return lambda: Neo4jEpisodicGraph(uri)
+
+
+@pytest.fixture
+async def graph(make_graph: Callable[[], EpisodicGraph]) -> AsyncIterator[EpisodicGraph]:
+    g = make_graph()
+    await g.start()
+    try:
+        yield g
+    finally:
+        await g.close()
+
+
+def uid(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex}"
+
+
+def event(ns: str, at: datetime, **fields: object) -> Event:
+    values: dict[str, object] = {
+        "id": uid("ev"),
+        "namespace": ns,
+        "type": "message",
+        "summary": "something happened",
+        "at": at,
+    }
+    values.update(fields)
+    return Event(**values)  # type: ignore[arg-type]
+
+
+def ref(kind: NodeKind, node_id: str) -> NodeRef:
+    return NodeRef(kind, node_id)
+
+
+def ev(e: Event) -> NodeRef:
+    return NodeRef(NodeKind.EVENT, e.id)
+
+
+def by_node(ns: list[Neighbour]) -> dict[NodeRef, Neighbour]:
+    out = {n.node: n for n in ns}
+    assert len(out) == len(ns), "neighbours must be distinct"
+    return out
+
+
+async def test_is_an_episodic_graph(graph: EpisodicGraph) -> None:
+    assert isinstance(graph, EpisodicGraph)
+    await graph.ping()
+
+
+async def test_record_and_timeline(graph: EpisodicGraph) -> None:
+    ns, other = uid("ns"), uid("ns")
+    events = [
+        event(
+            ns,
+            T0 + timedelta(minutes=i),
+            type="tool" if i % 2 else "message",
+            summary=f"event {i}",
+            importance=0.1 * i,
+            agent_id=uid("agent"),
+            user_id=uid("user"),
+            session_id=uid("session"),
+            task_id=uid("task"),
+            entities=[f"Entity {i}", "香菜"],
+        )
+        for i in range(5)
+    ]
+    foreign = event(other, T0)
+    await graph.record([events[3], events[0], events[4], foreign, events[1], events[2]])
+
+    got = await graph.timeline(ns, None, None, 100)
+    assert got == events  # every field round-trips, oldest first, namespace isolated
+    assert all(e.at.tzinfo is not None for e in got)
+    # start inclusive, end exclusive
+    got = await graph.timeline(ns, events[1].at, events[3].at, 100)
+    assert [e.id for e in got] == [events[1].id, events[2].id]
+    # limit keeps the newest, returned oldest first
+    got = await graph.timeline(ns, None, None, 2)
+    assert [e.id for e in got] == [events[3].id, events[4].id]
+    got = await graph.timeline(ns, None, events[3].at, 2)
+    assert [e.id for e in got] == [events[1].id, events[2].id]
+    # types filter
+    got = await graph.timeline(ns, None, None, 100, types=["tool"])
+    assert [e.id for e in got] == [events[1].id, events[3].id]
+    got = await graph.timeline(ns, None, None, 100, types=["tool", "message"])
+    assert len(got) == 5
+    assert await graph.timeline(ns, None, None, 100, types=["nothing"]) == []
+    assert await graph.timeline(uid("ns"), None, None, 100) == []
+    assert [e.id for e in await graph.timeline(other, None, None, 100)] == [foreign.id]
+
+
+async def test_timeline_timezone_aware(graph: EpisodicGraph) -> None:
+    ns = uid("ns")
+    local = datetime(2024, 5, 1, 17, 30, 0, 250000, tzinfo=IST)  # == 12:00:00.25 UTC
+    e = event(ns, local)
+    await graph.record([e])
+
+    got = await graph.timeline(ns, None, None, 10)
+    assert len(got) == 1
+    assert got[0].at == local and got[0].at.tzinfo is not None
+    assert got[0].at.astimezone(UTC) == datetime(2024, 5, 1, 12, 0, 0, 250000, tzinfo=UTC)
+    start_utc = datetime(2024, 5, 1, 12, 0, 0, 250000, tzinfo=UTC)
+    assert len(await graph.timeline(ns, start_utc, start_utc + timedelta(microseconds=1), 10)) == 1
+    assert await graph.timeline(ns, None, start_utc, 10) == []
+    assert await graph.timeline(ns, start_utc + timedelta(microseconds=1), None, 10) == []
+
+
+async def test_record_is_an_idempotent_upsert(graph: EpisodicGraph) -> None:
+    ns = uid("ns")
+    entity = uid("Entity")
+    e = event(ns, T0, session_id=uid("session"), entities=[entity])
+    await graph.record([e])
+    await graph.record([e, e])
+    assert await graph.timeline(ns, None, None, 10) == [e]
+    around = await graph.neighbourhood(ev(e), 1, 50)
+    assert len(by_node(around)) == 2  # session + entity, once each
+
+    changed = Event(**{**{f: getattr(e, f) for f in Event.__slots__}, "summary": "edited"})
+    await graph.record([changed])
+    got = await graph.timeline(ns, None, None, 10)
+    assert [(x.id, x.summary) for x in got] == [(e.id, "edited")]
+    from_entity = await graph.neighbourhood(ref(NodeKind.ENTITY, entity.lower()), 1, 10)
+    assert [(n.node, n.label) for n in from_entity] == [(ev(e), "edited")]
+
+
+async def test_record_links_and_skips_empty_ids(graph: EpisodicGraph) -> None:
+    ns = uid("ns")
+    ids = {k: uid(k) for k in ("agent", "user", "session", "task")}
+    name = uid("Dark Mode")
+    full = event(
+        ns,
+        T0,
+        agent_id=ids["agent"],
+        user_id=ids["user"],
+        session_id=ids["session"],
+        task_id=ids["task"],
+        entities=[name],
+    )
+    only_agent = event(ns, T0 + timedelta(hours=1), agent_id=uid("agent"))
+    await graph.record([full, only_agent])
+
+    got = by_node(await graph.neighbourhood(ev(full), 1, 50))
+    want = {
+        ref(NodeKind.AGENT, ids["agent"]): ("BY", ""),
+        ref(NodeKind.USER, ids["user"]): ("ABOUT", ""),
+        ref(NodeKind.SESSION, ids["session"]): ("IN_SESSION", ""),
+        ref(NodeKind.TASK, ids["task"]): ("PART_OF", ""),
+        ref(NodeKind.ENTITY, name.lower()): ("MENTIONS", name),
+    }
+    assert {k: (v.relation, v.label) for k, v in got.items()} == want
+    assert all(n.distance == 1 and n.at == T0 for n in got.values())
+
+    lone = await graph.neighbourhood(ev(only_agent), 2, 50)
+    assert [(n.node, n.relation, n.distance) for n in lone] == [
+        (ref(NodeKind.AGENT, only_agent.agent_id), "BY", 1)
+    ]
+
+
+async def test_neighbourhood_depth_order_and_limit(graph: EpisodicGraph) -> None:
+    ns = uid("ns")
+    coffee = uid("Coffee")
+    coffee_ref = ref(NodeKind.ENTITY, coffee.lower())
+    e1 = event(ns, T0, summary="first", session_id=uid("s"), entities=[coffee])
+    e2 = event(
+        ns, T0 + timedelta(hours=1), summary="second", session_id=uid("s"), entities=[coffee]
+    )
+    e3 = event(
+        ns, T0 + timedelta(hours=2), summary="third", session_id=e1.session_id, entities=[coffee]
+    )
+    await graph.record([e1, e2, e3])
+
+    # from the entity: the events mentioning it, newest edge first
+    around = await graph.neighbourhood(coffee_ref, 1, 10)
+    assert [(n.node, n.relation, n.at, n.distance, n.label) for n in around] == [
+        (ev(e3), "MENTIONS", e3.at, 1, "third"),
+        (ev(e2), "MENTIONS", e2.at, 1, "second"),
+        (ev(e1), "MENTIONS", e1.at, 1, "first"),
+    ]
+    assert [n.node for n in await graph.neighbourhood(coffee_ref, 1, 2)] == [ev(e3), ev(e2)]
+
+    # from e1, depth 1: its session and the entity; the other events are two hops away
+    d1 = await graph.neighbourhood(ev(e1), 1, 10)
+    assert {n.node for n in d1} == {ref(NodeKind.SESSION, e1.session_id), coffee_ref}
+    assert all(n.distance == 1 for n in d1)
+    assert by_node(d1)[coffee_ref].label == coffee
+
+    d2 = await graph.neighbourhood(ev(e1), 2, 10)
+    got = by_node(d2)
+    assert ev(e1) not in got  # never the start node, though reachable in two hops
+    assert {k for k, v in got.items() if v.distance == 1} == {n.node for n in d1}
+    assert {k for k, v in got.items() if v.distance == 2} == {ev(e2), ev(e3)}
+    assert [n.distance for n in d2] == sorted(n.distance for n in d2)  # nearest first
+    second_ring = [n for n in d2 if n.distance == 2]
+    assert [n.node for n in second_ring] == [ev(e3), ev(e2)]  # then newest edge first
+    n2 = got[ev(e2)]
+    assert (n2.relation, n2.at, n2.label) == ("MENTIONS", e2.at, "second")
+    assert got[ev(e3)].at == e3.at and got[ev(e3)].relation in {"MENTIONS", "IN_SESSION"}
+
+    limited = await graph.neighbourhood(ev(e1), 2, 3)
+    assert len(limited) == 3
+    assert {n.node for n in limited} == {n.node for n in d2[:3]}  # d2[:3]: both d1 nodes and e3
+    assert await graph.neighbourhood(ref(NodeKind.ENTITY, uid("nobody")), 2, 10) == []
+
+
+async def test_relate_is_idempotent_and_creates_nodes(graph: EpisodicGraph) -> None:
+    ns = uid("ns")
+    cause = event(ns, T0, summary="cause")
+    await graph.record([cause])
+    step = ref(NodeKind.STEP, uid("step"))  # does not exist yet
+    later = T0 + timedelta(minutes=5)
+    rel = Relation(ev(cause), "CAUSED", step, later, (("why", "test"),))
+    await graph.relate([rel])
+    await graph.relate([rel, rel])
+
+    from_step = await graph.neighbourhood(step, 1, 10)
+    assert [(n.node, n.relation, n.at, n.distance, n.label) for n in from_step] == [
+        (ev(cause), "CAUSED", later, 1, "cause")
+    ]
+    from_cause = await graph.neighbourhood(ev(cause), 1, 10)
+    assert [(n.node, n.relation) for n in from_cause] == [(step, "CAUSED")]
+
+    # an edge between two nodes that exist nowhere else: both are created
+    a, b = ref(NodeKind.USER, uid("user")), ref(NodeKind.AGENT, uid("agent"))
+    await graph.relate([Relation(a, "TRUSTS", b, T0)])
+    assert [n.node for n in await graph.neighbourhood(b, 1, 10)] == [a]
+    await graph.relate([])
+
+
+async def test_relate_rejects_a_bad_relation_type(graph: EpisodicGraph) -> None:
+    a, b = ref(NodeKind.USER, uid("user")), ref(NodeKind.AGENT, uid("agent"))
+    with pytest.raises(InvalidArgument):
+        await graph.relate([Relation(a, "knows`]->() DETACH DELETE n //", b, T0)])
+    assert await graph.neighbourhood(a, 1, 10) == []
+
+
+async def test_delete_events(graph: EpisodicGraph) -> None:
+    ns = uid("ns")
+    topic = uid("Topic")
+    topic_ref = ref(NodeKind.ENTITY, topic.lower())
+    keep = event(ns, T0, entities=[topic], session_id=uid("s"))
+    drop = event(ns, T0 + timedelta(hours=1), entities=[topic], session_id=keep.session_id)
+    await graph.record([keep, drop])
+    step = ref(NodeKind.STEP, uid("step"))
+    await graph.relate([Relation(step, "LED_TO", ev(drop), T0)])
+
+    await graph.delete_events([drop.id, uid("ev-missing")])
+    assert await graph.timeline(ns, None, None, 10) == [keep]
+    assert [n.node for n in await graph.neighbourhood(topic_ref, 2, 10)] == [
+        ev(keep),
+        ref(NodeKind.SESSION, keep.session_id),
+    ]
+    assert await graph.neighbourhood(step, 1, 10) == []
+    assert await graph.neighbourhood(ev(drop), 1, 10) == []
+    await graph.delete_events([])
+    await graph.delete_events([drop.id])  # deleting again is a no-op

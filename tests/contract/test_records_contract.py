@@ -1,0 +1,373 @@
+"""RecordStore contract (stores.contracts.RecordStore), run against every adapter.
+
+Every test works in its own uuid namespaces and ids, so the suite can run against one shared real
+server without wiping it: assertions about whole-store results (iter_vectors, count) only look at
+this test's ids or at deltas.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gateway.core.errors import Conflict
+from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
+from stores.contracts import RecordStore
+
+T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
+CST = timezone(timedelta(hours=8))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.real)])
+def make_record_store(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], RecordStore]:
+    if request.param == "sqlite":
+        from stores.sqlite_records import SqliteRecordStore
+
+        return lambda: SqliteRecordStore(tmp_path / "records.db")
+    uri = request.getfixturevalue("neo4j_uri")
+    from stores.neo4j_records import Neo4jRecordStore
+
+    return lambda: Neo4jRecordStore(uri)
+
+
+@pytest.fixture
+async def record_store(make_record_store: Callable[[], RecordStore]) -> AsyncIterator[RecordStore]:
+    store = make_record_store()
+    await store.start()
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+def uid(prefix: str = "m") -> str:
+    return f"{prefix}-{uuid.uuid4().hex}"
+
+
+def vec(seed: int, dim: int = 8) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal(dim).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def mem(ns: str, content: str = "a note", **changes: object) -> Memory:
+    base = Memory(
+        id=uid(), namespace=ns, layer=Layer.SEMANTIC, content=content, created_at=T0, updated_at=T0
+    )
+    return base.with_changes(**changes)
+
+
+def assert_same(got: Memory, want: Memory) -> None:
+    """Every field equal; datetimes compared as instants and required to be tz-aware."""
+    for name in Memory.__slots__:
+        g, w = getattr(got, name), getattr(want, name)
+        if name == "embedding":
+            if w is None:
+                assert g is None
+            else:
+                assert g is not None and g.dtype == np.float32
+                np.testing.assert_array_equal(g, w)
+        elif isinstance(w, datetime):
+            assert isinstance(g, datetime) and g.tzinfo is not None, name
+            assert g == w, name
+        else:
+            assert g == w, name
+
+
+async def test_is_a_record_store(record_store: RecordStore) -> None:
+    assert isinstance(record_store, RecordStore)
+    await record_store.ping()
+
+
+async def test_put_get_round_trips_every_field(record_store: RecordStore) -> None:
+    ns = uid("ns")
+    full = Memory(
+        id=uid(),
+        namespace=ns,
+        layer=Layer.EPISODIC,
+        content="用户不吃香菜 — the user avoids coriander",
+        type="preference",
+        importance=0.75,
+        confidence=0.875,
+        source_agent="agent-1",
+        source_session="session-1",
+        task_id="task-1",
+        created_at=datetime(2024, 5, 1, 9, 30, 15, 123456, tzinfo=CST),
+        updated_at=datetime(2024, 5, 2, 1, 2, 3, 456789, tzinfo=UTC),
+        last_accessed_at=datetime(2024, 5, 3, 4, 5, 6, 7, tzinfo=timezone(timedelta(hours=-5))),
+        access_count=3,
+        version=1,
+        metadata={"lang": "zh", "来源": "对话"},
+        evidence=["turn-1", "turn-2"],
+        event_time=datetime(2024, 4, 30, 18, 0, tzinfo=CST),
+        status=Status.ACTIVE,
+        fact_key="user:diet:coriander",
+        entities=["香菜", "coriander"],
+        embedding=vec(1, dim=384),
+    )
+    bare = mem(ns, "plain")  # defaults: no embedding, event time or last access
+    await record_store.put([full, bare])
+
+    got = await record_store.get([full.id, bare.id, uid("missing")])
+    assert set(got) == {full.id, bare.id}
+    assert_same(got[full.id], full)
+    assert_same(got[bare.id], bare)
+    assert isinstance(got[full.id].layer, Layer) and isinstance(got[full.id].status, Status)
+    assert await record_store.get([]) == {}
+
+
+async def test_put_is_idempotent_by_id_and_version(record_store: RecordStore) -> None:
+    m = mem(uid("ns"), "prefers dark mode", embedding=vec(2))
+    await record_store.put([m])
+    await record_store.put([m])
+    await record_store.put([m, m])
+    history = await record_store.history(m.id)
+    assert len(history) == 1
+    assert_same(history[0], m)
+    assert_same((await record_store.get([m.id]))[m.id], m)
+
+
+async def test_versions_current_and_history(record_store: RecordStore) -> None:
+    v1 = mem(uid("ns"), "likes tea")
+    v2 = v1.with_changes(content="likes green tea", version=2, updated_at=T0 + timedelta(days=1))
+    await record_store.put([v1])
+    await record_store.put([v2])
+    await record_store.put([v1])  # a late replay of the old version does not roll it back
+
+    assert (await record_store.get([v1.id]))[v1.id].content == "likes green tea"
+    history = await record_store.history(v1.id)
+    assert [h.version for h in history] == [1, 2]
+    assert_same(history[0], v1)
+    assert_same(history[1], v2)
+    assert await record_store.history(uid("missing")) == []
+
+
+async def test_versions_put_out_of_order(record_store: RecordStore) -> None:
+    v1 = mem(uid("ns"), "v1")
+    v2 = v1.with_changes(content="v2", version=2)
+    await record_store.put([v2, v1])
+    assert (await record_store.get([v1.id]))[v1.id].version == 2
+    assert [h.content for h in await record_store.history(v1.id)] == ["v1", "v2"]
+
+
+async def test_query_filters_and_order(record_store: RecordStore) -> None:
+    ns, other = uid("ns"), uid("ns")
+    t = [T0 + timedelta(hours=h) for h in range(6)]
+    a = mem(ns, "a", created_at=t[0])
+    b = mem(ns, "b", created_at=t[5], event_time=t[1])  # when = event_time (t1)
+    c = mem(ns, "c", created_at=t[2], layer=Layer.EPISODIC, type="event")
+    d = mem(ns, "d", created_at=t[3], layer=Layer.PROCEDURAL, type="skill")
+    e = mem(ns, "e", created_at=t[4], status=Status.ARCHIVED)
+    x = mem(other, "x", created_at=t[2])
+    await record_store.put([a, b, c, d, e, x])
+
+    async def ids(**kw: object) -> list[str]:
+        flt = MemoryFilter(**{"namespaces": (ns,), **kw})  # type: ignore[arg-type]
+        return [m.id for m in await record_store.query(flt)]
+
+    # defaults: long-term layers, active only, newest `when` first
+    assert await ids() == [d.id, c.id, b.id, a.id]
+    assert await ids(layers=(Layer.SEMANTIC,)) == [b.id, a.id]
+    assert await ids(types=("event", "skill")) == [d.id, c.id]
+    assert await ids(statuses=(Status.ARCHIVED,)) == [e.id]
+    assert await ids(statuses=(Status.ACTIVE, Status.ARCHIVED)) == [e.id, d.id, c.id, b.id, a.id]
+    # start inclusive, end exclusive, on event_time-or-created_at
+    assert await ids(start=t[1], end=t[3]) == [c.id, b.id]
+    assert await ids(start=t[1].astimezone(CST), end=t[3].astimezone(CST)) == [c.id, b.id]
+    assert await ids(limit=2) == [d.id, c.id]
+    # namespace isolation, and several namespaces at once
+    assert await ids(namespaces=(other,)) == [x.id]
+    assert set(await ids(namespaces=(ns, other))) == {a.id, b.id, c.id, d.id, x.id}
+    assert await ids(namespaces=()) == []
+    assert await ids(namespaces=(uid("ns"),)) == []
+    got = await record_store.query(MemoryFilter(namespaces=(ns,), layers=(Layer.EPISODIC,)))
+    assert_same(got[0], c)
+
+
+async def test_query_sees_current_version_only(record_store: RecordStore) -> None:
+    ns = uid("ns")
+    v1 = mem(ns, "old")
+    v2 = v1.with_changes(content="new", version=2, status=Status.ARCHIVED)
+    await record_store.put([v1, v2])
+    assert await record_store.query(MemoryFilter(namespaces=(ns,))) == []
+    got = await record_store.query(MemoryFilter(namespaces=(ns,), statuses=(Status.ARCHIVED,)))
+    assert [(m.id, m.version, m.content) for m in got] == [(v1.id, 2, "new")]
+
+
+async def test_keyword_search_english(record_store: RecordStore) -> None:
+    ns, other = uid("ns"), uid("ns")
+    dark = mem(ns, "The user prefers dark mode in every editor")
+    half = mem(ns, "Switch the terminal to dark colours")
+    none = mem(ns, "Likes green tea")
+    elsewhere = mem(other, "prefers dark mode too")
+    await record_store.put([dark, half, none, elsewhere])
+
+    hits = await record_store.keyword_search([ns], [Layer.SEMANTIC], "dark mode", 10)
+    assert [h[0] for h in hits] == [dark.id, half.id]
+    assert all(0.0 < s <= 1.0 for _, s in hits)
+    assert hits[0][1] > hits[1][1]
+    assert hits[0][1] == pytest.approx(1.0)
+    # case-insensitive; restricted to namespaces and layers
+    upper = await record_store.keyword_search([ns], [Layer.SEMANTIC], "DARK", 10)
+    assert {h[0] for h in upper} == {dark.id, half.id}
+    assert await record_store.keyword_search([ns], [Layer.EPISODIC], "dark mode", 10) == []
+    both = await record_store.keyword_search([ns, other], [Layer.SEMANTIC], "dark mode", 10)
+    assert {h[0] for h in both} == {dark.id, half.id, elsewhere.id}
+    assert len(await record_store.keyword_search([ns], [Layer.SEMANTIC], "dark mode", 1)) == 1
+    assert await record_store.keyword_search([ns], [Layer.SEMANTIC], "coffee", 10) == []
+    assert await record_store.keyword_search([uid("ns")], [Layer.SEMANTIC], "dark", 10) == []
+
+
+async def test_keyword_search_chinese(record_store: RecordStore) -> None:
+    ns = uid("ns")
+    coriander = mem(ns, "用户不吃香菜")
+    rice = mem(ns, "用户喜欢吃米饭", layer=Layer.EPISODIC)
+    await record_store.put([coriander, rice])
+    layers = [Layer.SEMANTIC, Layer.EPISODIC]
+
+    hits = await record_store.keyword_search([ns], layers, "香菜", 10)
+    assert [h[0] for h in hits] == [coriander.id]
+    assert 0.0 < hits[0][1] <= 1.0
+    assert {h[0] for h in await record_store.keyword_search([ns], layers, "用户", 10)} == {
+        coriander.id,
+        rice.id,
+    }
+    # a one-character term, and a term embedded in a longer query
+    assert [h[0] for h in await record_store.keyword_search([ns], layers, "饭", 10)] == [rice.id]
+    best = await record_store.keyword_search([ns], layers, "他不吃香菜吗", 10)
+    assert best and best[0][0] == coriander.id
+    assert await record_store.keyword_search([ns], layers, "咖啡", 10) == []
+
+
+async def test_keyword_search_only_active_current(record_store: RecordStore) -> None:
+    ns = uid("ns")
+    archived = mem(ns, "prefers dark mode", status=Status.ARCHIVED)
+    changed = mem(ns, "prefers dark mode")
+    await record_store.put([archived, changed])
+    await record_store.put([changed.with_changes(content="prefers light mode", version=2)])
+    hits = await record_store.keyword_search([ns], [Layer.SEMANTIC], "dark", 10)
+    assert hits == []
+    hits = await record_store.keyword_search([ns], [Layer.SEMANTIC], "light", 10)
+    assert [h[0] for h in hits] == [changed.id]
+
+
+async def test_find_fact(record_store: RecordStore) -> None:
+    ns, other = uid("ns"), uid("ns")
+    key = "user:editor:theme"
+    m = mem(ns, "prefers dark mode", fact_key=key)
+    await record_store.put([m])
+    found = await record_store.find_fact(ns, key)
+    assert found is not None and found.id == m.id
+    assert await record_store.find_fact(other, key) is None
+    assert await record_store.find_fact(ns, "user:unknown") is None
+    await record_store.put([m.with_changes(version=2, status=Status.SUPERSEDED)])
+    assert await record_store.find_fact(ns, key) is None
+
+
+async def test_fact_key_conflict_stores_nothing_of_the_batch(record_store: RecordStore) -> None:
+    ns = uid("ns")
+    key = "user:editor:theme"
+    holder = mem(ns, "prefers dark mode", fact_key=key)
+    await record_store.put([holder])
+
+    innocent = mem(ns, "likes tea")
+    rival = mem(ns, "prefers light mode", fact_key=key)
+    holder_v2 = holder.with_changes(content="prefers solarized", version=2)
+    with pytest.raises(Conflict):
+        await record_store.put([innocent, holder_v2, rival])
+
+    assert await record_store.get([innocent.id, rival.id]) == {}
+    assert await record_store.history(rival.id) == []
+    assert [h.version for h in await record_store.history(holder.id)] == [1]
+    found = await record_store.find_fact(ns, key)
+    assert found is not None and found.id == holder.id and found.version == 1
+    # the same fact key in another namespace, or in an inactive memory, is no conflict
+    await record_store.put([rival.with_changes(id=uid(), namespace=uid("ns"))])
+    await record_store.put([rival.with_changes(id=uid(), status=Status.ARCHIVED)])
+
+
+async def test_superseded_version_frees_its_fact_key(record_store: RecordStore) -> None:
+    ns = uid("ns")
+    key = "user:diet"
+    old = mem(ns, "用户吃香菜", fact_key=key)
+    await record_store.put([old])
+    # a new version of the same memory keeps its key without conflicting with itself
+    old_v2 = old.with_changes(content="用户很爱吃香菜", version=2)
+    await record_store.put([old_v2])
+    # supersede the holder and add the successor in one batch
+    new = mem(ns, "用户不吃香菜", fact_key=key)
+    await record_store.put([old_v2.with_changes(version=3, status=Status.SUPERSEDED), new])
+
+    found = await record_store.find_fact(ns, key)
+    assert found is not None and found.id == new.id
+    current = (await record_store.get([old.id]))[old.id]
+    assert (current.version, current.status, current.fact_key) == (3, Status.SUPERSEDED, key)
+
+
+async def test_touch_counts_accesses_without_a_version(record_store: RecordStore) -> None:
+    m = mem(uid("ns"), "prefers dark mode", access_count=0)
+    await record_store.put([m])
+    first = T0 + timedelta(days=1)
+    second = datetime(2024, 5, 3, 8, 0, tzinfo=CST)
+    await record_store.touch([m.id], first)
+    await record_store.touch([m.id, uid("missing")], second)
+
+    got = (await record_store.get([m.id]))[m.id]
+    assert got.access_count == 2
+    assert got.last_accessed_at == second and got.last_accessed_at.tzinfo is not None
+    assert got.version == 1 and got.content == m.content
+    assert len(await record_store.history(m.id)) == 1
+    await record_store.touch([], second)
+
+
+async def test_iter_vectors_yields_active_embedded_memories(record_store: RecordStore) -> None:
+    ns = uid("ns")
+    with_vec = [mem(ns, f"v{i}", embedding=vec(10 + i)) for i in range(5)]
+    episodic = mem(ns, "ep", layer=Layer.EPISODIC, embedding=vec(20))
+    no_vec = mem(ns, "no vector")
+    archived = mem(ns, "archived", embedding=vec(21), status=Status.ARCHIVED)
+    retired = mem(ns, "retired", embedding=vec(22))
+    await record_store.put([*with_vec, episodic, no_vec, archived, retired])
+    await record_store.put([retired.with_changes(version=2, status=Status.FORGOTTEN)])
+
+    seen: dict[str, VectorItem] = {}
+    async for batch in record_store.iter_vectors(batch_size=2):
+        assert 0 < len(batch) <= 2
+        for item in batch:
+            assert item.id not in seen
+            seen[item.id] = item
+    mine = {m.id: m for m in [*with_vec, episodic, no_vec, archived, retired]}
+    found = {i: item for i, item in seen.items() if i in mine}
+    assert set(found) == {m.id for m in [*with_vec, episodic]}
+    for i, item in found.items():
+        assert item.namespace == ns
+        assert item.layer == mine[i].layer
+        np.testing.assert_array_equal(item.vector, mine[i].embedding)
+
+
+async def test_count_keys(record_store: RecordStore) -> None:
+    ns = uid("ns")
+    before = await record_store.count()
+    memories = [
+        mem(ns, "s1"),
+        mem(ns, "s2"),
+        mem(ns, "e1", layer=Layer.EPISODIC, status=Status.ARCHIVED),
+        mem(ns, "p1", layer=Layer.PROCEDURAL, status=Status.QUARANTINED),
+    ]
+    await record_store.put(memories)
+    await record_store.put([memories[1].with_changes(version=2, status=Status.FORGOTTEN)])
+    after = await record_store.count()
+
+    def delta(key: str) -> int:
+        return after.get(key, 0) - before.get(key, 0)
+
+    assert delta("semantic/active") == 1
+    assert delta("semantic/forgotten") == 1
+    assert delta("episodic/archived") == 1
+    assert delta("procedural/quarantined") == 1
+    assert all(isinstance(v, int) and v > 0 for v in after.values())
+    assert all(k.split("/")[0] in set(Layer) and k.split("/")[1] in set(Status) for k in after)
