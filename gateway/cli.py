@@ -19,16 +19,24 @@ def _serve(args: argparse.Namespace) -> int:
     settings = load_settings(
         args.config,
         overrides={
-            "host": args.host, "port": args.port, "data_dir": args.data_dir,
-            "redis_url": args.redis_url, "neo4j_uri": args.neo4j_uri,
-            "embedder": args.embedder, "shards": args.shards, "master_agent": args.master,
+            "host": args.host,
+            "port": args.port,
+            "data_dir": args.data_dir,
+            "redis_url": args.redis_url,
+            "neo4j_uri": args.neo4j_uri,
+            "embedder": args.embedder,
+            "shards": args.shards,
+            "master_agent": args.master,
         },
     )
 
     async def run() -> None:
-        print(f"memgate: starting (data dir {Path(settings.data_dir).resolve()}, embedder "
-              f"{settings.embedder}, working={'redis' if settings.redis_url else 'sqlite'}, "
-              f"records/graph={'neo4j' if settings.neo4j_uri else 'sqlite'})", flush=True)
+        print(
+            f"memgate: starting (data dir {Path(settings.data_dir).resolve()}, embedder "
+            f"{settings.embedder}, working={'redis' if settings.redis_url else 'sqlite'}, "
+            f"records/graph={'neo4j' if settings.neo4j_uri else 'sqlite'})",
+            flush=True,
+        )
         gateway = await create_server(settings)
         await gateway.start()
         print(f"memgate: listening on {settings.host}:{gateway.port}", flush=True)
@@ -57,19 +65,26 @@ def _status(args: argparse.Namespace) -> int:
             health = client.health()
             stats = client.stats()
         except GatewayError as exc:
-            print(f"memgate at {args.target}: not reachable ({exc}); is `memgate serve` running?",
-                  file=sys.stderr)
+            print(
+                f"memgate at {args.target}: not reachable ({exc}); is `memgate serve` running?",
+                file=sys.stderr,
+            )
             return 1
-    print(json.dumps({
-        "target": args.target,
-        "health": health,
-        "embedder": stats.embedder,
-        "shards": stats.shards,
-        "vectors": stats.vectors,
-        "journal_pending": stats.journal_pending,
-        "journal_applied": stats.journal_applied,
-        "memories": dict(stats.memories),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "target": args.target,
+                "health": health,
+                "embedder": stats.embedder,
+                "shards": stats.shards,
+                "vectors": stats.vectors,
+                "journal_pending": stats.journal_pending,
+                "journal_applied": stats.journal_applied,
+                "memories": dict(stats.memories),
+            },
+            indent=2,
+        )
+    )
     return 0
 
 
@@ -82,8 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default=None, help="default 127.0.0.1")
     serve.add_argument("--port", type=int, default=None, help="default 50051; 0 picks a free port")
     serve.add_argument("--data-dir", default=None, help="default ./.memgate")
-    serve.add_argument("--redis-url", default=None, help="working memory in Redis, e.g. redis://127.0.0.1:6379/0")
-    serve.add_argument("--neo4j-uri", default=None, help="graph and records in Neo4j, e.g. bolt://127.0.0.1:7687")
+    serve.add_argument(
+        "--redis-url", default=None, help="working memory in Redis, e.g. redis://127.0.0.1:6379/0"
+    )
+    serve.add_argument(
+        "--neo4j-uri", default=None, help="graph and records in Neo4j, e.g. bolt://127.0.0.1:7687"
+    )
     serve.add_argument("--embedder", choices=["minilm", "hash"], default=None)
     serve.add_argument("--shards", type=int, default=None)
     serve.add_argument("--master", default=None, help="agent id of the master (default 'master')")
@@ -94,8 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     status.set_defaults(func=_status)
     args = parser.parse_args(argv)
     logging.getLogger("faiss.loader").setLevel(logging.WARNING)
-    logging.basicConfig(level=args.log_level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     return int(args.func(args))
 
 

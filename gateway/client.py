@@ -114,8 +114,12 @@ class Recall:
         return self.hits[i]
 
 
-_LAYERS = {"working": pb.WORKING, "episodic": pb.EPISODIC, "semantic": pb.SEMANTIC,
-           "procedural": pb.PROCEDURAL}
+_LAYERS = {
+    "working": pb.WORKING,
+    "episodic": pb.EPISODIC,
+    "semantic": pb.SEMANTIC,
+    "procedural": pb.PROCEDURAL,
+}
 
 
 def _layer(name: str) -> int:
@@ -186,23 +190,36 @@ class GatewayClient:
     ) -> pb.WriteItem:
         msg = cv.write_item_to_pb(
             WriteInput(
-                namespace=namespace, layer="", content=content, type=type, importance=importance,
-                confidence=confidence, session_id=session_id, task_id=task_id,
-                event_time=event_time, metadata=dict(metadata or {}), evidence=list(evidence),
-                entities=list(entities), idempotency_key=idempotency_key or uuid.uuid4().hex,
-                role=role, zone=zone,
+                namespace=namespace,
+                layer="",
+                content=content,
+                type=type,
+                importance=importance,
+                confidence=confidence,
+                session_id=session_id,
+                task_id=task_id,
+                event_time=event_time,
+                metadata=dict(metadata or {}),
+                evidence=list(evidence),
+                entities=list(entities),
+                idempotency_key=idempotency_key or uuid.uuid4().hex,
+                role=role,
+                zone=zone,
             )
         )
         msg.layer = _layer(layer)  # type: ignore[assignment]
         return msg
 
     # ---- long-term memories
-    def write(self, namespace: str, layer: str, content: str, *, wait: bool = False, **kw: Any) -> str:
+    def write(
+        self, namespace: str, layer: str, content: str, *, wait: bool = False, **kw: Any
+    ) -> str:
         """Write one memory; returns its id ('' when it was skipped or became a proposal)."""
         return self.write_result(namespace, layer, content, wait=wait, **kw).id
 
-    def write_result(self, namespace: str, layer: str, content: str, *, wait: bool = False,
-                     **kw: Any) -> pb.WriteResult:
+    def write_result(
+        self, namespace: str, layer: str, content: str, *, wait: bool = False, **kw: Any
+    ) -> pb.WriteResult:
         req = pb.WriteRequest(item=self._item(namespace, layer, content, **kw), wait=wait)
         return self._call(self._stub.Write, req).result
 
@@ -210,8 +227,9 @@ class GatewayClient:
         """All or nothing: one bad item rejects the batch (INVALID_ARGUMENT names it)."""
         return [r.id for r in self.batch_write_results(items, wait=wait)]
 
-    def batch_write_results(self, items: Iterable[Mapping[str, Any]], *, wait: bool = False
-                            ) -> list[pb.WriteResult]:
+    def batch_write_results(
+        self, items: Iterable[Mapping[str, Any]], *, wait: bool = False
+    ) -> list[pb.WriteResult]:
         msgs = [self._item(**dict(i)) for i in items]
         req = pb.BatchWriteRequest(items=msgs, wait=wait)
         return list(self._call(self._stub.BatchWrite, req).results)
@@ -230,23 +248,39 @@ class GatewayClient:
         types: Sequence[str] = (),
     ) -> Recall:
         req = pb.RecallRequest(
-            query=query, namespaces=list(namespaces), top_k=top_k,
+            query=query,
+            namespaces=list(namespaces),
+            top_k=top_k,
             layers=[_layer(x) for x in layers or ()],  # type: ignore[misc]
-            token_budget=token_budget, session_id=session_id, start=cv.ts(start), end=cv.ts(end),
+            token_budget=token_budget,
+            session_id=session_id,
+            start=cv.ts(start),
+            end=cv.ts(end),
             types=list(types),
         )
         resp = self._call(self._stub.Recall, req)
         hits = [
             Hit(
-                id=h.memory.id, content=h.memory.content, score=h.score,
-                layer=cv.layer_name(h.memory.layer), namespace=h.memory.namespace,
-                metadata=dict(h.memory.metadata), event_time=cv.from_ts(h.memory, "event_time"),
-                type=h.memory.type, similarity=h.similarity, version=h.memory.version,
+                id=h.memory.id,
+                content=h.memory.content,
+                score=h.score,
+                layer=cv.layer_name(h.memory.layer),
+                namespace=h.memory.namespace,
+                metadata=dict(h.memory.metadata),
+                event_time=cv.from_ts(h.memory, "event_time"),
+                type=h.memory.type,
+                similarity=h.similarity,
+                version=h.memory.version,
             )
             for h in resp.hits
         ]
-        return Recall(hits, resp.memory_block, resp.block_tokens,
-                      [cv.layer_name(x) for x in resp.routed_layers], list(resp.degraded))
+        return Recall(
+            hits,
+            resp.memory_block,
+            resp.block_tokens,
+            [cv.layer_name(x) for x in resp.routed_layers],
+            list(resp.degraded),
+        )
 
     def get(self, memory_id: str) -> pb.Memory:
         return self._call(self._stub.Get, pb.GetRequest(id=memory_id)).memory
@@ -258,12 +292,26 @@ class GatewayClient:
         return self._call(self._stub.Forget, pb.ForgetRequest(id=memory_id, reason=reason)).memory
 
     # ---- working memory
-    def append_turn(self, namespace: str, session_id: str, *, role: str, content: str,
-                    zone: str = "dialogue", metadata: Mapping[str, str] | None = None,
-                    idempotency_key: str | None = None) -> pb.AppendTurnResponse:
-        req = pb.AppendTurnRequest(namespace=namespace, session_id=session_id, role=role,
-                                   content=content, zone=zone, metadata=dict(metadata or {}),
-                                   idempotency_key=idempotency_key or uuid.uuid4().hex)
+    def append_turn(
+        self,
+        namespace: str,
+        session_id: str,
+        *,
+        role: str,
+        content: str,
+        zone: str = "dialogue",
+        metadata: Mapping[str, str] | None = None,
+        idempotency_key: str | None = None,
+    ) -> pb.AppendTurnResponse:
+        req = pb.AppendTurnRequest(
+            namespace=namespace,
+            session_id=session_id,
+            role=role,
+            content=content,
+            zone=zone,
+            metadata=dict(metadata or {}),
+            idempotency_key=idempotency_key or uuid.uuid4().hex,
+        )
         return self._call(self._stub.AppendTurn, req)
 
     def window(self, namespace: str, session_id: str, zones: Sequence[str] = ()) -> list[Turn]:
@@ -274,11 +322,16 @@ class GatewayClient:
         req = pb.GetSessionStateRequest(namespace=namespace, session_id=session_id)
         return dict(self._call(self._stub.GetSessionState, req).values)
 
-    def update_session_state(self, namespace: str, session_id: str,
-                             set: Mapping[str, str] | None = None, remove: Sequence[str] = ()
-                             ) -> dict[str, str]:
-        req = pb.UpdateSessionStateRequest(namespace=namespace, session_id=session_id,
-                                           set=dict(set or {}), remove=list(remove))
+    def update_session_state(
+        self,
+        namespace: str,
+        session_id: str,
+        set: Mapping[str, str] | None = None,
+        remove: Sequence[str] = (),
+    ) -> dict[str, str]:
+        req = pb.UpdateSessionStateRequest(
+            namespace=namespace, session_id=session_id, set=dict(set or {}), remove=list(remove)
+        )
         return dict(self._call(self._stub.UpdateSessionState, req).values)
 
     def compact(self, namespace: str, session_id: str) -> pb.CompactWindowResponse:
@@ -286,41 +339,78 @@ class GatewayClient:
         return self._call(self._stub.CompactWindow, req)
 
     def clear_scratch(self, namespace: str, session_id: str) -> None:
-        self._call(self._stub.ClearScratch, pb.ClearScratchRequest(namespace=namespace, session_id=session_id))
+        self._call(
+            self._stub.ClearScratch,
+            pb.ClearScratchRequest(namespace=namespace, session_id=session_id),
+        )
 
     # ---- episodic
-    def record_event(self, namespace: str, content: str, *, user_id: str = "",
-                     links: Sequence[tuple[str, str, str]] = (), wait: bool = False,
-                     **kw: Any) -> str:
+    def record_event(
+        self,
+        namespace: str,
+        content: str,
+        *,
+        user_id: str = "",
+        links: Sequence[tuple[str, str, str]] = (),
+        wait: bool = False,
+        **kw: Any,
+    ) -> str:
         """Record an event; ``links`` are (RELATION, node kind, node id)."""
         req = pb.RecordEventRequest(
-            event=self._item(namespace, "episodic", content, **kw), user_id=user_id, wait=wait,
+            event=self._item(namespace, "episodic", content, **kw),
+            user_id=user_id,
+            wait=wait,
             links=[pb.Link(type=t, target=pb.NodeRef(kind=k, id=i)) for t, k, i in links],
         )
         return self._call(self._stub.RecordEvent, req).result.id
 
-    def relate(self, src: tuple[str, str], type: str, dst: tuple[str, str],
-               at: datetime | None = None, properties: Mapping[str, str] | None = None) -> None:
-        req = pb.RelateRequest(src=pb.NodeRef(kind=src[0], id=src[1]), type=type,
-                               dst=pb.NodeRef(kind=dst[0], id=dst[1]), at=cv.ts(at),
-                               properties=dict(properties or {}))
+    def relate(
+        self,
+        src: tuple[str, str],
+        type: str,
+        dst: tuple[str, str],
+        at: datetime | None = None,
+        properties: Mapping[str, str] | None = None,
+    ) -> None:
+        req = pb.RelateRequest(
+            src=pb.NodeRef(kind=src[0], id=src[1]),
+            type=type,
+            dst=pb.NodeRef(kind=dst[0], id=dst[1]),
+            at=cv.ts(at),
+            properties=dict(properties or {}),
+        )
         self._call(self._stub.Relate, req)
 
-    def timeline(self, namespace: str, start: datetime | None = None, end: datetime | None = None,
-                 limit: int = 100, types: Sequence[str] = ()) -> list[Event]:
-        req = pb.TimelineRequest(namespace=namespace, start=cv.ts(start), end=cv.ts(end),
-                                 limit=limit, types=list(types))
+    def timeline(
+        self,
+        namespace: str,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        limit: int = 100,
+        types: Sequence[str] = (),
+    ) -> list[Event]:
+        req = pb.TimelineRequest(
+            namespace=namespace, start=cv.ts(start), end=cv.ts(end), limit=limit, types=list(types)
+        )
         return [cv.event_from_pb(e) for e in self._call(self._stub.Timeline, req).events]
 
-    def neighbourhood(self, kind: str, node_id: str, depth: int = 1, limit: int = 50) -> list[Neighbour]:
-        req = pb.NeighbourhoodRequest(node=pb.NodeRef(kind=kind, id=node_id), depth=depth, limit=limit)
-        return [cv.neighbour_from_pb(n) for n in self._call(self._stub.Neighbourhood, req).neighbours]
+    def neighbourhood(
+        self, kind: str, node_id: str, depth: int = 1, limit: int = 50
+    ) -> list[Neighbour]:
+        req = pb.NeighbourhoodRequest(
+            node=pb.NodeRef(kind=kind, id=node_id), depth=depth, limit=limit
+        )
+        return [
+            cv.neighbour_from_pb(n) for n in self._call(self._stub.Neighbourhood, req).neighbours
+        ]
 
     # ---- operations
     def stats(self) -> pb.StatsResponse:
         return self._call(self._stub.Stats, pb.StatsRequest())
 
-    def audit(self, agent_id: str = "", namespace: str = "", limit: int = 100) -> list[pb.AuditEntry]:
+    def audit(
+        self, agent_id: str = "", namespace: str = "", limit: int = 100
+    ) -> list[pb.AuditEntry]:
         req = pb.QueryAuditRequest(agent_id=agent_id, namespace=namespace, limit=limit)
         return list(self._call(self._stub.QueryAudit, req).entries)
 

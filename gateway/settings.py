@@ -116,11 +116,11 @@ def load_settings(
         data = tomllib.loads(Path(config_file).read_text(encoding="utf-8"))
         layers.append(data.get("memgate", data))
     env = os.environ if env is None else env
-    layers.append({k[len(_ENV_PREFIX):].lower(): v for k, v in env.items() if k.startswith(_ENV_PREFIX)})
+    layers.append(
+        {k[len(_ENV_PREFIX) :].lower(): v for k, v in env.items() if k.startswith(_ENV_PREFIX)}
+    )
     layers.append({k: v for k, v in (overrides or {}).items() if v is not None})
     for layer in layers:
-        changes = {
-            k: _coerce(k, v, getattr(settings, k)) for k, v in layer.items() if k in names
-        }
+        changes = {k: _coerce(k, v, getattr(settings, k)) for k, v in layer.items() if k in names}
         settings = replace(settings, **changes)
     return settings.validate()

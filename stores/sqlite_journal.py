@@ -9,6 +9,7 @@ write id it got the first time and is stored once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -95,10 +96,8 @@ class SqliteJournal:
     async def close(self) -> None:
         if self._committer:
             self._committer.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._committer
-            except asyncio.CancelledError:
-                pass
         if self._conn:
             with self._lock:
                 self._conn.close()
@@ -179,7 +178,9 @@ class SqliteJournal:
                 time.time(),
             ),
         )
-        return Accepted(seq=int(cur.lastrowid or 0), write_id=e.write_id, duplicate=False, applied=False)
+        return Accepted(
+            seq=int(cur.lastrowid or 0), write_id=e.write_id, duplicate=False, applied=False
+        )
 
     async def pending(self, limit: int, after_seq: int = 0) -> list[JournalEntry]:
         def run() -> list[JournalEntry]:
@@ -226,7 +227,9 @@ class SqliteJournal:
         def run() -> int:
             assert self._conn is not None
             with self._lock:
-                row = self._conn.execute("SELECT applied FROM journal WHERE seq=?", (seq,)).fetchone()
+                row = self._conn.execute(
+                    "SELECT applied FROM journal WHERE seq=?", (seq,)
+                ).fetchone()
             return int(row[0]) if row else -1
 
         return await asyncio.to_thread(run)

@@ -110,7 +110,9 @@ class SqliteLedger:
 
     async def resolve(self, write_id: str) -> str:
         row = await self._run(
-            lambda c: c.execute("SELECT memory_id FROM aliases WHERE write_id=?", (write_id,)).fetchone()
+            lambda c: c.execute(
+                "SELECT memory_id FROM aliases WHERE write_id=?", (write_id,)
+            ).fetchone()
         )
         return row[0] if row else write_id
 
@@ -176,8 +178,14 @@ class SqliteLedger:
 
     # ---- pending facts (two-confirmation promotion)
     async def see_fact(
-        self, pid: str, namespace: str, fact_key: str, fact: str, session_id: str,
-        evidence: Sequence[str], confidence: float,
+        self,
+        pid: str,
+        namespace: str,
+        fact_key: str,
+        fact: str,
+        session_id: str,
+        evidence: Sequence[str],
+        confidence: float,
     ) -> dict[str, Any]:
         """Record one sighting of a fact; returns the pending row (sessions as a list)."""
 
@@ -188,11 +196,26 @@ class SqliteLedger:
                 (namespace, fact_key),
             ).fetchone()
             if row is None:
-                sessions, ev, conf, promoted, rid = [session_id], list(evidence), confidence, "", pid
+                sessions, ev, conf, promoted, rid = (
+                    [session_id],
+                    list(evidence),
+                    confidence,
+                    "",
+                    pid,
+                )
                 c.execute(
                     "INSERT INTO pending_facts VALUES (?,?,?,?,?,?,?,?,?)",
-                    (rid, namespace, fact_key, fact, json.dumps(sessions),
-                     json.dumps(ev, ensure_ascii=False), conf, "", time.time()),
+                    (
+                        rid,
+                        namespace,
+                        fact_key,
+                        fact,
+                        json.dumps(sessions),
+                        json.dumps(ev, ensure_ascii=False),
+                        conf,
+                        "",
+                        time.time(),
+                    ),
                 )
             else:
                 rid, promoted = row[0], row[4]
@@ -205,9 +228,16 @@ class SqliteLedger:
                     "UPDATE pending_facts SET sessions=?, evidence=?, confidence=? WHERE id=?",
                     (json.dumps(sessions), json.dumps(ev, ensure_ascii=False), conf, rid),
                 )
-            return {"id": rid, "namespace": namespace, "fact_key": fact_key, "fact": fact,
-                    "sessions": sessions, "evidence": ev, "confidence": conf,
-                    "promoted_to": promoted}
+            return {
+                "id": rid,
+                "namespace": namespace,
+                "fact_key": fact_key,
+                "fact": fact,
+                "sessions": sessions,
+                "evidence": ev,
+                "confidence": conf,
+                "promoted_to": promoted,
+            }
 
         return await self._run(run)
 
@@ -221,8 +251,16 @@ class SqliteLedger:
         )
         if not row:
             return None
-        keys = ("id", "namespace", "fact_key", "fact", "sessions", "evidence", "confidence",
-                "promoted_to")
+        keys = (
+            "id",
+            "namespace",
+            "fact_key",
+            "fact",
+            "sessions",
+            "evidence",
+            "confidence",
+            "promoted_to",
+        )
         d = dict(zip(keys, row, strict=True))
         d["sessions"], d["evidence"] = json.loads(d["sessions"]), json.loads(d["evidence"])
         return d

@@ -12,7 +12,9 @@ def _require(env: str, what: str, how: str) -> str:
     value = os.environ.get(env, "")
     if value:
         return value
-    message = f"{what} is not configured: set {env} (start one with `{how}`, or run scripts/test.sh)"
+    message = (
+        f"{what} is not configured: set {env} (start one with `{how}`, or run scripts/test.sh)"
+    )
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(message)
     pytest.skip(message)
@@ -26,3 +28,15 @@ def redis_url() -> str:
 @pytest.fixture(scope="session")
 def neo4j_uri() -> str:
     return _require("MEMGATE_TEST_NEO4J_URI", "Neo4j", "deploy/neo4j.sh start")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: ignore[no-untyped-def]
+    """Say how many real-server tests ran, so a green run cannot hide skipped servers."""
+    counts = {}
+    for outcome in ("passed", "failed", "skipped", "error"):
+        reports = terminalreporter.stats.get(outcome, [])
+        counts[outcome] = sum(1 for r in reports if "real" in getattr(r, "keywords", {}))
+    terminalreporter.write_line(
+        "real-server tests (Redis/Neo4j): "
+        + ", ".join(f"{n} {k}" for k, n in counts.items() if n or k == "passed")
+    )

@@ -8,6 +8,7 @@ Re-applying an entry after a crash is harmless: every step is keyed by the write
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -120,10 +121,8 @@ class Applier:
     async def close(self) -> None:
         if self._task:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            except asyncio.CancelledError:
-                pass
 
     def kick(self) -> None:
         self._wake.set()
@@ -179,10 +178,8 @@ class Applier:
             entries = await self._journal.pending(self._s.apply_batch)
             if not entries:
                 self._wake.clear()
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=1.0)
-                except TimeoutError:
-                    pass
                 continue
             try:
                 await self.apply(entries)
@@ -269,8 +266,10 @@ class Applier:
                 for rel_type, kind, target in entry.payload.get("links") or []:
                     batch.relations.append(
                         Relation(
-                            NodeRef(NodeKind.EVENT, decided.id), rel_type,
-                            NodeRef(NodeKind(kind), target), decided.when,
+                            NodeRef(NodeKind.EVENT, decided.id),
+                            rel_type,
+                            NodeRef(NodeKind(kind), target),
+                            decided.when,
                         )
                     )
         await self._persist(batch)
@@ -303,11 +302,10 @@ class Applier:
         # A contradicting claim about the same fact: the stronger claim wins, not the later one.
         if (mem.confidence, len(mem.evidence)) >= (target.confidence, len(target.evidence)):
             return self._supersede(target, mem, batch)
-        loser = mem.with_changes(
+        return mem.with_changes(
             status=Status.SUPERSEDED,
             metadata={**mem.metadata, SUPERSEDED_BY_KEY: target.id},
         )
-        return loser
 
     async def _same_fact(self, mem: Memory, batch: _Batch) -> Memory | None:
         for m in batch.versions.values():
@@ -321,7 +319,9 @@ class Applier:
         for hit_id, similarity in hits:
             if hit_id == mem.id or similarity < self._s.dedup_threshold:
                 continue
-            found = batch.versions.get(hit_id) or (await self._stores.records.get([hit_id])).get(hit_id)
+            found = batch.versions.get(hit_id) or (await self._stores.records.get([hit_id])).get(
+                hit_id
+            )
             if found and found.status is Status.ACTIVE:
                 return found
         return None
@@ -423,8 +423,14 @@ async def compact(stores: Stores, namespace: str, session_id: str) -> tuple[int,
     await stores.working.append(
         namespace,
         session_id,
-        [Turn(id=f"summary:{oldest[0].id}", role="system", content=f"[history_summary] {summary}",
-              zone=Zone.TASK)],
+        [
+            Turn(
+                id=f"summary:{oldest[0].id}",
+                role="system",
+                content=f"[history_summary] {summary}",
+                zone=Zone.TASK,
+            )
+        ],
         max_len=64,
     )
     return len(oldest), summary

@@ -54,7 +54,9 @@ class Prepared:
 
 def _check_text(value: str, name: str, limit: int) -> None:
     if len(value) > limit:
-        raise InvalidArgument(f"{name} is too long: {len(value)} chars, the limit is {limit}", field=name)
+        raise InvalidArgument(
+            f"{name} is too long: {len(value)} chars, the limit is {limit}", field=name
+        )
 
 
 def _check_unit(value: float | None, name: str) -> None:
@@ -75,7 +77,9 @@ def _check_metadata(metadata: Mapping[str, str], name: str, limits: Limits) -> N
                 field=name,
             )
         if key.startswith(RESERVED_METADATA_PREFIX):
-            raise InvalidArgument(f"{name} key {key!r} uses the reserved prefix 'memgate.'", field=name)
+            raise InvalidArgument(
+                f"{name} key {key!r} uses the reserved prefix 'memgate.'", field=name
+            )
         if len(value) > limits.max_metadata_value_chars:
             raise InvalidArgument(
                 f"{name}[{key!r}] is {len(value)} chars, the limit is "
@@ -89,7 +93,9 @@ def parse_layer(value: str, name: str = "layer") -> Layer:
         return Layer(value)
     except ValueError:
         allowed = ", ".join(x.value for x in Layer)
-        raise InvalidArgument(f"{name} {value!r} is unknown: use one of {allowed}", field=name) from None
+        raise InvalidArgument(
+            f"{name} {value!r} is unknown: use one of {allowed}", field=name
+        ) from None
 
 
 def parse_zone(value: str, name: str = "zone") -> Zone:
@@ -97,7 +103,9 @@ def parse_zone(value: str, name: str = "zone") -> Zone:
         return Zone(value or Zone.DIALOGUE.value)
     except ValueError:
         allowed = ", ".join(z.value for z in Zone)
-        raise InvalidArgument(f"{name} {value!r} is unknown: use one of {allowed}", field=name) from None
+        raise InvalidArgument(
+            f"{name} {value!r} is unknown: use one of {allowed}", field=name
+        ) from None
 
 
 def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
@@ -127,11 +135,15 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
     zone = role = ""
     if layer is Layer.WORKING:
         if not item.session_id:
-            raise InvalidArgument(f"{f}session_id is required for the working layer", field=f"{f}session_id")
+            raise InvalidArgument(
+                f"{f}session_id is required for the working layer", field=f"{f}session_id"
+            )
         zone = parse_zone(item.zone, f"{f}zone").value
         role = item.role or "user"
         if role not in ROLES:
-            raise InvalidArgument(f"{f}role {role!r} is unknown: use one of {', '.join(ROLES)}", field=f"{f}role")
+            raise InvalidArgument(
+                f"{f}role {role!r} is unknown: use one of {', '.join(ROLES)}", field=f"{f}role"
+            )
 
     screened = screen(item.content)
     evidence = [screen(e).text for e in item.evidence]

@@ -7,6 +7,7 @@ degraded, so a dead backend degrades recall but never fails it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -110,13 +111,25 @@ class Recaller:
         self._stores = stores
         self._embedder = embedder
         self._weights = scoring.Weights(
-            settings.w_similarity, settings.w_recency, settings.w_importance, settings.half_life_days
+            settings.w_similarity,
+            settings.w_recency,
+            settings.w_importance,
+            settings.half_life_days,
         )
         self.cache = RecallCache(settings.recall_cache_ttl_s, settings.recall_cache_entries)
 
     async def recall(self, q: RecallQuery) -> RecallResult:
-        key = (q.query, q.namespaces, q.layers, q.top_k, q.token_budget, q.session_id, q.start,
-               q.end, q.types)
+        key = (
+            q.query,
+            q.namespaces,
+            q.layers,
+            q.top_k,
+            q.token_budget,
+            q.session_id,
+            q.start,
+            q.end,
+            q.types,
+        )
         cached = self.cache.get(key)
         if cached is not None:
             return cached
@@ -144,7 +157,9 @@ class Recaller:
         block, tokens, _ = scoring.memory_block(hits, budget)
         result = RecallResult(hits, block, tokens, tuple(layers), degraded)
         if hits:
-            self._touch_later([h.memory.id for h in hits if h.memory.layer is not Layer.WORKING], now)
+            self._touch_later(
+                [h.memory.id for h in hits if h.memory.layer is not Layer.WORKING], now
+            )
         if not degraded:
             self.cache.put(key, result)
         return result
@@ -161,10 +176,14 @@ class Recaller:
         )
         c.add_dense(dense)
         c.keyword = dict(keyword)
-        timed = Layer.EPISODIC in layers and (q.start or q.end or Layer.EPISODIC in routing.route(q.query))
+        timed = Layer.EPISODIC in layers and (
+            q.start or q.end or Layer.EPISODIC in routing.route(q.query)
+        )
         if timed:
             # time words: the recent events of the period are candidates even if worded differently
-            flt = MemoryFilter(q.namespaces, (Layer.EPISODIC,), q.types, start=q.start, end=q.end, limit=k)
+            flt = MemoryFilter(
+                q.namespaces, (Layer.EPISODIC,), q.types, start=q.start, end=q.end, limit=k
+            )
             for m in await records.query(flt):
                 c.memories[m.id] = m
         missing = [i for i in {*c.dense, *c.keyword} if i not in c.memories]
@@ -178,7 +197,9 @@ class Recaller:
             dense_sim = c.dense.get(mid)
             if dense_sim is None and mem.embedding is not None:
                 dense_sim = float(np.dot(mem.embedding, vector))
-            out.append(scoring.score(mem, dense_sim or 0.0, c.keyword.get(mid, 0.0), now, self._weights))
+            out.append(
+                scoring.score(mem, dense_sim or 0.0, c.keyword.get(mid, 0.0), now, self._weights)
+            )
         return out
 
     async def _expand_graph(self, c: _Candidates, q: RecallQuery) -> None:
@@ -214,20 +235,30 @@ class Recaller:
             return False
         return not (q.end and mem.when >= q.end)
 
-    async def _working(self, q: RecallQuery, vector: np.ndarray, now: datetime) -> list[scoring.Scored]:
+    async def _working(
+        self, q: RecallQuery, vector: np.ndarray, now: datetime
+    ) -> list[scoring.Scored]:
         out: list[scoring.Scored] = []
         for ns in q.namespaces:
             window = await self._stores.working.window(ns, q.session_id)
-            turns: list[Turn] = [t for z in (Zone.INSTRUCTIONS, Zone.TASK, Zone.DIALOGUE)
-                                 for t in window.get(z, [])]
+            turns: list[Turn] = [
+                t for z in (Zone.INSTRUCTIONS, Zone.TASK, Zone.DIALOGUE) for t in window.get(z, [])
+            ]
             if not turns:
                 continue
             vectors = await asyncio.to_thread(self._embedder.embed, [t.content for t in turns])
             for turn, tv in zip(turns, vectors, strict=True):
                 mem = Memory(
-                    id=turn.id, namespace=ns, layer=Layer.WORKING, content=turn.content,
-                    type=f"turn:{turn.zone.value}", importance=0.5, source_session=q.session_id,
-                    created_at=turn.at, updated_at=turn.at, metadata={"role": turn.role, **turn.metadata},
+                    id=turn.id,
+                    namespace=ns,
+                    layer=Layer.WORKING,
+                    content=turn.content,
+                    type=f"turn:{turn.zone.value}",
+                    importance=0.5,
+                    source_session=q.session_id,
+                    created_at=turn.at,
+                    updated_at=turn.at,
+                    metadata={"role": turn.role, **turn.metadata},
                 )
                 out.append(scoring.score(mem, float(np.dot(tv, vector)), 0.0, now, self._weights))
         return out
@@ -237,10 +268,8 @@ class Recaller:
             return
 
         async def touch() -> None:
-            try:
+            with contextlib.suppress(Exception):  # access stats are best effort
                 await self._stores.records.touch(ids, now)
-            except Exception:  # noqa: BLE001 - access stats are best effort
-                pass
 
         task = asyncio.get_running_loop().create_task(touch())
         _BACKGROUND.add(task)

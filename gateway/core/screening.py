@@ -10,7 +10,12 @@ from dataclasses import dataclass, field
 _PII: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
     # PRC resident ID: 6 region digits, birth date YYYYMMDD, 3 digits, check digit or X
-    ("id_card", re.compile(r"(?<!\d)\d{6}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\d)")),
+    (
+        "id_card",
+        re.compile(
+            r"(?<!\d)\d{6}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\d)"
+        ),
+    ),
     # bank card: 16-19 digits, optionally grouped by spaces or dashes
     ("bank_card", re.compile(r"(?<!\d)(?:\d[ -]?){15,18}\d(?!\d)")),
     # Chinese mobile: optional +86, 1[3-9]x xxxx xxxx

@@ -152,14 +152,18 @@ class MemoryService:
             self.recaller.cache.invalidate(namespaces)
 
     # ---------------------------------------------------------------- writes
-    async def write(self, agent: str, items: Sequence[WriteInput], wait: bool) -> list[WriteOutcome]:
+    async def write(
+        self, agent: str, items: Sequence[WriteInput], wait: bool
+    ) -> list[WriteOutcome]:
         """All-or-nothing: every item is validated before any is journaled."""
         nsp.check_agent_id(agent)
         if not items:
             raise InvalidArgument("items is empty: send at least one write", field="items")
         limit = self.settings.limits.max_batch_items
         if len(items) > limit:
-            raise InvalidArgument(f"items has {len(items)} writes, the limit is {limit}", field="items")
+            raise InvalidArgument(
+                f"items has {len(items)} writes, the limit is {limit}", field="items"
+            )
         prefix = (lambda i: f"items[{i}].") if len(items) > 1 else (lambda i: "")
         prepared = [prepare(item, self.settings.limits, prefix(i)) for i, item in enumerate(items)]
         policy = await self._policy()
@@ -174,8 +178,9 @@ class MemoryService:
             if access is nsp.Access.PROPOSAL and not _auto_approved(policy, p.namespace, p.payload):
                 pid = _stable_id(agent, p.idempotency_key) if p.idempotency_key else _new_id()
                 await self.ledger.add_proposal(pid, agent, p.payload)
-                outcomes[i] = WriteOutcome(id="", proposal_id=pid, redactions=p.redactions,
-                                           quarantined=p.quarantined)
+                outcomes[i] = WriteOutcome(
+                    id="", proposal_id=pid, redactions=p.redactions, quarantined=p.quarantined
+                )
                 continue
             kind = "turn" if p.layer is Layer.WORKING else "memory"
             if kind == "turn":
@@ -185,17 +190,24 @@ class MemoryService:
             accepted = await self.journal.append([e for _, e in entries])
             for (i, _), acc in zip(entries, accepted, strict=True):
                 outcomes[i] = WriteOutcome(
-                    id=acc.write_id, duplicate=acc.duplicate, applied=acc.applied,
-                    journal_seq=acc.seq, redactions=prepared[i].redactions,
+                    id=acc.write_id,
+                    duplicate=acc.duplicate,
+                    applied=acc.applied,
+                    journal_seq=acc.seq,
+                    redactions=prepared[i].redactions,
                     quarantined=prepared[i].quarantined,
                 )
             self.applier.kick()
             await self.ledger.audit(
-                [(agent, "write", prepared[i].namespace, e.write_id, prepared[i].layer.value)
-                 for i, e in entries]
+                [
+                    (agent, "write", prepared[i].namespace, e.write_id, prepared[i].layer.value)
+                    for i, e in entries
+                ]
             )
             if wait:
-                await self.applier.wait_applied([acc.seq for acc in accepted], self.settings.wait_timeout_s)
+                await self.applier.wait_applied(
+                    [acc.seq for acc in accepted], self.settings.wait_timeout_s
+                )
                 for i, _ in entries:
                     o = outcomes[i]
                     assert o is not None
@@ -204,7 +216,10 @@ class MemoryService:
         return [o for o in outcomes if o is not None]
 
     async def _policy(self) -> dict[str, Any]:
-        return await self.ledger.get_setting(POLICY_KEY) or {"auto_approve": [], "min_confidence": 0.0}
+        return await self.ledger.get_setting(POLICY_KEY) or {
+            "auto_approve": [],
+            "min_confidence": 0.0,
+        }
 
     # ---------------------------------------------------------------- reads
     async def get(self, agent: str, memory_id: str) -> Memory:
@@ -219,7 +234,9 @@ class MemoryService:
         resolved = await self.ledger.resolve(memory_id)
         mem = (await self.stores.records.get([resolved])).get(resolved)
         if mem is None:
-            raise NotFound(f"memory {memory_id!r} does not exist (or is not applied yet: write with wait)")
+            raise NotFound(
+                f"memory {memory_id!r} does not exist (or is not applied yet: write with wait)"
+            )
         nsp.check_read(agent, nsp.parse(mem.namespace), self.settings.master_agent)
         return mem
 
@@ -227,8 +244,10 @@ class MemoryService:
         mem = await self._visible(agent, memory_id)
         versions = await self.stores.records.history(mem.id)
         # every version but the newest has been replaced by a later one
-        return [v.with_changes(status=Status.SUPERSEDED) if v.version < mem.version else v
-                for v in versions]
+        return [
+            v.with_changes(status=Status.SUPERSEDED) if v.version < mem.version else v
+            for v in versions
+        ]
 
     async def forget(self, agent: str, memory_id: str, reason: str) -> Memory:
         mem = await self._visible(agent, memory_id)
@@ -238,8 +257,13 @@ class MemoryService:
                 f"agent {agent!r} may not forget {mem.id} in {mem.namespace}: ask the master",
                 field="id",
             )
-        entry = NewEntry(_new_id(), "forget", agent, "", {"id": mem.id, "reason": reason[:500],
-                                                          "namespace": mem.namespace})
+        entry = NewEntry(
+            _new_id(),
+            "forget",
+            agent,
+            "",
+            {"id": mem.id, "reason": reason[:500], "namespace": mem.namespace},
+        )
         accepted = await self.journal.append([entry])
         await self.ledger.audit([(agent, "forget", mem.namespace, mem.id, reason[:200])])
         await self.applier.wait_applied([accepted[0].seq], self.settings.wait_timeout_s)
@@ -250,14 +274,19 @@ class MemoryService:
         if not q.query.strip():
             raise InvalidArgument("query is empty", field="query")
         if not q.namespaces:
-            raise InvalidArgument("namespaces is empty: name the namespaces to search", field="namespaces")
+            raise InvalidArgument(
+                "namespaces is empty: name the namespaces to search", field="namespaces"
+            )
         for ns in q.namespaces:
             nsp.check_read(agent, nsp.parse(ns, "namespaces"), self.settings.master_agent)
         if not 1 <= q.top_k <= self.settings.limits.max_top_k:
-            raise InvalidArgument(f"top_k must be 1..{self.settings.limits.max_top_k}", field="top_k")
+            raise InvalidArgument(
+                f"top_k must be 1..{self.settings.limits.max_top_k}", field="top_k"
+            )
         if not 0 <= q.token_budget <= self.settings.limits.max_token_budget:
             raise InvalidArgument(
-                f"token_budget must be 0..{self.settings.limits.max_token_budget}", field="token_budget"
+                f"token_budget must be 0..{self.settings.limits.max_token_budget}",
+                field="token_budget",
             )
         result = await self.recaller.recall(q)
         await self.ledger.audit([(agent, "recall", ",".join(q.namespaces), "", q.query[:200])])
@@ -276,22 +305,46 @@ class MemoryService:
         return str(ns)
 
     async def append_turn(
-        self, agent: str, namespace: str, session_id: str, role: str, content: str, zone: str,
-        metadata: dict[str, str], idempotency_key: str,
+        self,
+        agent: str,
+        namespace: str,
+        session_id: str,
+        role: str,
+        content: str,
+        zone: str,
+        metadata: dict[str, str],
+        idempotency_key: str,
     ) -> TurnOutcome:
         self._session(agent, namespace, session_id, write=True)
-        item = WriteInput(namespace=namespace, layer=Layer.WORKING.value, content=content,
-                          session_id=session_id, role=role or "user", zone=zone,
-                          metadata=metadata, idempotency_key=idempotency_key)
+        item = WriteInput(
+            namespace=namespace,
+            layer=Layer.WORKING.value,
+            content=content,
+            session_id=session_id,
+            role=role or "user",
+            zone=zone,
+            metadata=metadata,
+            idempotency_key=idempotency_key,
+        )
         p = prepare(item, self.settings.limits)
         p.payload["at"] = utcnow().isoformat()
         before = await self._dialogue_len(p.namespace, session_id)
-        acc = (await self.journal.append([NewEntry(_new_id(), "turn", agent, idempotency_key, p.payload)]))[0]
+        acc = (
+            await self.journal.append(
+                [NewEntry(_new_id(), "turn", agent, idempotency_key, p.payload)]
+            )
+        )[0]
         self.applier.kick()
         await self.applier.wait_applied([acc.seq], self.settings.wait_timeout_s)
         after = await self._dialogue_len(p.namespace, session_id)
-        return TurnOutcome(acc.write_id, acc.duplicate, after < before + (0 if acc.duplicate else 1)
-                           and p.payload["zone"] == Zone.DIALOGUE.value, after, p.redactions)
+        return TurnOutcome(
+            acc.write_id,
+            acc.duplicate,
+            after < before + (0 if acc.duplicate else 1)
+            and p.payload["zone"] == Zone.DIALOGUE.value,
+            after,
+            p.redactions,
+        )
 
     async def _dialogue_len(self, namespace: str, session_id: str) -> int:
         window = await self.stores.working.window(namespace, session_id, [Zone.DIALOGUE])
@@ -308,13 +361,20 @@ class MemoryService:
             return [], True  # fallback: an empty context, never an error (seed 003 §4.2)
         return [t for z in Zone if z in wanted for t in window.get(z, [])], False
 
-    async def session_state(self, agent: str, namespace: str, session_id: str) -> tuple[dict[str, str], int]:
+    async def session_state(
+        self, agent: str, namespace: str, session_id: str
+    ) -> tuple[dict[str, str], int]:
         ns = self._session(agent, namespace, session_id, write=False)
         state = await self.stores.working.get_state(ns, session_id)
         return state, await self.stores.working.ttl_seconds(ns, session_id)
 
     async def update_session_state(
-        self, agent: str, namespace: str, session_id: str, updates: dict[str, str], remove: Sequence[str]
+        self,
+        agent: str,
+        namespace: str,
+        session_id: str,
+        updates: dict[str, str],
+        remove: Sequence[str],
     ) -> tuple[dict[str, str], int]:
         ns = self._session(agent, namespace, session_id, write=True)
         if len(updates) > self.settings.limits.max_metadata_entries:
@@ -343,29 +403,45 @@ class MemoryService:
         return (await self.write(agent, [item], wait))[0]
 
     async def relate(
-        self, agent: str, src: tuple[str, str], rel_type: str, dst: tuple[str, str],
-        at: datetime | None, properties: dict[str, str],
+        self,
+        agent: str,
+        src: tuple[str, str],
+        rel_type: str,
+        dst: tuple[str, str],
+        at: datetime | None,
+        properties: dict[str, str],
     ) -> None:
         nsp.check_agent_id(agent)
         _check_relation(rel_type, "type")
         payload = {
-            "src_kind": _node_kind(src[0], "src.kind").value, "src_id": _node_id(src[1], "src.id"),
-            "dst_kind": _node_kind(dst[0], "dst.kind").value, "dst_id": _node_id(dst[1], "dst.id"),
-            "type": rel_type, "at": (at or utcnow()).isoformat(), "properties": properties,
+            "src_kind": _node_kind(src[0], "src.kind").value,
+            "src_id": _node_id(src[1], "src.id"),
+            "dst_kind": _node_kind(dst[0], "dst.kind").value,
+            "dst_id": _node_id(dst[1], "dst.id"),
+            "type": rel_type,
+            "at": (at or utcnow()).isoformat(),
+            "properties": properties,
         }
         acc = await self.journal.append([NewEntry(_new_id(), "relate", agent, "", payload)])
         await self.applier.wait_applied([acc[0].seq], self.settings.wait_timeout_s)
 
     async def timeline(
-        self, agent: str, namespace: str, start: datetime | None, end: datetime | None,
-        limit: int, types: Sequence[str],
+        self,
+        agent: str,
+        namespace: str,
+        start: datetime | None,
+        end: datetime | None,
+        limit: int,
+        types: Sequence[str],
     ) -> list[Event]:
         nsp.check_agent_id(agent)
         ns = nsp.parse(namespace)
         nsp.check_read(agent, ns, self.settings.master_agent)
         if start and end and end <= start:
             raise InvalidArgument("end must be after start", field="end")
-        return await self.stores.graph.timeline(str(ns), start, end, min(max(limit, 1), 1000), types)
+        return await self.stores.graph.timeline(
+            str(ns), start, end, min(max(limit, 1), 1000), types
+        )
 
     async def neighbourhood(
         self, agent: str, node: tuple[str, str], depth: int, limit: int
@@ -382,8 +458,11 @@ class MemoryService:
         # events in another agent's private namespace stay hidden
         event_ids = [n.node.id for n in found if n.node.kind is NodeKind.EVENT]
         mems = await self.stores.records.get(event_ids)
-        visible = {i for i, m in mems.items()
-                   if nsp.can_read(agent, nsp.parse(m.namespace), self.settings.master_agent)}
+        visible = {
+            i
+            for i, m in mems.items()
+            if nsp.can_read(agent, nsp.parse(m.namespace), self.settings.master_agent)
+        }
         return [n for n in found if n.node.kind is not NodeKind.EVENT or n.node.id in visible]
 
     # ---------------------------------------------------------------- later capabilities
@@ -406,10 +485,13 @@ class MemoryService:
             "last_apply_error": self.applier.last_error,
         }
 
-    async def query_audit(self, agent: str, filter_agent: str, namespace: str, since: float,
-                          limit: int) -> list[tuple[float, str, str, str, str, str]]:
+    async def query_audit(
+        self, agent: str, filter_agent: str, namespace: str, since: float, limit: int
+    ) -> list[tuple[float, str, str, str, str, str]]:
         self.require_master(agent, "read the audit log")
-        return await self.ledger.query_audit(filter_agent, namespace, since, min(max(limit, 1), 1000))
+        return await self.ledger.query_audit(
+            filter_agent, namespace, since, min(max(limit, 1), 1000)
+        )
 
     def require_master(self, agent: str, what: str) -> None:
         nsp.check_agent_id(agent)
@@ -441,9 +523,15 @@ def _stable_id(agent: str, key: str) -> str:
 
 
 def _check_relation(rel_type: str, name: str) -> None:
-    if not rel_type or len(rel_type) > 40 or not set(rel_type) <= RELATION_TYPE_CHARS or not rel_type[0].isalpha():
+    if (
+        not rel_type
+        or len(rel_type) > 40
+        or not set(rel_type) <= RELATION_TYPE_CHARS
+        or not rel_type[0].isalpha()
+    ):
         raise InvalidArgument(
-            f"{name} {rel_type!r} must be UPPER_SNAKE_CASE (A-Z, 0-9, _), at most 40 chars", field=name
+            f"{name} {rel_type!r} must be UPPER_SNAKE_CASE (A-Z, 0-9, _), at most 40 chars",
+            field=name,
         )
 
 
@@ -452,7 +540,9 @@ def _node_kind(kind: str, name: str) -> NodeKind:
         return NodeKind(kind)
     except ValueError:
         allowed = ", ".join(k.value for k in NodeKind)
-        raise InvalidArgument(f"{name} {kind!r} is unknown: use one of {allowed}", field=name) from None
+        raise InvalidArgument(
+            f"{name} {kind!r} is unknown: use one of {allowed}", field=name
+        ) from None
 
 
 def _node_id(value: str, name: str) -> str:

@@ -216,39 +216,64 @@ def recall_result_to_pb(r: RecallResult) -> pb.RecallResponse:
 
 # ---- working memory
 def turn_to_pb(t: Turn) -> pb.Turn:
-    return pb.Turn(id=t.id, role=t.role, content=t.content, zone=t.zone.value, at=ts(t.at),
-                   metadata=t.metadata)
+    return pb.Turn(
+        id=t.id, role=t.role, content=t.content, zone=t.zone.value, at=ts(t.at), metadata=t.metadata
+    )
 
 
 def turn_from_pb(p: pb.Turn) -> Turn:
     from gateway.core.models import Zone
 
-    return Turn(id=p.id, role=p.role, content=p.content, zone=Zone(p.zone),
-                at=from_ts(p, "at") or datetime.fromtimestamp(0, UTC), metadata=dict(p.metadata))
+    return Turn(
+        id=p.id,
+        role=p.role,
+        content=p.content,
+        zone=Zone(p.zone),
+        at=from_ts(p, "at") or datetime.fromtimestamp(0, UTC),
+        metadata=dict(p.metadata),
+    )
 
 
 # ---- episodic
 def event_to_pb(e: Event) -> pb.Event:
     return pb.Event(
-        id=e.id, namespace=e.namespace, type=e.type, summary=e.summary, at=ts(e.at),
-        importance=e.importance, agent_id=e.agent_id, user_id=e.user_id,
-        session_id=e.session_id, task_id=e.task_id, entities=e.entities,
+        id=e.id,
+        namespace=e.namespace,
+        type=e.type,
+        summary=e.summary,
+        at=ts(e.at),
+        importance=e.importance,
+        agent_id=e.agent_id,
+        user_id=e.user_id,
+        session_id=e.session_id,
+        task_id=e.task_id,
+        entities=e.entities,
     )
 
 
 def event_from_pb(p: pb.Event) -> Event:
     return Event(
-        id=p.id, namespace=p.namespace, type=p.type, summary=p.summary,
-        at=from_ts(p, "at") or datetime.fromtimestamp(0, UTC), importance=p.importance,
-        agent_id=p.agent_id, user_id=p.user_id, session_id=p.session_id, task_id=p.task_id,
+        id=p.id,
+        namespace=p.namespace,
+        type=p.type,
+        summary=p.summary,
+        at=from_ts(p, "at") or datetime.fromtimestamp(0, UTC),
+        importance=p.importance,
+        agent_id=p.agent_id,
+        user_id=p.user_id,
+        session_id=p.session_id,
+        task_id=p.task_id,
         entities=list(p.entities),
     )
 
 
 def neighbour_to_pb(n: Neighbour) -> pb.Neighbour:
     return pb.Neighbour(
-        node=pb.NodeRef(kind=n.node.kind.value, id=n.node.id), relation=n.relation,
-        at=ts(n.at), distance=n.distance, label=n.label,
+        node=pb.NodeRef(kind=n.node.kind.value, id=n.node.id),
+        relation=n.relation,
+        at=ts(n.at),
+        distance=n.distance,
+        label=n.label,
     )
 
 
@@ -256,6 +281,9 @@ def neighbour_from_pb(p: pb.Neighbour) -> Neighbour:
     from gateway.core.models import NodeKind, NodeRef
 
     return Neighbour(
-        node=NodeRef(NodeKind(p.node.kind), p.node.id), relation=p.relation,
-        at=from_ts(p, "at") or datetime.fromtimestamp(0, UTC), distance=p.distance, label=p.label,
+        node=NodeRef(NodeKind(p.node.kind), p.node.id),
+        relation=p.relation,
+        at=from_ts(p, "at") or datetime.fromtimestamp(0, UTC),
+        distance=p.distance,
+        label=p.label,
     )

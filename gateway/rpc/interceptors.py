@@ -23,7 +23,9 @@ _API_PREFIX = "/memgate.v1."
 
 
 class ErrorMapping(grpc.aio.ServerInterceptor):
-    def __init__(self, api_keys: Mapping[str, str], metrics: Callable[[str, float, str], None] | None = None) -> None:
+    def __init__(
+        self, api_keys: Mapping[str, str], metrics: Callable[[str, float, str], None] | None = None
+    ) -> None:
         self._api_keys = api_keys
         self._metrics = metrics
 
@@ -56,7 +58,8 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
                 code = "INTERNAL"
                 log.exception("internal error in %s (request %s)", method, request_id)
                 await context.abort(
-                    grpc.StatusCode.INTERNAL, f"internal error (request id {request_id}); see the gateway log"
+                    grpc.StatusCode.INTERNAL,
+                    f"internal error (request id {request_id}); see the gateway log",
                 )
             finally:
                 if metrics is not None:

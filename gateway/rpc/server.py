@@ -24,8 +24,13 @@ SERVICE_NAME = memgate_pb2.DESCRIPTOR.services_by_name["MemoryGateway"].full_nam
 class Gateway:
     """A running gateway: the server, its port and the service behind it."""
 
-    def __init__(self, server: grpc.aio.Server, port: int, service: MemoryService,
-                 health_servicer: health.aio.HealthServicer) -> None:
+    def __init__(
+        self,
+        server: grpc.aio.Server,
+        port: int,
+        service: MemoryService,
+        health_servicer: health.aio.HealthServicer,
+    ) -> None:
         self.server = server
         self.port = port
         self.service = service

@@ -52,27 +52,44 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
     # ---- working memory
     async def AppendTurn(self, req: pb.AppendTurnRequest, ctx: Ctx) -> pb.AppendTurnResponse:
         o = await self._svc.append_turn(
-            caller(ctx), req.namespace, req.session_id, req.role, req.content, req.zone,
-            dict(req.metadata), req.idempotency_key,
+            caller(ctx),
+            req.namespace,
+            req.session_id,
+            req.role,
+            req.content,
+            req.zone,
+            dict(req.metadata),
+            req.idempotency_key,
         )
-        return pb.AppendTurnResponse(id=o.id, duplicate=o.duplicate, compacted=o.compacted,
-                                     dialogue_length=o.dialogue_length, redactions=o.redactions)
+        return pb.AppendTurnResponse(
+            id=o.id,
+            duplicate=o.duplicate,
+            compacted=o.compacted,
+            dialogue_length=o.dialogue_length,
+            redactions=o.redactions,
+        )
 
     async def GetWindow(self, req: pb.GetWindowRequest, ctx: Ctx) -> pb.GetWindowResponse:
-        turns, degraded = await self._svc.window(caller(ctx), req.namespace, req.session_id, list(req.zones))
+        turns, degraded = await self._svc.window(
+            caller(ctx), req.namespace, req.session_id, list(req.zones)
+        )
         return pb.GetWindowResponse(turns=[cv.turn_to_pb(t) for t in turns], degraded=degraded)
 
     async def GetSessionState(self, req: pb.GetSessionStateRequest, ctx: Ctx) -> pb.SessionState:
         values, ttl = await self._svc.session_state(caller(ctx), req.namespace, req.session_id)
         return pb.SessionState(values=values, ttl_seconds=ttl)
 
-    async def UpdateSessionState(self, req: pb.UpdateSessionStateRequest, ctx: Ctx) -> pb.SessionState:
+    async def UpdateSessionState(
+        self, req: pb.UpdateSessionStateRequest, ctx: Ctx
+    ) -> pb.SessionState:
         values, ttl = await self._svc.update_session_state(
             caller(ctx), req.namespace, req.session_id, dict(req.set), list(req.remove)
         )
         return pb.SessionState(values=values, ttl_seconds=ttl)
 
-    async def CompactWindow(self, req: pb.CompactWindowRequest, ctx: Ctx) -> pb.CompactWindowResponse:
+    async def CompactWindow(
+        self, req: pb.CompactWindowRequest, ctx: Ctx
+    ) -> pb.CompactWindowResponse:
         n, summary = await self._svc.compact_window(caller(ctx), req.namespace, req.session_id)
         return pb.CompactWindowResponse(summarised=n, summary=summary)
 
@@ -90,19 +107,29 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
 
     async def Relate(self, req: pb.RelateRequest, ctx: Ctx) -> pb.RelateResponse:
         await self._svc.relate(
-            caller(ctx), (req.src.kind, req.src.id), req.type, (req.dst.kind, req.dst.id),
-            cv.from_ts(req, "at"), dict(req.properties),
+            caller(ctx),
+            (req.src.kind, req.src.id),
+            req.type,
+            (req.dst.kind, req.dst.id),
+            cv.from_ts(req, "at"),
+            dict(req.properties),
         )
         return pb.RelateResponse()
 
     async def Timeline(self, req: pb.TimelineRequest, ctx: Ctx) -> pb.TimelineResponse:
         events = await self._svc.timeline(
-            caller(ctx), req.namespace, cv.from_ts(req, "start"), cv.from_ts(req, "end"),
-            req.limit or 100, list(req.types),
+            caller(ctx),
+            req.namespace,
+            cv.from_ts(req, "start"),
+            cv.from_ts(req, "end"),
+            req.limit or 100,
+            list(req.types),
         )
         return pb.TimelineResponse(events=[cv.event_to_pb(e) for e in events])
 
-    async def Neighbourhood(self, req: pb.NeighbourhoodRequest, ctx: Ctx) -> pb.NeighbourhoodResponse:
+    async def Neighbourhood(
+        self, req: pb.NeighbourhoodRequest, ctx: Ctx
+    ) -> pb.NeighbourhoodResponse:
         found = await self._svc.neighbourhood(
             caller(ctx), (req.node.kind, req.node.id), req.depth or 1, req.limit or 50
         )
@@ -113,25 +140,40 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         caller(ctx)
         s = await self._svc.stats()
         return pb.StatsResponse(
-            journal_pending=s["journal_pending"], journal_applied=s["journal_applied"],
-            vectors=s["vectors"], memories=s["memories"], embedder=s["embedder"],
-            shards=s["shards"], recall_cache_hits=s["recall_cache_hits"],
+            journal_pending=s["journal_pending"],
+            journal_applied=s["journal_applied"],
+            vectors=s["vectors"],
+            memories=s["memories"],
+            embedder=s["embedder"],
+            shards=s["shards"],
+            recall_cache_hits=s["recall_cache_hits"],
             recall_cache_misses=s["recall_cache_misses"],
         )
 
     async def QueryAudit(self, req: pb.QueryAuditRequest, ctx: Ctx) -> pb.QueryAuditResponse:
         since = cv.from_ts(req, "since")
         rows = await self._svc.query_audit(
-            caller(ctx), req.agent_id, req.namespace, since.timestamp() if since else 0.0,
+            caller(ctx),
+            req.agent_id,
+            req.namespace,
+            since.timestamp() if since else 0.0,
             req.limit or 100,
         )
         from datetime import UTC, datetime
 
-        return pb.QueryAuditResponse(entries=[
-            pb.AuditEntry(at=cv.ts(datetime.fromtimestamp(r[0], UTC)), agent_id=r[1], action=r[2],
-                          namespace=r[3], target=r[4], detail=r[5])
-            for r in rows
-        ])
+        return pb.QueryAuditResponse(
+            entries=[
+                pb.AuditEntry(
+                    at=cv.ts(datetime.fromtimestamp(r[0], UTC)),
+                    agent_id=r[1],
+                    action=r[2],
+                    namespace=r[3],
+                    target=r[4],
+                    detail=r[5],
+                )
+                for r in rows
+            ]
+        )
 
     # ---- designed in the API, built by later work: answer UNIMPLEMENTED with a clear message
     async def _later(self, what: str) -> Any:

@@ -55,8 +55,15 @@ def start_gateway(settings: Settings) -> tuple[RunningGateway, Callable[[], None
 
 
 def gateway_settings(tmp_path: Path, **overrides: Any) -> Settings:
-    base = Settings(host="127.0.0.1", port=0, data_dir=tmp_path / "data", embedder="hash",
-                    dialogue_max_turns=6, wait_timeout_s=15.0, flush_interval_s=0.5)
+    base = Settings(
+        host="127.0.0.1",
+        port=0,
+        data_dir=tmp_path / "data",
+        embedder="hash",
+        dialogue_max_turns=6,
+        wait_timeout_s=15.0,
+        flush_interval_s=0.5,
+    )
     return replace(base, **overrides)
 
 

@@ -1,0 +1,5 @@
+import sys
+
+from agents_demo.story import main
+
+sys.exit(main())

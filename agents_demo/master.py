@@ -1,0 +1,55 @@
+"""The master agent: talks to the user, keeps the session window, remembers what matters,
+recalls across sessions, and decides sub-agents' proposals."""
+
+from __future__ import annotations
+
+from gateway.client import GatewayClient, Hit
+
+REMEMBER_WORDS = ("记住", "remember", "don't forget", "别忘了")
+
+
+class MasterAgent:
+    def __init__(self, target: str, user_namespace: str, agent_id: str = "master") -> None:
+        self.client = GatewayClient(target, agent_id=agent_id)
+        self.user_ns = user_namespace
+
+    def close(self) -> None:
+        self.client.close()
+
+    def user_says(self, session: str, text: str) -> None:
+        """One user turn: it goes into the session window; an explicit preference is also
+        written to the user's long-term semantic memory."""
+        self.client.append_turn(self.user_ns, session, role="user", content=text)
+        if any(w in text.lower() for w in REMEMBER_WORDS):
+            self.client.write(
+                self.user_ns,
+                "semantic",
+                text,
+                type="preference",
+                session_id=session,
+                evidence=[text],
+                wait=True,
+            )
+        self.client.append_turn(self.user_ns, session, role="assistant", content="(answer)")
+
+    def window(self, session: str):  # type: ignore[no-untyped-def]
+        return self.client.window(self.user_ns, session)
+
+    def recommend_takeout(self, session: str) -> tuple[str, list[Hit]]:
+        ask = "Recommend a takeout dinner for tonight. 推荐一份外卖"
+        self.client.append_turn(self.user_ns, session, role="user", content=ask)
+        recall = self.client.recall(
+            "what food does the user like or not eat? 用户不吃什么",
+            namespaces=[self.user_ns, "global"],
+            top_k=5,
+            session_id=session,
+        )
+        avoid_cilantro = any("香菜" in h.content or "cilantro" in h.content.lower() for h in recall)
+        if avoid_cilantro:
+            answer = (
+                "Try the Sichuan noodle place — I'll ask them to leave out the cilantro (不放香菜)."
+            )
+        else:
+            answer = "Try the Yunnan rice-noodle shop — their cilantro topping is famous!"
+        self.client.append_turn(self.user_ns, session, role="assistant", content=answer)
+        return answer, list(recall)

