@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -70,3 +73,29 @@ async def create_server(settings: Settings, service: MemoryService | None = None
         await service.close()
         raise OSError(f"could not bind {settings.host}:{settings.port}: is the port in use?")
     return Gateway(server, port, service, health_servicer)
+
+
+@contextmanager
+def serve_in_thread(settings: Settings) -> Iterator[str]:
+    """Run a gateway on its own event loop in a background thread; yields its address.
+
+    For embedding memgate in a synchronous program (the demo, benchmarks, tests)."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="memgate-loop", daemon=True)
+    thread.start()
+
+    async def boot() -> Gateway:
+        gateway = await create_server(settings)
+        await gateway.start()
+        return gateway
+
+    try:
+        gateway = asyncio.run_coroutine_threadsafe(boot(), loop).result(300)
+        try:
+            yield f"{settings.host}:{gateway.port}"
+        finally:
+            asyncio.run_coroutine_threadsafe(gateway.stop(grace=1.0), loop).result(120)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import asyncio
-import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from gateway.client import GatewayClient
-from gateway.rpc.server import Gateway, create_server
+from gateway.rpc.server import serve_in_thread
 from gateway.settings import Settings
 
 
@@ -22,36 +21,15 @@ from gateway.settings import Settings
 class RunningGateway:
     address: str
     settings: Settings
-    gateway: Gateway
-    loop: asyncio.AbstractEventLoop
 
     def client(self, agent_id: str = "master", **kw: Any) -> GatewayClient:
         return GatewayClient(self.address, agent_id=agent_id, **kw)
 
-    def run(self, coro: Any) -> Any:
-        """Run a coroutine on the server's loop (to peek at the service directly)."""
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(30)
 
-
-def start_gateway(settings: Settings) -> tuple[RunningGateway, Callable[[], None]]:
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="gateway-loop", daemon=True)
-    thread.start()
-
-    async def boot() -> Gateway:
-        gw = await create_server(settings)
-        await gw.start()
-        return gw
-
-    gw = asyncio.run_coroutine_threadsafe(boot(), loop).result(60)
-
-    def stop() -> None:
-        asyncio.run_coroutine_threadsafe(gw.stop(grace=1.0), loop).result(60)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
-
-    return RunningGateway(f"127.0.0.1:{gw.port}", settings, gw, loop), stop
+@contextmanager
+def running_gateway(settings: Settings) -> Iterator[RunningGateway]:
+    with serve_in_thread(settings) as address:
+        yield RunningGateway(address, settings)
 
 
 def gateway_settings(tmp_path: Path, **overrides: Any) -> Settings:
@@ -79,11 +57,8 @@ def backend(request: pytest.FixtureRequest) -> dict[str, str]:
 
 @pytest.fixture
 def gw(tmp_path: Path, backend: dict[str, str]) -> Iterator[RunningGateway]:
-    running, stop = start_gateway(gateway_settings(tmp_path, **backend))
-    try:
+    with running_gateway(gateway_settings(tmp_path, **backend)) as running:
         yield running
-    finally:
-        stop()
 
 
 @pytest.fixture

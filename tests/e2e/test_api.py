@@ -13,7 +13,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from gateway import client as gc
 from memgate.v1 import memgate_pb2 as pb
 from memgate.v1 import memgate_pb2_grpc as pb_grpc
-from tests.e2e.conftest import RunningGateway, gateway_settings, start_gateway
+from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
 
 
 def _journal(gw: RunningGateway) -> tuple[int, int]:
@@ -523,13 +523,10 @@ def test_health_reflection_stats_audit_and_unimplemented(gw: RunningGateway, ns:
 
 
 def test_api_keys_are_checked(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    running, stop = start_gateway(gateway_settings(tmp_path, api_keys={"master": "s3cret"}))
-    try:
+    with running_gateway(gateway_settings(tmp_path, api_keys={"master": "s3cret"})) as running:
         with running.client("master", api_key="s3cret") as ok:
             assert ok.stats().shards == 8
         with running.client("master", api_key="wrong") as bad, pytest.raises(gc.Unauthenticated):
             bad.stats()
         with running.client("intruder") as anon, pytest.raises(gc.Unauthenticated):
             anon.stats()
-    finally:
-        stop()

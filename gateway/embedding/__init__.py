@@ -1,0 +1,38 @@
+"""Text embedders for memgate.
+
+* :class:`MiniLMEmbedder` -- all-MiniLM-L6-v2 in pure numpy (384-d, semantic).
+* :class:`HashEmbedder` -- deterministic feature hashing (384-d, NOT semantic; tests).
+* :class:`CachedEmbedder` -- thread-safe LRU wrapper around any embedder.
+* :func:`build_embedder` -- factory: ``build_embedder("minilm" | "hash", cache_size=1024)``.
+
+Every embedder follows the :class:`Embedder` protocol: ``embed(texts)`` returns
+a float32 array of shape ``(len(texts), dim)`` whose rows are L2-normalised
+(so cosine similarity is a dot product); an empty input gives ``(0, dim)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything that turns texts into L2-normalised float32 vectors."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 ``(len(texts), dim)``, rows L2-normalised, input order kept."""
+        ...
+
+
+from .cache import CachedEmbedder  # noqa: E402
+from .factory import build_embedder  # noqa: E402
+from .hashed import HashEmbedder  # noqa: E402
+from .minilm import MiniLMEmbedder  # noqa: E402
+
+__all__ = ["Embedder", "MiniLMEmbedder", "HashEmbedder", "CachedEmbedder", "build_embedder"]

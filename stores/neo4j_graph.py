@@ -1,0 +1,302 @@
+"""The episodic graph in Neo4j: ``EpisodicGraph`` with the same semantics as
+``SqliteEpisodicGraph``.
+
+Graph model
+-----------
+* One label per ``NodeKind`` — ``:User :Agent :Session :Event :Entity :Task :Step`` — each with a
+  unique ``id``. Events carry ``namespace, type, summary, at, importance, agent_id, user_id,
+  session_id, task_id, entities`` (a JSON list of names); entities carry ``name`` (as first
+  given; the id is ``text_match.normalise_name(name)``); nodes created by ``record`` keep the
+  namespace of the event that created them.
+* ``record`` owns five links per event, replaced on every upsert and stamped with the event's
+  time: ``-[:IN_SESSION]->(:Session)``, ``-[:BY]->(:Agent)``, ``-[:ABOUT]->(:User)``,
+  ``-[:PART_OF]->(:Task)``, ``-[:MENTIONS]->(:Entity)``; a link whose id is empty is skipped.
+* ``relate`` edges: the relationship type is the relation's type (validated against
+  ``REL_TYPE_PATTERN`` before it is written into the statement); ``at`` and ``props`` (a JSON
+  object) are overwritten when the same (src, type, dst) is related again.
+
+Times are integer epoch microseconds; every write is one parameterised statement in one
+transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from gateway.core.errors import InvalidArgument
+from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, Relation
+from stores import text_match
+from stores.neo4j_schema import (
+    GRAPH_SCHEMA,
+    REL_TYPE_PATTERN,
+    Neo4jSession,
+    dump_json,
+    from_micros,
+    load_json,
+    to_micros,
+)
+
+#: NodeKind -> label; labels only ever come from this table.
+LABELS: dict[NodeKind, str] = {
+    NodeKind.USER: "User",
+    NodeKind.AGENT: "Agent",
+    NodeKind.SESSION: "Session",
+    NodeKind.EVENT: "Event",
+    NodeKind.ENTITY: "Entity",
+    NodeKind.TASK: "Task",
+    NodeKind.STEP: "Step",
+}
+_KINDS = {label: kind for kind, label in LABELS.items()}
+
+
+def _link(rel: str, label: str, field: str) -> str:
+    """Link the event to the node named by ``e.<field>`` unless that id is empty."""
+    return f"""
+FOREACH (nid IN CASE WHEN e.{field} = '' THEN [] ELSE [e.{field}] END |
+  MERGE (n:{label} {{id: nid}})
+    ON CREATE SET n.namespace = e.namespace
+  CREATE (ev)-[:{rel} {{at: e.at}}]->(n))"""
+
+
+# All of an event's record-owned links are deleted first, so re-creating them cannot duplicate.
+_RECORD = (
+    """
+UNWIND $events AS e
+MERGE (ev:Event {id: e.id})
+SET ev.namespace = e.namespace, ev.type = e.type, ev.summary = e.summary, ev.at = e.at,
+    ev.importance = e.importance, ev.agent_id = e.agent_id, ev.user_id = e.user_id,
+    ev.session_id = e.session_id, ev.task_id = e.task_id, ev.entities = e.entities_json
+WITH ev, e
+CALL (ev) {
+  MATCH (ev)-[old:IN_SESSION|BY|ABOUT|PART_OF|MENTIONS]->()
+  DELETE old
+}"""
+    + _link("IN_SESSION", "Session", "session_id")
+    + _link("BY", "Agent", "agent_id")
+    + _link("ABOUT", "User", "user_id")
+    + _link("PART_OF", "Task", "task_id")
+    + """
+FOREACH (ent IN e.mentions |
+  MERGE (n:Entity {id: ent.id})
+    ON CREATE SET n.name = ent.name, n.namespace = e.namespace
+  FOREACH (unnamed IN CASE WHEN n.name IS NULL THEN [n] ELSE [] END |
+    SET unnamed.name = ent.name)
+  CREATE (ev)-[:MENTIONS {at: e.at}]->(n))
+"""
+)
+
+_RELATE_GROUP = """
+CALL () {{
+  UNWIND ${param} AS r
+  MERGE (a:{src} {{id: r.src}})
+  MERGE (b:{dst} {{id: r.dst}})
+  MERGE (a)-[x:{rel}]->(b)
+  SET x.at = r.at, x.props = r.props
+}}"""
+
+# Distinct nodes other than the start, each at its shortest distance, reached by its newest
+# last-hop edge at that distance; nearest first, then newest edge, then (kind, id).
+_NEIGHBOURHOOD = """
+MATCH (s:{label} {{id: $id}})
+CALL (s) {{
+  MATCH (s)-[r]-(n) WHERE n <> s
+  RETURN n, r, 1 AS d{second_hop}
+}}
+WITH n, d, r ORDER BY d, r.at DESC, type(r)
+WITH n, head(collect({{d: d, at: r.at, rel: type(r)}})) AS best
+WITH n, best, toLower(head(labels(n))) AS kind
+RETURN kind, n.id AS id, best.rel AS rel, best.at AS at, best.d AS distance,
+       CASE WHEN n:Event THEN coalesce(n.summary, '')
+            WHEN n:Entity THEN coalesce(n.name, '')
+            ELSE '' END AS label
+ORDER BY distance, at DESC, kind, id
+LIMIT $limit
+"""
+
+_SECOND_HOP = """
+  UNION ALL
+  MATCH (s)-[]-(m)-[r]-(n) WHERE n <> s AND m <> s
+  RETURN n, r, 2 AS d"""
+
+_EVENT_FIELDS = (
+    "e.id AS id, e.namespace AS namespace, e.type AS type, e.summary AS summary, e.at AS at, "
+    "e.importance AS importance, e.agent_id AS agent_id, e.user_id AS user_id, "
+    "e.session_id AS session_id, e.task_id AS task_id, e.entities AS entities"
+)
+
+
+def _event_row(e: Event) -> dict[str, Any]:
+    mentions: dict[str, str] = {}
+    for name in e.entities:
+        entity_id = text_match.normalise_name(name)
+        if entity_id:
+            mentions.setdefault(entity_id, name)
+    return {
+        "id": e.id,
+        "namespace": e.namespace,
+        "type": e.type,
+        "summary": e.summary,
+        "at": to_micros(e.at),
+        "importance": float(e.importance),
+        "agent_id": e.agent_id,
+        "user_id": e.user_id,
+        "session_id": e.session_id,
+        "task_id": e.task_id,
+        "entities_json": dump_json(list(e.entities)),
+        "mentions": [{"id": i, "name": n} for i, n in mentions.items()],
+    }
+
+
+def _event_of(row: Any) -> Event:
+    at = from_micros(row["at"])
+    assert at is not None
+    return Event(
+        id=row["id"],
+        namespace=row["namespace"],
+        type=row["type"],
+        summary=row["summary"],
+        at=at,
+        importance=float(row["importance"]),
+        agent_id=row["agent_id"],
+        user_id=row["user_id"],
+        session_id=row["session_id"],
+        task_id=row["task_id"],
+        entities=load_json(row["entities"], []),
+    )
+
+
+def _label(kind: NodeKind | str) -> str:
+    return LABELS[NodeKind(kind)]
+
+
+class Neo4jEpisodicGraph:
+    """``EpisodicGraph`` over a Neo4j 5 database (Community edition is enough)."""
+
+    backend = "neo4j"
+
+    def __init__(
+        self,
+        uri: str,
+        user: str | None = None,
+        password: str | None = None,
+        database: str = "neo4j",
+    ) -> None:
+        self._db = Neo4jSession(uri, user, password, database)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        await self._db.start(GRAPH_SCHEMA)
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def ping(self) -> None:
+        await self._db.ping()
+
+    # ------------------------------------------------------------------ writes
+
+    async def record(self, events: Sequence[Event]) -> None:
+        if not events:
+            return
+        if any(not e.id for e in events):
+            raise InvalidArgument("every event needs an id", field="events")
+        latest = {e.id: e for e in events}  # a later copy of an event in the batch wins
+        rows = [_event_row(latest[i]) for i in sorted(latest)]
+        await self._db.write(_RECORD, {"events": rows})
+
+    async def relate(self, relations: Sequence[Relation]) -> None:
+        if not relations:
+            return
+        groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+        for r in relations:
+            if not REL_TYPE_PATTERN.match(r.type):
+                raise InvalidArgument(
+                    f"relation type {r.type!r} must be upper snake case (at most 64 characters)",
+                    field="type",
+                )
+            if not r.src.id or not r.dst.id:
+                raise InvalidArgument("both ends of a relation need an id", field="relations")
+            key = (_label(r.src.kind), r.type, _label(r.dst.kind))
+            groups.setdefault(key, []).append(
+                {
+                    "src": r.src.id,
+                    "dst": r.dst.id,
+                    "at": to_micros(r.at),
+                    "props": dump_json(dict(sorted(r.properties))),
+                }
+            )
+        statement: list[str] = []
+        params: dict[str, Any] = {}
+        for n, ((src, rel, dst), rows) in enumerate(groups.items()):
+            param = f"g{n}"
+            statement.append(_RELATE_GROUP.format(param=param, src=src, dst=dst, rel=rel))
+            params[param] = rows
+        await self._db.write("\n".join(statement), params)
+
+    async def delete_events(self, ids: Sequence[str]) -> None:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return
+        await self._db.write(
+            "UNWIND $ids AS id MATCH (e:Event {id: id}) DETACH DELETE e", {"ids": unique}
+        )
+
+    # ------------------------------------------------------------------ reads
+
+    async def timeline(
+        self,
+        namespace: str,
+        start: datetime | None,
+        end: datetime | None,
+        limit: int,
+        types: Sequence[str] = (),
+    ) -> list[Event]:
+        if limit <= 0:
+            return []
+        where = ["e.namespace = $namespace"]
+        params: dict[str, Any] = {"namespace": namespace, "limit": int(limit)}
+        if start is not None:
+            where.append("e.at >= $start")
+            params["start"] = to_micros(start)
+        if end is not None:
+            where.append("e.at < $end")
+            params["end"] = to_micros(end)
+        if types:
+            where.append("e.type IN $types")
+            params["types"] = list(types)
+        rows = await self._db.read(
+            f"MATCH (e:Event) WHERE {' AND '.join(where)} "
+            f"RETURN {_EVENT_FIELDS} ORDER BY e.at DESC, e.id DESC LIMIT $limit",
+            params,
+        )
+        return [_event_of(r) for r in reversed(rows)]
+
+    async def neighbourhood(self, node: NodeRef, depth: int, limit: int) -> list[Neighbour]:
+        if depth not in (1, 2):
+            raise InvalidArgument("depth must be 1 or 2", field="depth")
+        if limit <= 0:
+            return []
+        rows = await self._db.read(
+            _NEIGHBOURHOOD.format(
+                label=_label(node.kind), second_hop=_SECOND_HOP if depth == 2 else ""
+            ),
+            {"id": node.id, "limit": int(limit)},
+        )
+        out: list[Neighbour] = []
+        for row in rows:
+            at = from_micros(row["at"])
+            if at is None or row["kind"] not in {k.value for k in NodeKind}:
+                continue  # not one of ours (no time stamp, or a foreign label)
+            out.append(
+                Neighbour(
+                    node=NodeRef(NodeKind(row["kind"]), row["id"]),
+                    relation=row["rel"],
+                    at=at,
+                    distance=int(row["distance"]),
+                    label=row["label"],
+                )
+            )
+        return out

@@ -1,0 +1,377 @@
+"""Long-term records in Neo4j: ``RecordStore`` with the same semantics as ``SqliteRecordStore``.
+
+Graph model
+-----------
+* ``(:Memory {id, namespace, layer, status, fact_key, when_at, ...})`` — the current (highest)
+  version of a memory, every field of it. While the memory is active it also carries
+  ``search_terms`` (its ``text_match.index_terms``, space separated) and ``search_ns``, the two
+  properties of the whitespace-analysed fulltext index behind ``keyword_search``.
+* ``(:MemoryVersion {id, version, ...})`` — every version ever put, written once (the first write
+  of an (id, version) wins, as in SQLite), linked ``(:Memory)-[:HAS_VERSION]->(:MemoryVersion)``
+  and chained newest to oldest by ``(:MemoryVersion)-[:SUPERSEDES]->(:MemoryVersion)``.
+* ``(:Memory)-[:HOLDS]->(:Fact {namespace, fact_key})`` — the claim of an active memory on its
+  fact. ``(namespace, fact_key)`` is unique, so a second active holder cannot be created; a claim
+  is released (the node deleted) as soon as its holder stops being active or changes fact.
+
+Times are integer epoch microseconds (exact; timezone-aware UTC on the way out), maps and lists
+JSON strings, embeddings little-endian float32 bytes. Every ``put`` is one parameterised statement
+in one write transaction: a fact conflict raises ``Conflict`` and stores nothing of the batch.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from gateway.core.errors import Conflict
+from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
+from stores import text_match
+from stores.neo4j_schema import (
+    MEMORY_TERMS_INDEX,
+    RECORD_SCHEMA,
+    Neo4jSession,
+    dump_json,
+    from_micros,
+    load_json,
+    to_micros,
+)
+
+_ACTIVE = Status.ACTIVE.value
+# Lucene's clause limit is 1024; longer queries are matched on their first terms (and scored on
+# all of them).
+_MAX_LUCENE_TERMS = 512
+_MAX_LUCENE_NAMESPACES = 256
+
+# Phases run in order inside one statement: versions, current nodes, version chains, then fact
+# claims - releases strictly before new claims, so "supersede the holder and add its successor"
+# works whatever the order of the batch.
+_PUT = """
+CALL () {
+  UNWIND $versions AS r
+  MERGE (m:Memory {id: r.id})
+  MERGE (v:MemoryVersion {id: r.id, version: r.version})
+    ON CREATE SET v = r
+  MERGE (m)-[:HAS_VERSION]->(v)
+}
+CALL () {
+  UNWIND $heads AS h
+  MATCH (m:Memory {id: h.id})
+  WITH m, h WHERE m.version IS NULL OR h.version > m.version
+  SET m = h
+}
+CALL () {
+  UNWIND $ids AS id
+  MATCH (:Memory {id: id})-[:HAS_VERSION]->(v:MemoryVersion)
+  WITH id, v ORDER BY v.version
+  WITH id, collect(v) AS chain
+  UNWIND range(1, size(chain) - 1) AS i
+  WITH chain[i] AS newer, chain[i - 1] AS older
+  OPTIONAL MATCH (newer)-[stale:SUPERSEDES]->(other) WHERE other <> older
+  DELETE stale
+  MERGE (newer)-[:SUPERSEDES]->(older)
+}
+CALL () {
+  UNWIND $ids AS id
+  MATCH (m:Memory {id: id})-[:HOLDS]->(f:Fact)
+  WHERE NOT (m.status = $active AND f.namespace = m.namespace AND f.fact_key = m.fact_key)
+  DETACH DELETE f
+}
+CALL () {
+  UNWIND $ids AS id
+  MATCH (m:Memory {id: id})
+  WHERE m.status = $active AND m.fact_key <> ''
+    AND NOT EXISTS { (m)-[:HOLDS]->(:Fact {namespace: m.namespace, fact_key: m.fact_key}) }
+  CREATE (m)-[:HOLDS]->(:Fact {namespace: m.namespace, fact_key: m.fact_key})
+}
+"""
+
+_KEYWORD = f"""
+CALL db.index.fulltext.queryNodes('{MEMORY_TERMS_INDEX}', $lucene) YIELD node
+WHERE node.search_ns IN $namespaces AND node.status = $active {{layers}}
+WITH node, size([t IN $terms WHERE node.search_terms CONTAINS (' ' + t + ' ')]) AS hits
+WHERE hits > 0
+RETURN node.id AS id, hits
+ORDER BY hits DESC, node.when_at DESC, node.id
+LIMIT $limit
+"""
+
+_CONFLICT_KEY = re.compile(r"`namespace` = '(?P<ns>.*)', `fact_key` = '(?P<key>.*)'\Z", re.S)
+
+
+def _version_props(m: Memory) -> dict[str, Any]:
+    """Every field of a memory version as Neo4j properties (None values are simply absent)."""
+    embedding = None
+    if m.embedding is not None:
+        embedding = np.asarray(m.embedding, dtype="<f4").reshape(-1).tobytes()
+    return {
+        "id": m.id,
+        "version": int(m.version),
+        "namespace": m.namespace,
+        "layer": Layer(m.layer).value,
+        "content": m.content,
+        "type": m.type,
+        "importance": float(m.importance),
+        "confidence": float(m.confidence),
+        "source_agent": m.source_agent,
+        "source_session": m.source_session,
+        "task_id": m.task_id,
+        "created_at": to_micros(m.created_at),
+        "updated_at": to_micros(m.updated_at),
+        "last_accessed_at": to_micros(m.last_accessed_at),
+        "access_count": int(m.access_count),
+        "metadata": dump_json({str(k): str(v) for k, v in m.metadata.items()}),
+        "evidence": dump_json([str(e) for e in m.evidence]),
+        "event_time": to_micros(m.event_time),
+        "status": Status(m.status).value,
+        "fact_key": m.fact_key,
+        "entities": dump_json([str(e) for e in m.entities]),
+        "embedding": embedding,
+        "when_at": to_micros(m.when),
+    }
+
+
+def _current_props(m: Memory) -> dict[str, Any]:
+    props = _version_props(m)
+    if props["status"] == _ACTIVE:
+        terms = sorted(text_match.index_terms(m.content))
+        props["search_terms"] = f" {' '.join(terms)} " if terms else None
+        props["search_ns"] = m.namespace
+    return props
+
+
+def _at(us: int) -> datetime:
+    at = from_micros(us)
+    assert at is not None
+    return at
+
+
+def _memory_of(p: dict[str, Any]) -> Memory:
+    blob = p.get("embedding")
+    return Memory(
+        id=p["id"],
+        namespace=p["namespace"],
+        layer=Layer(p["layer"]),
+        content=p["content"],
+        type=p["type"],
+        importance=float(p["importance"]),
+        confidence=float(p["confidence"]),
+        source_agent=p["source_agent"],
+        source_session=p["source_session"],
+        task_id=p["task_id"],
+        created_at=_at(p["created_at"]),
+        updated_at=_at(p["updated_at"]),
+        last_accessed_at=from_micros(p.get("last_accessed_at")),
+        access_count=int(p["access_count"]),
+        version=int(p["version"]),
+        metadata=load_json(p.get("metadata"), {}),
+        evidence=load_json(p.get("evidence"), []),
+        event_time=from_micros(p.get("event_time")),
+        status=Status(p["status"]),
+        fact_key=p.get("fact_key", ""),
+        entities=load_json(p.get("entities"), []),
+        embedding=None if blob is None else np.frombuffer(bytes(blob), dtype="<f4").copy(),
+    )
+
+
+def _lucene_phrase(text: str) -> str:
+    """A quoted Lucene phrase: only backslash and quote are special inside quotes."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _lucene_query(terms: Sequence[str], namespaces: Sequence[str]) -> str:
+    query = "search_terms:(" + " OR ".join(map(_lucene_phrase, terms[:_MAX_LUCENE_TERMS])) + ")"
+    # Narrowing by namespace inside Lucene keeps other tenants' matches out of the candidates;
+    # the Cypher filter on search_ns stays the authority (a namespace with spaces is a phrase).
+    scoped = [ns for ns in namespaces if ns.strip()]
+    if len(scoped) == len(namespaces) and len(scoped) <= _MAX_LUCENE_NAMESPACES:
+        query += " AND search_ns:(" + " OR ".join(map(_lucene_phrase, scoped)) + ")"
+    return query
+
+
+def _conflict(exc: Conflict) -> Conflict:
+    found = _CONFLICT_KEY.search(exc.message)
+    if found is None:
+        message = "a memory of the batch claims a fact that another active memory already holds"
+    else:
+        message = (
+            f"namespace {found['ns']!r} already has an active memory for fact {found['key']!r}"
+        )
+    return Conflict(message, field="fact_key")
+
+
+class Neo4jRecordStore:
+    """``RecordStore`` over a Neo4j 5 database (Community edition is enough)."""
+
+    backend = "neo4j"
+
+    def __init__(
+        self,
+        uri: str,
+        user: str | None = None,
+        password: str | None = None,
+        database: str = "neo4j",
+    ) -> None:
+        self._db = Neo4jSession(uri, user, password, database)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        await self._db.start(RECORD_SCHEMA)
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def ping(self) -> None:
+        await self._db.ping()
+
+    # ------------------------------------------------------------------ writes
+
+    async def put(self, memories: Sequence[Memory]) -> None:
+        if not memories:
+            return
+        versions: dict[tuple[str, int], Memory] = {}
+        for m in memories:  # the first write of an (id, version) wins, even within a batch
+            versions.setdefault((m.id, int(m.version)), m)
+        heads: dict[str, Memory] = {}
+        for m in versions.values():
+            if m.id not in heads or m.version > heads[m.id].version:
+                heads[m.id] = m
+        params = {
+            "versions": [_version_props(m) for m in versions.values()],
+            "heads": [_current_props(m) for m in heads.values()],
+            "ids": list(heads),
+            "active": _ACTIVE,
+        }
+        try:
+            await self._db.write(_PUT, params)
+        except Conflict as exc:
+            raise _conflict(exc) from exc
+
+    async def touch(self, ids: Sequence[str], at: datetime) -> None:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return
+        await self._db.write(
+            "UNWIND $ids AS id MATCH (m:Memory {id: id}) "
+            "SET m.last_accessed_at = $at, m.access_count = coalesce(m.access_count, 0) + 1",
+            {"ids": unique, "at": to_micros(at)},
+        )
+
+    # ------------------------------------------------------------------ reads
+
+    async def get(self, ids: Sequence[str]) -> dict[str, Memory]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return {}
+        rows = await self._db.read(
+            "UNWIND $ids AS id MATCH (m:Memory {id: id}) WHERE m.version IS NOT NULL "
+            "RETURN properties(m) AS m",
+            {"ids": unique},
+        )
+        return {row["m"]["id"]: _memory_of(row["m"]) for row in rows}
+
+    async def history(self, memory_id: str) -> list[Memory]:
+        rows = await self._db.read(
+            "MATCH (:Memory {id: $id})-[:HAS_VERSION]->(v:MemoryVersion) "
+            "RETURN properties(v) AS v ORDER BY v.version",
+            {"id": memory_id},
+        )
+        return [_memory_of(row["v"]) for row in rows]
+
+    async def query(self, flt: MemoryFilter) -> list[Memory]:
+        """Empty ``namespaces`` matches nothing; empty ``layers``/``types``/``statuses`` match
+        any."""
+        if not flt.namespaces or flt.limit <= 0:
+            return []
+        where = ["m.namespace IN $namespaces"]
+        params: dict[str, Any] = {"namespaces": list(flt.namespaces), "limit": int(flt.limit)}
+        for prop, values in (
+            ("layer", [Layer(v).value for v in flt.layers]),
+            ("type", list(flt.types)),
+            ("status", [Status(v).value for v in flt.statuses]),
+        ):
+            if values:
+                where.append(f"m.{prop} IN ${prop}s")
+                params[f"{prop}s"] = values
+        if flt.start is not None:
+            where.append("m.when_at >= $start")
+            params["start"] = to_micros(flt.start)
+        if flt.end is not None:
+            where.append("m.when_at < $end")
+            params["end"] = to_micros(flt.end)
+        rows = await self._db.read(
+            f"MATCH (m:Memory) WHERE {' AND '.join(where)} "
+            "RETURN properties(m) AS m ORDER BY m.when_at DESC, m.id LIMIT $limit",
+            params,
+        )
+        return [_memory_of(row["m"]) for row in rows]
+
+    async def keyword_search(
+        self, namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int
+    ) -> list[tuple[str, float]]:
+        """Score = fraction of the query's terms (``text_match.query_terms``) in the content;
+        ties go to the newer memory. Empty ``layers`` means any layer."""
+        terms = text_match.query_terms(text)
+        if not terms or not namespaces or limit <= 0:
+            return []
+        params: dict[str, Any] = {
+            "lucene": _lucene_query(terms, list(namespaces)),
+            "terms": terms,
+            "namespaces": list(namespaces),
+            "active": _ACTIVE,
+            "limit": int(limit),
+        }
+        layer_filter = ""
+        if layers:
+            layer_filter = "AND node.layer IN $layers"
+            params["layers"] = [Layer(v).value for v in layers]
+        rows = await self._db.read(_KEYWORD.replace("{layers}", layer_filter), params)
+        return [(row["id"], row["hits"] / len(terms)) for row in rows]
+
+    async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
+        if not fact_key:
+            return None
+        rows = await self._db.read(
+            "MATCH (:Fact {namespace: $ns, fact_key: $key})<-[:HOLDS]-(m:Memory) "
+            "WHERE m.status = $active RETURN properties(m) AS m LIMIT 1",
+            {"ns": namespace, "key": fact_key, "active": _ACTIVE},
+        )
+        return _memory_of(rows[0]["m"]) if rows else None
+
+    async def iter_vectors(self, batch_size: int = 1000) -> AsyncIterator[list[VectorItem]]:
+        size = max(1, int(batch_size))
+        after = ""
+        while True:
+            rows = await self._db.read(
+                "MATCH (m:Memory) WHERE m.id > $after AND m.status = $active "
+                "AND m.embedding IS NOT NULL "
+                "RETURN m.id AS id, m.namespace AS ns, m.layer AS layer, m.embedding AS vec "
+                "ORDER BY m.id LIMIT $size",
+                {"after": after, "size": size, "active": _ACTIVE},
+            )
+            if not rows:
+                return
+            yield [
+                VectorItem(
+                    id=row["id"],
+                    namespace=row["ns"],
+                    layer=Layer(row["layer"]),
+                    vector=np.frombuffer(bytes(row["vec"]), dtype="<f4").copy(),
+                )
+                for row in rows
+            ]
+            if len(rows) < size:
+                return
+            after = rows[-1]["id"]
+
+    async def count(self) -> dict[str, int]:
+        rows = await self._db.read(
+            "MATCH (m:Memory) WHERE m.version IS NOT NULL "
+            "RETURN m.layer AS layer, m.status AS status, count(*) AS n",
+            {},
+        )
+        return {f"{row['layer']}/{row['status']}": int(row["n"]) for row in rows}

@@ -1,0 +1,207 @@
+"""What the Neo4j adapters share: one driver session wrapper that maps driver failures onto the
+domain's errors, idempotent schema creation, and the value encodings (times as epoch
+microseconds, maps and lists as JSON) that Neo4j properties can hold."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j import exceptions as nx
+
+from gateway.core.errors import BackendUnavailable, Conflict
+
+BACKEND = "neo4j"
+
+#: Names that come from data and end up in Cypher text (relationship types) must match this.
+REL_TYPE_PATTERN = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICRO = timedelta(microseconds=1)
+
+T = TypeVar("T")
+
+MEMORY_TERMS_INDEX = "memgate_memory_terms"
+
+#: Schema of the record store. Community edition has no node keys and no partial constraints:
+#: (id, version) is a composite uniqueness constraint, and "one active memory per fact" is a
+#: unique (namespace, fact_key) on the :Fact node its active holder owns (see ``neo4j_records``).
+#: Keyword search uses a whitespace-analysed fulltext index over the memory's pre-tokenised terms
+#: (``stores.text_match``), present only while the memory is active.
+RECORD_SCHEMA: tuple[str, ...] = (
+    "CREATE CONSTRAINT memgate_memory_id IF NOT EXISTS FOR (m:Memory) REQUIRE m.id IS UNIQUE",
+    "CREATE CONSTRAINT memgate_memory_version IF NOT EXISTS "
+    "FOR (v:MemoryVersion) REQUIRE (v.id, v.version) IS UNIQUE",
+    "CREATE CONSTRAINT memgate_fact IF NOT EXISTS "
+    "FOR (f:Fact) REQUIRE (f.namespace, f.fact_key) IS UNIQUE",
+    "CREATE INDEX memgate_memory_scope IF NOT EXISTS "
+    "FOR (m:Memory) ON (m.namespace, m.layer, m.status)",
+    "CREATE INDEX memgate_memory_when IF NOT EXISTS FOR (m:Memory) ON (m.when_at)",
+    f"CREATE FULLTEXT INDEX {MEMORY_TERMS_INDEX} IF NOT EXISTS "
+    "FOR (m:Memory) ON EACH [m.search_terms, m.search_ns] "
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}",
+)
+
+#: One label per NodeKind, each with its own unique id.
+GRAPH_LABELS: tuple[str, ...] = ("User", "Agent", "Session", "Event", "Entity", "Task", "Step")
+
+GRAPH_SCHEMA: tuple[str, ...] = (
+    *(
+        f"CREATE CONSTRAINT memgate_{label.lower()}_id IF NOT EXISTS "
+        f"FOR (n:{label}) REQUIRE n.id IS UNIQUE"
+        for label in GRAPH_LABELS
+    ),
+    "CREATE INDEX memgate_event_time IF NOT EXISTS FOR (e:Event) ON (e.namespace, e.at)",
+)
+
+# Schema statements racing with another process can fail even with IF NOT EXISTS.
+_SCHEMA_RACE_CODES = (
+    "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+    "Neo.ClientError.Schema.IndexAlreadyExists",
+    "Neo.ClientError.Schema.ConstraintAlreadyExists",
+)
+
+
+def to_micros(value: datetime | None) -> int | None:
+    """A datetime as integer epoch microseconds (exact); naive datetimes are taken as UTC."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return (value - _EPOCH) // _MICRO
+
+
+def from_micros(value: int | None) -> datetime | None:
+    if value is None:
+        return None
+    return _EPOCH + timedelta(microseconds=int(value))
+
+
+def dump_json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def load_json(text: str | None, default: T) -> T:
+    if not text:
+        return default
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+def unavailable(exc: BaseException) -> BackendUnavailable:
+    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return BackendUnavailable(BACKEND, detail[:200])
+
+
+class Neo4jSession:
+    """A driver plus the database it works on. Every call goes through ``_guard`` so callers only
+    ever see ``BackendUnavailable``, ``Conflict`` or a programming error."""
+
+    def __init__(
+        self,
+        uri: str,
+        user: str | None,
+        password: str | None,
+        database: str,
+        *,
+        connection_timeout: float = 3.0,
+        acquisition_timeout: float = 5.0,
+        retry_time: float = 5.0,
+        operation_timeout: float = 30.0,
+    ) -> None:
+        self.uri = uri
+        self.database = database
+        self._auth = (user, password or "") if user else None
+        self._config = {
+            "connection_timeout": connection_timeout,
+            "connection_acquisition_timeout": acquisition_timeout,
+            "max_transaction_retry_time": retry_time,
+        }
+        self._operation_timeout = operation_timeout
+        self._driver: neo4j.AsyncDriver | None = None
+
+    async def start(self, schema: Sequence[str]) -> None:
+        if self._driver is not None:
+            return
+        driver = neo4j.AsyncGraphDatabase.driver(self.uri, auth=self._auth, **self._config)
+        try:
+            await self._guard(driver.verify_connectivity())
+            self._driver = driver
+            for statement in schema:
+                await self._create_schema(statement)
+            await self.write("CALL db.awaitIndexes(60)", {})
+        except BaseException:
+            self._driver = None
+            await driver.close()
+            raise
+
+    async def close(self) -> None:
+        driver, self._driver = self._driver, None
+        if driver is not None:
+            await driver.close()
+
+    async def ping(self) -> None:
+        """One auto-commit query, not retried: a health probe should fail fast."""
+
+        async def probe(session: neo4j.AsyncSession) -> None:
+            result = await session.run("RETURN 1 AS ok")
+            await result.consume()
+
+        await self._session_call(probe)
+
+    async def write(self, query: str, params: dict[str, Any]) -> None:
+        """Run one statement in one write transaction (retried by the driver on transient
+        errors), consuming its result."""
+
+        async def work(tx: neo4j.AsyncManagedTransaction) -> None:
+            result = await tx.run(query, params)
+            await result.consume()
+
+        await self._session_call(lambda s: s.execute_write(work))
+
+    async def read(self, query: str, params: dict[str, Any]) -> list[neo4j.Record]:
+        async def work(tx: neo4j.AsyncManagedTransaction) -> list[neo4j.Record]:
+            result = await tx.run(query, params)
+            return [record async for record in result]
+
+        return await self._session_call(lambda s: s.execute_read(work))
+
+    async def _create_schema(self, statement: str) -> None:
+        try:
+            await self.write(statement, {})
+        except nx.ClientError as exc:  # pragma: no cover - only under concurrent start-ups
+            if exc.code not in _SCHEMA_RACE_CODES:
+                raise
+
+    async def _session_call(self, fn: Callable[[neo4j.AsyncSession], Awaitable[T]]) -> T:
+        driver = self._driver
+        if driver is None:
+            raise BackendUnavailable(BACKEND, "not started")
+
+        async def call() -> T:
+            async with driver.session(database=self.database) as session:
+                return await fn(session)
+
+        return await self._guard(call())
+
+    async def _guard(self, operation: Awaitable[T]) -> T:
+        try:
+            async with asyncio.timeout(self._operation_timeout):
+                return await operation
+        except nx.ConstraintError as exc:
+            raise Conflict(exc.message or "uniqueness constraint violated") from exc
+        except nx.AuthError as exc:
+            raise BackendUnavailable(BACKEND, "authentication failed") from exc
+        except (
+            nx.ServiceUnavailable,
+            nx.SessionExpired,
+            nx.ConnectionPoolError,
+            nx.TransientError,
+            OSError,
+            TimeoutError,
+        ) as exc:
+            raise unavailable(exc) from exc
