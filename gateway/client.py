@@ -423,3 +423,7 @@ class GatewayClient:
         except grpc.RpcError as err:
             raise _typed(err) from None
         return health_pb2.HealthCheckResponse.ServingStatus.Name(resp.status)
+
+    def breakers(self) -> list[pb.BreakerState]:
+        """Circuit-breaker state of each store: closed / open / half_open."""
+        return list(self._call(self._stub.BreakerStates, pb.BreakerStatesRequest()).breakers)

@@ -64,6 +64,16 @@ class Settings:
     recall_cache_ttl_s: float = 30.0
     recall_cache_entries: int = 512
 
+    # circuit breakers (seed 003 §4.2); a slow-read limit of 0 means only failures trip
+    breaker_cooldown_s: float = 1.0
+    working_slow_ms: float = 50.0  # a working-memory read slower than this trips
+    working_recover: int = 10  # ... and it closes after this many reads faster than
+    working_recover_ms: float = 20.0
+    graph_slow_ms: float = 200.0  # a graph query slower than this trips
+    graph_recover: int = 5
+    graph_recover_ms: float = 100.0
+    records_slow_ms: float = 0.0  # records and vectors: failures trip, a health check recovers
+
     limits: Limits = field(default_factory=Limits)
 
     def validate(self) -> Settings:

@@ -11,6 +11,7 @@ from gateway.core.ports import Stores
 from gateway.core.service import MemoryService
 from gateway.embedding import build_embedder
 from gateway.settings import Settings
+from stores.breaker import Breaker, BreakerPolicy
 from stores.contracts import EpisodicGraph, RecordStore, WorkingStore
 from stores.faiss_index import ShardedFaissIndex
 from stores.sqlite_journal import SqliteJournal
@@ -46,7 +47,32 @@ def build_stores(settings: Settings) -> Stores:
     # index files are tied to the record store they mirror
     index_dir = data / ("faiss-neo4j" if settings.neo4j_uri else "faiss")
     index = ShardedFaissIndex(index_dir, dim=384, shards=settings.shards)
-    return Stores(working=working, records=records, graph=graph, index=index)
+    return guarded(Stores(working=working, records=records, graph=graph, index=index), settings)
+
+
+def guarded(stores: Stores, s: Settings) -> Stores:
+    """Each store behind its own circuit breaker, with the thresholds of seed 003 §4.2."""
+
+    def policy(slow: float, recover: int = 1, recover_ms: float = 0.0) -> BreakerPolicy:
+        return BreakerPolicy(
+            slow_ms=slow or None,
+            recover_after=recover,
+            recover_ms=recover_ms or None,
+            cooldown_s=s.breaker_cooldown_s,
+        )
+
+    return Stores(
+        working=Breaker(
+            "working",
+            stores.working,
+            policy(s.working_slow_ms, s.working_recover, s.working_recover_ms),
+        ),
+        records=Breaker("records", stores.records, policy(s.records_slow_ms)),
+        graph=Breaker(
+            "graph", stores.graph, policy(s.graph_slow_ms, s.graph_recover, s.graph_recover_ms)
+        ),
+        index=Breaker("vectors", stores.index, policy(s.records_slow_ms)),
+    )
 
 
 def build_service(settings: Settings) -> MemoryService:

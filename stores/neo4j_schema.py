@@ -110,8 +110,8 @@ class Neo4jSession:
         *,
         connection_timeout: float = 3.0,
         acquisition_timeout: float = 5.0,
-        retry_time: float = 5.0,
-        operation_timeout: float = 30.0,
+        retry_time: float = 1.0,
+        operation_timeout: float = 10.0,
     ) -> None:
         self.uri = uri
         self.database = database

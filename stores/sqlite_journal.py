@@ -182,14 +182,19 @@ class SqliteJournal:
             seq=int(cur.lastrowid or 0), write_id=e.write_id, duplicate=False, applied=False
         )
 
-    async def pending(self, limit: int, after_seq: int = 0) -> list[JournalEntry]:
+    async def pending(self, limit: int, kinds: Sequence[str] = ()) -> list[JournalEntry]:
+        """The oldest entries not applied yet (of the given kinds), in journal order."""
+
         def run() -> list[JournalEntry]:
             assert self._conn is not None
+            where = "applied=0"
+            if kinds:
+                where += f" AND kind IN ({','.join('?' * len(kinds))})"
             with self._lock:
                 rows = self._conn.execute(
                     "SELECT seq, write_id, kind, agent_id, payload FROM journal"
-                    " WHERE applied=0 AND seq>? ORDER BY seq LIMIT ?",
-                    (after_seq, limit),
+                    f" WHERE {where} ORDER BY seq LIMIT ?",
+                    (*kinds, limit),
                 ).fetchall()
             return [JournalEntry(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from gateway.core.errors import BackendUnavailable, MemgateError
+from gateway.core.errors import BackendUnavailable, MemgateError, Unavailable
 from gateway.core.models import (
     Event,
     Layer,
@@ -38,6 +38,8 @@ from gateway.settings import Settings
 log = logging.getLogger("memgate.applier")
 
 WRITE_ID_KEY = "memgate.write_id"
+#: a waiting caller hears UNAVAILABLE this long after its lane's backend was found down
+OUTAGE_GRACE_S = 0.5
 SUPERSEDED_BY_KEY = "memgate.superseded_by"
 
 
@@ -101,7 +103,11 @@ class Applier:
         journal: Journal,
         ledger: Ledger,
         on_applied: Callable[[set[str]], None],
+        kinds: tuple[str, ...] = ("memory", "turn", "forget", "relate"),
+        name: str = "applier",
     ) -> None:
+        self.kinds = kinds
+        self.name = name
         self._s = settings
         self._stores = stores
         self._embedder = embedder
@@ -116,7 +122,7 @@ class Applier:
 
     # ---- lifecycle
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="applier")
+        self._task = asyncio.create_task(self._run(), name=self.name)
 
     async def close(self) -> None:
         if self._task:
@@ -127,8 +133,12 @@ class Applier:
     def kick(self) -> None:
         self._wake.set()
 
+    def handles(self, kind: str) -> bool:
+        return kind in self.kinds
+
     async def wait_applied(self, seqs: Sequence[int], timeout: float) -> None:
-        """Returns once every seq is applied; raises Unavailable when that takes too long."""
+        """Returns once every seq is applied. Raises Unavailable when that takes longer than
+        ``timeout``, or at once (after a short grace) while a backend of this lane is down."""
         loop = asyncio.get_running_loop()
         futs = []
         for seq in seqs:
@@ -143,14 +153,12 @@ class Applier:
                     continue
                 if state == 2:
                     raise MemgateError(f"write #{seq} could not be applied; see the audit log")
-                await asyncio.wait_for(asyncio.shield(fut), timeout)
+                await self._wait_one(fut, timeout)
         except TimeoutError:
-            from gateway.core.errors import Unavailable
-
             why = self.last_error or "the stores are slow"
             raise Unavailable(
-                f"the write is journaled and will be applied, but not within {timeout:.0f}s "
-                f"({why}); retry with the same idempotency key or read it later"
+                f"the write is journaled and will be applied, but not now ({why}); "
+                "retry with the same idempotency key, or read it later"
             ) from None
         finally:
             for seq, fut in futs:
@@ -160,6 +168,24 @@ class Applier:
                     lst.remove(fut)
                     if not lst:
                         del self._waiters[seq]
+
+    async def _wait_one(self, fut: asyncio.Future[None], timeout: float) -> None:
+        deadline = asyncio.get_running_loop().time() + timeout
+        outage_since: float | None = None
+        while True:
+            now = asyncio.get_running_loop().time()
+            if now >= deadline:
+                raise TimeoutError
+            done, _ = await asyncio.wait({fut}, timeout=min(0.1, deadline - now))
+            if done:
+                fut.result()
+                return
+            if self.last_error:
+                outage_since = outage_since or now
+                if now - outage_since >= OUTAGE_GRACE_S:
+                    raise TimeoutError
+            else:
+                outage_since = None
 
     def _resolve(self, seqs: Sequence[int], error: BaseException | None = None) -> None:
         for seq in seqs:
@@ -175,7 +201,7 @@ class Applier:
     async def _run(self) -> None:
         backoff = 0.05
         while True:
-            entries = await self._journal.pending(self._s.apply_batch)
+            entries = await self._journal.pending(self._s.apply_batch, kinds=self.kinds)
             if not entries:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):

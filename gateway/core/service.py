@@ -25,7 +25,7 @@ from gateway.core.errors import (
     PermissionDenied,
     Unimplemented,
 )
-from gateway.core.inputs import WriteInput, parse_layer, parse_zone, prepare
+from gateway.core.inputs import Prepared, WriteInput, parse_layer, parse_zone, prepare
 from gateway.core.models import (
     Event,
     Layer,
@@ -88,9 +88,34 @@ class MemoryService:
         self.journal = journal
         self.ledger = ledger
         self.recaller = Recaller(settings, stores, embedder)
-        self.applier = Applier(settings, stores, embedder, journal, ledger, self._applied)
+        # two lanes, so a dead Redis does not hold up long-term writes, nor a dead Neo4j turns
+        self.lanes = {
+            "turn": Applier(
+                settings,
+                stores,
+                embedder,
+                journal,
+                ledger,
+                self._applied,
+                kinds=("turn",),
+                name="apply-working",
+            ),
+            "memory": Applier(
+                settings,
+                stores,
+                embedder,
+                journal,
+                ledger,
+                self._applied,
+                kinds=("memory", "forget", "relate"),
+                name="apply-long-term",
+            ),
+        }
         self._flusher: asyncio.Task[None] | None = None
         self._index_dirty = False
+        self._index_ready = (
+            False  # the index mirrors the records; only then may close() mark it clean
+        )
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -99,18 +124,24 @@ class MemoryService:
         for store in self.stores.all():
             await store.start()
         await self._ensure_index()
-        self.applier.start()
+        self._index_ready = True
+        for lane in self.lanes.values():
+            lane.start()
         self._flusher = asyncio.create_task(self._flush_loop(), name="index-flush")
 
     async def close(self) -> None:
         if self._flusher:
             self._flusher.cancel()
-        await self.applier.close()
-        try:
-            await self.stores.index.flush()
-            await self.ledger.put_setting("index_clean", {"clean": True})
-        except Exception:  # noqa: BLE001
-            log.exception("could not flush the vector index on close; it is rebuilt at next start")
+        for lane in self.lanes.values():
+            await lane.close()
+        if self._index_ready:
+            try:
+                await self.stores.index.flush()
+                await self.ledger.put_setting("index_clean", {"clean": True})
+            except Exception:  # noqa: BLE001
+                log.exception(
+                    "could not flush the vector index on close; it is rebuilt at next start"
+                )
         for store in reversed(self.stores.all()):
             try:
                 await store.close()
@@ -127,11 +158,21 @@ class MemoryService:
             reset = getattr(index, "reset", None)
             if reset is not None:
                 await reset()
-            n = 0
+            n = skipped = 0
+            dim = self.embedder.dim
             async for batch in self.stores.records.iter_vectors(2000):
-                await index.upsert(batch)
-                n += len(batch)
+                fit = [item for item in batch if item.vector.shape == (dim,)]
+                skipped += len(batch) - len(fit)
+                await index.upsert(fit)
+                n += len(fit)
             log.info("vector index rebuilt from records: %d vectors", n)
+            if skipped:
+                log.warning(
+                    "%d records have embeddings of another size than %s's %d: not indexed",
+                    skipped,
+                    getattr(self.embedder, "name", "the embedder"),
+                    dim,
+                )
             await index.flush()
         await self.ledger.put_setting("index_clean", {"clean": False})
 
@@ -166,54 +207,74 @@ class MemoryService:
             )
         prefix = (lambda i: f"items[{i}].") if len(items) > 1 else (lambda i: "")
         prepared = [prepare(item, self.settings.limits, prefix(i)) for i, item in enumerate(items)]
+        # permission is checked for every item before anything is stored (all or nothing)
+        master = self.settings.master_agent
+        access = [nsp.write_access(agent, nsp.parse(p.namespace), master) for p in prepared]
         policy = await self._policy()
         outcomes: list[WriteOutcome | None] = [None] * len(items)
         entries: list[tuple[int, NewEntry]] = []
         for i, p in enumerate(prepared):
-            ns = nsp.parse(p.namespace)
-            access = nsp.write_access(agent, ns, self.settings.master_agent)
             if p.skipped:
                 outcomes[i] = WriteOutcome(id="", skipped=p.skipped, redactions=p.redactions)
-                continue
-            if access is nsp.Access.PROPOSAL and not _auto_approved(policy, p.namespace, p.payload):
+            elif access[i] is nsp.Access.PROPOSAL and not _auto_approved(
+                policy, p.namespace, p.payload
+            ):
                 pid = _stable_id(agent, p.idempotency_key) if p.idempotency_key else _new_id()
                 await self.ledger.add_proposal(pid, agent, p.payload)
                 outcomes[i] = WriteOutcome(
                     id="", proposal_id=pid, redactions=p.redactions, quarantined=p.quarantined
                 )
-                continue
-            kind = "turn" if p.layer is Layer.WORKING else "memory"
-            if kind == "turn":
-                p.payload["at"] = utcnow().isoformat()
-            entries.append((i, NewEntry(_new_id(), kind, agent, p.idempotency_key, p.payload)))
+            else:
+                kind = "turn" if p.layer is Layer.WORKING else "memory"
+                if kind == "turn":
+                    p.payload["at"] = utcnow().isoformat()
+                entries.append((i, NewEntry(_new_id(), kind, agent, p.idempotency_key, p.payload)))
         if entries:
-            accepted = await self.journal.append([e for _, e in entries])
-            for (i, _), acc in zip(entries, accepted, strict=True):
-                outcomes[i] = WriteOutcome(
+            for i, outcome in await self._journal_writes(agent, prepared, entries, wait):
+                outcomes[i] = outcome
+        return [o for o in outcomes if o is not None]
+
+    async def _journal_writes(
+        self, agent: str, prepared: list[Prepared], entries: list[tuple[int, NewEntry]], wait: bool
+    ) -> list[tuple[int, WriteOutcome]]:
+        """Journal (fsync) = acknowledge; with ``wait``, also until each lane applied them."""
+        accepted = await self.journal.append([e for _, e in entries])
+        out = [
+            (
+                i,
+                WriteOutcome(
                     id=acc.write_id,
                     duplicate=acc.duplicate,
                     applied=acc.applied,
                     journal_seq=acc.seq,
                     redactions=prepared[i].redactions,
                     quarantined=prepared[i].quarantined,
-                )
-            self.applier.kick()
-            await self.ledger.audit(
-                [
-                    (agent, "write", prepared[i].namespace, e.write_id, prepared[i].layer.value)
-                    for i, e in entries
-                ]
+                ),
             )
-            if wait:
-                await self.applier.wait_applied(
-                    [acc.seq for acc in accepted], self.settings.wait_timeout_s
-                )
-                for i, _ in entries:
-                    o = outcomes[i]
-                    assert o is not None
-                    o.applied = True
-                    o.id = await self.ledger.resolve(o.id)
-        return [o for o in outcomes if o is not None]
+            for (i, _), acc in zip(entries, accepted, strict=True)
+        ]
+        for lane in self.lanes.values():
+            lane.kick()
+        await self.ledger.audit(
+            [
+                (agent, "write", prepared[i].namespace, e.write_id, prepared[i].layer.value)
+                for i, e in entries
+            ]
+        )
+        if not wait:
+            return out
+        for lane in self.lanes.values():
+            seqs = [
+                acc.seq
+                for (_, e), acc in zip(entries, accepted, strict=True)
+                if lane.handles(e.kind)
+            ]
+            if seqs:
+                await lane.wait_applied(seqs, self.settings.wait_timeout_s)
+        for _, outcome in out:
+            outcome.applied = True
+            outcome.id = await self.ledger.resolve(outcome.id)
+        return out
 
     async def _policy(self) -> dict[str, Any]:
         return await self.ledger.get_setting(POLICY_KEY) or {
@@ -266,7 +327,7 @@ class MemoryService:
         )
         accepted = await self.journal.append([entry])
         await self.ledger.audit([(agent, "forget", mem.namespace, mem.id, reason[:200])])
-        await self.applier.wait_applied([accepted[0].seq], self.settings.wait_timeout_s)
+        await self.lanes["memory"].wait_applied([accepted[0].seq], self.settings.wait_timeout_s)
         return (await self.stores.records.get([mem.id]))[mem.id]
 
     async def recall(self, agent: str, q: RecallQuery) -> RecallResult:
@@ -334,8 +395,8 @@ class MemoryService:
                 [NewEntry(_new_id(), "turn", agent, idempotency_key, p.payload)]
             )
         )[0]
-        self.applier.kick()
-        await self.applier.wait_applied([acc.seq], self.settings.wait_timeout_s)
+        self.lanes["turn"].kick()
+        await self.lanes["turn"].wait_applied([acc.seq], self.settings.wait_timeout_s)
         after = await self._dialogue_len(p.namespace, session_id)
         return TurnOutcome(
             acc.write_id,
@@ -423,7 +484,8 @@ class MemoryService:
             "properties": properties,
         }
         acc = await self.journal.append([NewEntry(_new_id(), "relate", agent, "", payload)])
-        await self.applier.wait_applied([acc[0].seq], self.settings.wait_timeout_s)
+        self.lanes["memory"].kick()
+        await self.lanes["memory"].wait_applied([acc[0].seq], self.settings.wait_timeout_s)
 
     async def timeline(
         self,
@@ -482,8 +544,29 @@ class MemoryService:
             "shards": self.settings.shards,
             "recall_cache_hits": self.recaller.cache.hits,
             "recall_cache_misses": self.recaller.cache.misses,
-            "last_apply_error": self.applier.last_error,
+            "last_apply_error": "; ".join(
+                f"{lane.name}: {lane.last_error}" for lane in self.lanes.values() if lane.last_error
+            ),
         }
+
+    def breakers(self) -> list[dict[str, Any]]:
+        """State and latency of each store's circuit breaker (stores without one are skipped)."""
+        out = []
+        for store in self.stores.all():
+            if hasattr(store, "policy") and hasattr(store, "trips"):
+                out.append(
+                    {
+                        "layer": store.name,
+                        "state": str(store.state),
+                        "trips": store.trips,
+                        "last_error": store.last_error,
+                        "p50_ms": store.percentile_ms(50),
+                        "p99_ms": store.percentile_ms(99),
+                        "calls": store.calls,
+                        "failures": store.failures,
+                    }
+                )
+        return out
 
     async def query_audit(
         self, agent: str, filter_agent: str, namespace: str, since: float, limit: int

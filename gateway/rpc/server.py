@@ -54,7 +54,11 @@ class Gateway:
 async def create_server(settings: Settings, service: MemoryService | None = None) -> Gateway:
     """Starts the service's stores and binds the server (port 0 picks a free port)."""
     service = service or build_service(settings)
-    await service.start()
+    try:
+        await service.start()
+    except BaseException:
+        await service.close()
+        raise
     server = grpc.aio.server(
         interceptors=[ErrorMapping(settings.api_keys)],
         options=[

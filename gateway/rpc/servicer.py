@@ -148,6 +148,16 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             shards=s["shards"],
             recall_cache_hits=s["recall_cache_hits"],
             recall_cache_misses=s["recall_cache_misses"],
+            layers=[
+                pb.LayerStats(
+                    layer=b["layer"],
+                    latency_p50_ms=b["p50_ms"],
+                    latency_p99_ms=b["p99_ms"],
+                    breaker=b["state"],
+                    recalls=b["calls"],
+                )
+                for b in self._svc.breakers()
+            ],
         )
 
     async def QueryAudit(self, req: pb.QueryAuditRequest, ctx: Ctx) -> pb.QueryAuditResponse:
@@ -172,6 +182,19 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
                     detail=r[5],
                 )
                 for r in rows
+            ]
+        )
+
+    async def BreakerStates(
+        self, req: pb.BreakerStatesRequest, ctx: Ctx
+    ) -> pb.BreakerStatesResponse:
+        caller(ctx)
+        return pb.BreakerStatesResponse(
+            breakers=[
+                pb.BreakerState(
+                    layer=b["layer"], state=b["state"], trips=b["trips"], last_error=b["last_error"]
+                )
+                for b in self._svc.breakers()
             ]
         )
 
@@ -214,9 +237,6 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
 
     async def GetTask(self, req: Any, ctx: Ctx) -> Any:
         return await self._later("GetTask")
-
-    async def BreakerStates(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("BreakerStates (per-layer circuit breakers)")
 
     async def ListReview(self, req: Any, ctx: Ctx) -> Any:
         return await self._later("ListReview (review queue)")
