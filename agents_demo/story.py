@@ -10,6 +10,7 @@ nothing — but recall brings the preference back, and the recommendation avoids
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents_demo.master import MasterAgent
@@ -40,8 +41,8 @@ class Outcome:
     recommendation: str
 
 
-def run(target: str, say: callable = print) -> Outcome:  # type: ignore[valid-type]
-    master = MasterAgent(target, user_namespace=USER)
+def run(target: str, say: Callable[[str], object] = print, user: str = USER) -> Outcome:
+    master = MasterAgent(target, user_namespace=user)
     researcher = ResearchAgent(target, agent_id="researcher")
     try:
         say("== session 1 ==")
@@ -56,7 +57,7 @@ def run(target: str, say: callable = print) -> Outcome:  # type: ignore[valid-ty
         )
 
         say("== sub-agent: batch task 'find-dinner-spots' ==")
-        report = researcher.research("find-dinner-spots")
+        report = researcher.research("find-dinner-spots", user)
         say(f"  {report}")
 
         say("== session 2 (new window) ==")

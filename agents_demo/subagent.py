@@ -14,7 +14,7 @@ class ResearchAgent:
     def close(self) -> None:
         self.client.close()
 
-    def research(self, task_id: str) -> str:
+    def research(self, task_id: str, user_namespace: str) -> str:
         private = f"agent/{self.agent_id}"
         self.client.write(
             private,
@@ -31,7 +31,7 @@ class ResearchAgent:
             wait=True,
         )
         proposal = self.client.write_result(
-            "user/alice",
+            user_namespace,
             "semantic",
             "Alice orders dinner around 19:00",
             confidence=0.6,

@@ -1,0 +1,20 @@
+"""The agents demo with the real MiniLM embedder: the seeds' cross-session story holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agents_demo.story import run
+from tests.e2e.conftest import gateway_settings, running_gateway
+
+
+def test_preference_survives_window_and_session(
+    tmp_path: Path, backend: dict[str, str], ns: str
+) -> None:
+    settings = gateway_settings(tmp_path, embedder="minilm", dialogue_max_turns=20, **backend)
+    lines: list[str] = []
+    with running_gateway(settings) as gw:
+        outcome = run(gw.address, say=lines.append, user=ns)
+    assert outcome.rolled_out_of_window, lines  # the window no longer holds the turn …
+    assert outcome.preference_recalled, lines  # … but recall in a new session brings it back
+    assert "cilantro" in outcome.recommendation and "leave out" in outcome.recommendation
