@@ -427,3 +427,123 @@ class GatewayClient:
     def breakers(self) -> list[pb.BreakerState]:
         """Circuit-breaker state of each store: closed / open / half_open."""
         return list(self._call(self._stub.BreakerStates, pb.BreakerStatesRequest()).breakers)
+
+    # ---- semantic facts: two-confirmation promotion
+    def propose_fact(
+        self,
+        namespace: str,
+        fact: str,
+        *,
+        session_id: str,
+        evidence: Sequence[str] = (),
+        confidence: float = 0.5,
+        explicit: bool = False,
+    ) -> pb.ProposeFactResponse:
+        """A fact becomes a semantic memory once seen in two sessions, or at once if explicit."""
+        req = pb.ProposeFactRequest(
+            namespace=namespace,
+            fact=fact,
+            session_id=session_id,
+            evidence=list(evidence),
+            confidence=confidence,
+            explicit=explicit,
+        )
+        return self._call(self._stub.ProposeFact, req)
+
+    def confirm_fact(self, pending_id: str) -> pb.ProposeFactResponse:
+        return self._call(self._stub.ConfirmFact, pb.ConfirmFactRequest(pending_id=pending_id))
+
+    # ---- procedural skills
+    def register_skill(
+        self,
+        name: str,
+        description: str,
+        *,
+        trigger: str = "",
+        parameter_schema: str = "",
+        entry_point: str = "",
+        namespace: str = "global",
+    ) -> pb.RegisterSkillResponse:
+        skill = pb.Skill(
+            name=name,
+            description=description,
+            trigger=trigger,
+            parameter_schema=parameter_schema,
+            entry_point=entry_point,
+            namespace=namespace,
+        )
+        return self._call(self._stub.RegisterSkill, pb.RegisterSkillRequest(skill=skill))
+
+    def match_skill(
+        self, intent: str, namespaces: Sequence[str] = ("global",), top_k: int = 3
+    ) -> list[pb.SkillMatch]:
+        req = pb.MatchSkillRequest(intent=intent, namespaces=list(namespaces), top_k=top_k)
+        return list(self._call(self._stub.MatchSkill, req).matches)
+
+    # ---- sub-agent results and arbitration
+    def submit_result(
+        self,
+        task_id: str,
+        *,
+        status: str,
+        summary: str,
+        artifacts: Sequence[str] = (),
+        decisions: Sequence[str] = (),
+        memory_updates: Iterable[Mapping[str, Any]] = (),
+        session_id: str = "",
+        idempotency_key: str | None = None,
+    ) -> pb.SubmitResultResponse:
+        """Hand a result back: recorded as an event of the task; each memory update is written
+        (own namespace) or proposed to the master (shared namespaces)."""
+        key = idempotency_key or uuid.uuid4().hex
+        updates = [
+            pb.MemoryUpdate(item=self._item(**{"idempotency_key": f"{key}:{i}", **dict(u)}))
+            for i, u in enumerate(memory_updates)
+        ]
+        req = pb.SubmitResultRequest(
+            task_id=task_id,
+            status=status,
+            summary=summary,
+            artifacts=list(artifacts),
+            decisions=list(decisions),
+            memory_updates=updates,
+            session_id=session_id,
+            idempotency_key=key,
+        )
+        return self._call(self._stub.SubmitResult, req)
+
+    def proposals(self, state: str = "pending", limit: int = 100) -> list[pb.Proposal]:
+        req = pb.ListProposalsRequest(state=state, limit=limit)
+        return list(self._call(self._stub.ListProposals, req).proposals)
+
+    def approve(self, proposal_id: str, reason: str = "") -> pb.Proposal:
+        req = pb.DecideProposalRequest(id=proposal_id, reason=reason)
+        return self._call(self._stub.ApproveProposal, req)
+
+    def reject(self, proposal_id: str, reason: str = "") -> pb.Proposal:
+        req = pb.DecideProposalRequest(id=proposal_id, reason=reason)
+        return self._call(self._stub.RejectProposal, req)
+
+    def set_shared_write_policy(
+        self, auto_approve: Sequence[str], min_confidence: float = 0.0
+    ) -> pb.SharedWritePolicy:
+        req = pb.SharedWritePolicy(auto_approve=list(auto_approve), min_confidence=min_confidence)
+        return self._call(self._stub.SetSharedWritePolicy, req)
+
+    # ---- batch tasks
+    def start_task(self, task_id: str, steps: Sequence[str]) -> pb.Task:
+        return self._call(self._stub.StartTask, pb.StartTaskRequest(id=task_id, steps=list(steps)))
+
+    def update_step(
+        self, task_id: str, index: int, state: str, *, output: str = "", error: str = ""
+    ) -> pb.Task:
+        req = pb.UpdateStepRequest(
+            task_id=task_id, index=index, state=state, output=output, error=error
+        )
+        return self._call(self._stub.UpdateStep, req)
+
+    def get_task(self, task_id: str) -> pb.Task:
+        return self._call(self._stub.GetTask, pb.GetTaskRequest(id=task_id))
+
+    def review_queue(self, limit: int = 100) -> list[pb.Memory]:
+        return list(self._call(self._stub.ListReview, pb.ListReviewRequest(limit=limit)).memories)

@@ -36,6 +36,8 @@ CREATE TABLE IF NOT EXISTS task_steps (
     task_id TEXT NOT NULL, idx INTEGER NOT NULL, name TEXT NOT NULL, state TEXT NOT NULL,
     output TEXT NOT NULL DEFAULT '', error TEXT NOT NULL DEFAULT '', attempts INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (task_id, idx));
+CREATE TABLE IF NOT EXISTS review (
+    memory_id TEXT PRIMARY KEY, namespace TEXT NOT NULL, reason TEXT NOT NULL, created REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS settings_kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
@@ -161,6 +163,23 @@ class SqliteLedger:
             return cur.rowcount == 1
 
         return await self._run(run)
+
+    # ---- review queue (quarantined and low-confidence high-impact memories)
+    async def add_review(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """rows of (memory_id, namespace, reason)."""
+        now = time.time()
+        await self._run(
+            lambda c: c.executemany(
+                "INSERT OR IGNORE INTO review VALUES (?,?,?,?)", [(*r, now) for r in rows]
+            )
+        )
+
+    async def list_review(self, limit: int) -> list[tuple[str, str, str]]:
+        return await self._run(
+            lambda c: c.execute(
+                "SELECT memory_id, namespace, reason FROM review ORDER BY created LIMIT ?", (limit,)
+            ).fetchall()
+        )
 
     # ---- small persistent settings (e.g. the shared-write policy)
     async def put_setting(self, key: str, value: dict[str, Any]) -> None:

@@ -352,11 +352,12 @@ class Applier:
                 return found
         return None
 
-    def _merge(self, target: Memory, mem: Memory, batch: _Batch) -> Memory:
-        """A near-twin updates the existing memory instead of adding a second one."""
+    def _merge(self, target: Memory, mem: Memory, batch: _Batch) -> Memory | None:
+        """A near-twin updates the existing memory instead of adding a second one; a write that
+        changes nothing (same text, no new evidence or metadata) adds no version at all."""
         batch.aliases.append((mem.id, target.id))
-        if target.metadata.get(WRITE_ID_KEY) == mem.id:
-            return target
+        if target.metadata.get(WRITE_ID_KEY) == mem.id or _adds_nothing(target, mem):
+            return None
         evidence = target.evidence + [e for e in mem.evidence if e not in target.evidence]
         return target.with_changes(
             content=mem.content,
@@ -460,6 +461,18 @@ async def compact(stores: Stores, namespace: str, session_id: str) -> tuple[int,
         max_len=64,
     )
     return len(oldest), summary
+
+
+def _adds_nothing(target: Memory, mem: Memory) -> bool:
+    own = {k: v for k, v in mem.metadata.items() if k != WRITE_ID_KEY}
+    return (
+        mem.content.strip() == target.content.strip()
+        and set(mem.evidence) <= set(target.evidence)
+        and all(target.metadata.get(k) == v for k, v in own.items())
+        and set(mem.entities) <= set(target.entities)
+        and mem.importance <= target.importance
+        and mem.confidence <= target.confidence
+    )
 
 
 def relation_from_payload(p: dict[str, Any]) -> Relation:

@@ -189,7 +189,7 @@ class Recaller:
         missing = [i for i in {*c.dense, *c.keyword} if i not in c.memories]
         c.memories.update(await records.get(missing))
         if Layer.EPISODIC in layers:
-            await self._expand_graph(c, q)
+            await self._expand_graph(c, q, vector)
         out = []
         for mid, mem in c.memories.items():
             if not self._admissible(mem, q, layers):
@@ -202,26 +202,37 @@ class Recaller:
             )
         return out
 
-    async def _expand_graph(self, c: _Candidates, q: RecallQuery) -> None:
-        """Events linked to the best episodic candidates (same entity, session, task)."""
+    async def _expand_graph(self, c: _Candidates, q: RecallQuery, vector: np.ndarray) -> None:
+        """Events linked to the best episodic candidates: directly related events, and events
+        that mention the same entities. Hubs (the session, the agent, the user) are not
+        followed: every event of a user is one hop from the user node."""
         ranked = sorted(
             (m for m in c.memories.values() if m.layer is Layer.EPISODIC),
             key=lambda m: c.dense.get(m.id, 0.0),
             reverse=True,
         )[:EXPAND_TOP]
+        graph = self._stores.graph
         found: list[str] = []
         for mem in ranked:
-            for n in await self._stores.graph.neighbourhood(NodeRef(NodeKind.EVENT, mem.id), 2, 10):
-                if n.node.kind is NodeKind.EVENT and n.node.id not in c.memories:
+            for n in await graph.neighbourhood(NodeRef(NodeKind.EVENT, mem.id), 1, 20):
+                if n.node.kind is NodeKind.EVENT:
                     found.append(n.node.id)
-        if found:
-            extra = await self._stores.records.get(found)
-            for mid, mem in extra.items():
-                if mem.namespace in q.namespaces:
-                    c.memories[mid] = mem
-                    if mem.embedding is not None and mid not in c.dense:
-                        base = max(c.dense.get(r.id, 0.0) for r in ranked)
-                        c.dense[mid] = NEIGHBOUR_DISCOUNT * min(base, 1.0)
+                elif n.node.kind is NodeKind.ENTITY:
+                    found += [
+                        m.node.id
+                        for m in await graph.neighbourhood(n.node, 1, 10)
+                        if m.node.kind is NodeKind.EVENT
+                    ]
+        found = [i for i in dict.fromkeys(found) if i not in c.memories]
+        if not found:
+            return
+        base = max((c.dense.get(r.id, 0.0) for r in ranked), default=0.0)
+        for mid, mem in (await self._stores.records.get(found)).items():
+            if mem.namespace in q.namespaces:
+                c.memories[mid] = mem
+                if mid not in c.dense:
+                    own = float(np.dot(mem.embedding, vector)) if mem.embedding is not None else 0.0
+                    c.dense[mid] = max(own, NEIGHBOUR_DISCOUNT * min(base, 1.0))
 
     @staticmethod
     def _admissible(mem: Memory, q: RecallQuery, layers: tuple[Layer, ...]) -> bool:

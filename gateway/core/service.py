@@ -17,13 +17,13 @@ from typing import Any
 
 from gateway.core import namespaces as nsp
 from gateway.core.applier import Applier, compact, normalise_fact
+from gateway.core.arbitration import POLICY_KEY
 from gateway.core.errors import (
     BackendUnavailable,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
     PermissionDenied,
-    Unimplemented,
 )
 from gateway.core.inputs import Prepared, WriteInput, parse_layer, parse_zone, prepare
 from gateway.core.models import (
@@ -44,7 +44,6 @@ from gateway.settings import Settings
 
 log = logging.getLogger("memgate.service")
 
-POLICY_KEY = "shared_write_policy"
 RELATION_TYPE_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -261,6 +260,13 @@ class MemoryService:
                 for i, e in entries
             ]
         )
+        review = [
+            (acc.write_id, prepared[i].namespace, reason)
+            for (i, _), acc in zip(entries, accepted, strict=True)
+            if (reason := _review_reason(prepared[i]))
+        ]
+        if review:
+            await self.ledger.add_review(review)
         if not wait:
             return out
         for lane in self.lanes.values():
@@ -527,10 +533,6 @@ class MemoryService:
         }
         return [n for n in found if n.node.kind is not NodeKind.EVENT or n.node.id in visible]
 
-    # ---------------------------------------------------------------- later capabilities
-    async def unimplemented(self, what: str) -> None:
-        raise Unimplemented(f"{what} is not implemented in this version of memgate yet")
-
     # ---------------------------------------------------------------- operations
     async def stats(self) -> dict[str, Any]:
         pending, applied = await self.journal.counts()
@@ -568,6 +570,12 @@ class MemoryService:
                 )
         return out
 
+    async def review_queue(self, agent: str, limit: int) -> list[tuple[Memory, str]]:
+        self.require_master(agent, "read the review queue")
+        rows = await self.ledger.list_review(min(max(limit, 1), 500))
+        mems = await self.stores.records.get([r[0] for r in rows])
+        return [(mems[r[0]], r[2]) for r in rows if r[0] in mems]
+
     async def query_audit(
         self, agent: str, filter_agent: str, namespace: str, since: float, limit: int
     ) -> list[tuple[float, str, str, str, str, str]]:
@@ -590,6 +598,23 @@ class MemoryService:
             except Exception as exc:  # noqa: BLE001
                 out[name] = f"down: {exc}"
         return out
+
+
+#: a memory this important but this unsure goes to the review queue (seed 000 §5.2)
+REVIEW_IMPORTANCE = 0.8
+REVIEW_CONFIDENCE = 0.5
+
+
+def _review_reason(p: Prepared) -> str:
+    if p.quarantined:
+        return "quarantined: looks like a prompt injection"
+    if (
+        p.layer is not Layer.WORKING
+        and float(p.payload["importance"]) >= REVIEW_IMPORTANCE
+        and float(p.payload["confidence"]) < REVIEW_CONFIDENCE
+    ):
+        return "low confidence, high impact"
+    return ""
 
 
 def _auto_approved(policy: dict[str, Any], namespace: str, payload: dict[str, Any]) -> bool:

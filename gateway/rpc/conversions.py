@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from gateway.core.arbitration import Skill, Task
 from gateway.core.inputs import WriteInput
 from gateway.core.models import Event, Layer, Memory, Neighbour, Status, Turn
 from gateway.core.recall import RecallQuery, RecallResult
@@ -286,4 +288,77 @@ def neighbour_from_pb(p: pb.Neighbour) -> Neighbour:
         at=from_ts(p, "at") or datetime.fromtimestamp(0, UTC),
         distance=p.distance,
         label=p.label,
+    )
+
+
+# ---- arbitration
+def proposal_to_pb(p: dict[str, Any]) -> pb.Proposal:
+    item = p.get("item") or {}
+    layer = Layer(item["layer"]) if item.get("layer") in Layer._value2member_map_ else None
+    return pb.Proposal(
+        id=p.get("id", ""),
+        proposer=p.get("proposer", ""),
+        item=pb.WriteItem(
+            namespace=item.get("namespace", ""),
+            layer=_LAYER_TO_PB[layer] if layer else pb.LAYER_UNSPECIFIED,  # type: ignore[arg-type]
+            content=item.get("content", ""),
+            type=item.get("type", ""),
+            importance=float(item.get("importance", 0.0)),
+            confidence=float(item.get("confidence", 1.0)),
+            session_id=item.get("session_id", ""),
+            task_id=item.get("task_id", ""),
+            metadata=item.get("metadata") or {},
+            evidence=item.get("evidence") or [],
+            entities=item.get("entities") or [],
+        ),
+        state=p.get("state", ""),
+        decided_by=p.get("decided_by", ""),
+        reason=p.get("reason", ""),
+        created_at=ts(datetime.fromtimestamp(p["created"], UTC)) if p.get("created") else None,
+        memory_id=p.get("memory_id", ""),
+    )
+
+
+def skill_to_pb(s: Skill) -> pb.Skill:
+    return pb.Skill(
+        name=s.name,
+        description=s.description,
+        trigger=s.trigger,
+        parameter_schema=s.parameter_schema,
+        entry_point=s.entry_point,
+        version=s.version,
+        namespace=s.namespace,
+        id=s.id,
+    )
+
+
+def skill_from_pb(p: pb.Skill) -> Skill:
+    return Skill(
+        name=p.name,
+        description=p.description,
+        trigger=p.trigger,
+        parameter_schema=p.parameter_schema,
+        entry_point=p.entry_point,
+        namespace=p.namespace or "global",
+        version=p.version,
+        id=p.id,
+    )
+
+
+def task_to_pb(t: Task) -> pb.Task:
+    return pb.Task(
+        id=t.id,
+        steps=[
+            pb.Step(
+                index=s["index"],
+                name=s["name"],
+                state=s["state"],
+                output=s["output"],
+                error=s["error"],
+                attempts=s["attempts"],
+            )
+            for s in t.steps
+        ],
+        resume_at=t.resume_at,
+        state=t.state,
     )

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import grpc
 
+from gateway.core import arbitration as arb
 from gateway.core.inputs import WriteInput
 from gateway.core.service import MemoryService
 from gateway.rpc import conversions as cv
@@ -198,45 +197,108 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             ]
         )
 
-    # ---- designed in the API, built by later work: answer UNIMPLEMENTED with a clear message
-    async def _later(self, what: str) -> Any:
-        await self._svc.unimplemented(what)
+    # ---- facts, skills, arbitration, tasks, review
+    async def ProposeFact(self, req: pb.ProposeFactRequest, ctx: Ctx) -> pb.ProposeFactResponse:
+        o = await arb.propose_fact(
+            self._svc,
+            caller(ctx),
+            req.namespace,
+            req.fact,
+            req.session_id,
+            list(req.evidence),
+            req.confidence,
+            req.explicit,
+        )
+        return pb.ProposeFactResponse(
+            pending_id=o.pending_id,
+            sessions_seen=o.sessions_seen,
+            promoted=o.promoted,
+            memory_id=o.memory_id,
+        )
 
-    async def ProposeFact(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("ProposeFact (two-confirmation promotion)")
+    async def ConfirmFact(self, req: pb.ConfirmFactRequest, ctx: Ctx) -> pb.ProposeFactResponse:
+        o = await arb.confirm_fact(self._svc, caller(ctx), req.pending_id)
+        return pb.ProposeFactResponse(
+            pending_id=o.pending_id,
+            sessions_seen=o.sessions_seen,
+            promoted=o.promoted,
+            memory_id=o.memory_id,
+        )
 
-    async def ConfirmFact(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("ConfirmFact")
+    async def RegisterSkill(
+        self, req: pb.RegisterSkillRequest, ctx: Ctx
+    ) -> pb.RegisterSkillResponse:
+        skill, duplicate = await arb.register_skill(
+            self._svc, caller(ctx), cv.skill_from_pb(req.skill)
+        )
+        return pb.RegisterSkillResponse(skill=cv.skill_to_pb(skill), duplicate=duplicate)
 
-    async def RegisterSkill(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("RegisterSkill (procedural registry)")
+    async def MatchSkill(self, req: pb.MatchSkillRequest, ctx: Ctx) -> pb.MatchSkillResponse:
+        found = await arb.match_skill(
+            self._svc, caller(ctx), req.intent, list(req.namespaces), req.top_k
+        )
+        return pb.MatchSkillResponse(
+            matches=[pb.SkillMatch(skill=cv.skill_to_pb(s), score=score) for s, score in found]
+        )
 
-    async def MatchSkill(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("MatchSkill")
+    async def SubmitResult(self, req: pb.SubmitResultRequest, ctx: Ctx) -> pb.SubmitResultResponse:
+        o = await arb.submit_result(
+            self._svc,
+            caller(ctx),
+            req.task_id,
+            req.status,
+            req.summary,
+            list(req.artifacts),
+            list(req.decisions),
+            [cv.write_item_from_pb(u.item) for u in req.memory_updates],
+            req.session_id,
+            req.idempotency_key,
+        )
+        return pb.SubmitResultResponse(
+            event_id=o.event_id,
+            committed=[cv.write_result_to_pb(c) for c in o.committed],
+            proposals=[cv.proposal_to_pb(p) for p in o.proposals],
+        )
 
-    async def SubmitResult(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("SubmitResult (sub-agent result ingestion)")
+    async def ListProposals(
+        self, req: pb.ListProposalsRequest, ctx: Ctx
+    ) -> pb.ListProposalsResponse:
+        rows = await arb.list_proposals(self._svc, caller(ctx), req.state, req.limit or 100)
+        return pb.ListProposalsResponse(proposals=[cv.proposal_to_pb(p) for p in rows])
 
-    async def ListProposals(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("ListProposals")
+    async def ApproveProposal(self, req: pb.DecideProposalRequest, ctx: Ctx) -> pb.Proposal:
+        return cv.proposal_to_pb(await arb.decide(self._svc, caller(ctx), req.id, True, req.reason))
 
-    async def ApproveProposal(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("ApproveProposal")
+    async def RejectProposal(self, req: pb.DecideProposalRequest, ctx: Ctx) -> pb.Proposal:
+        return cv.proposal_to_pb(
+            await arb.decide(self._svc, caller(ctx), req.id, False, req.reason)
+        )
 
-    async def RejectProposal(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("RejectProposal")
+    async def SetSharedWritePolicy(
+        self, req: pb.SharedWritePolicy, ctx: Ctx
+    ) -> pb.SharedWritePolicy:
+        p = await arb.set_policy(self._svc, caller(ctx), list(req.auto_approve), req.min_confidence)
+        return pb.SharedWritePolicy(
+            auto_approve=p["auto_approve"], min_confidence=p["min_confidence"]
+        )
 
-    async def SetSharedWritePolicy(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("SetSharedWritePolicy")
+    async def StartTask(self, req: pb.StartTaskRequest, ctx: Ctx) -> pb.Task:
+        return cv.task_to_pb(await arb.start_task(self._svc, caller(ctx), req.id, list(req.steps)))
 
-    async def StartTask(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("StartTask (batch task steps)")
+    async def UpdateStep(self, req: pb.UpdateStepRequest, ctx: Ctx) -> pb.Task:
+        task = await arb.update_step(
+            self._svc, caller(ctx), req.task_id, req.index, req.state, req.output, req.error
+        )
+        return cv.task_to_pb(task)
 
-    async def UpdateStep(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("UpdateStep")
+    async def GetTask(self, req: pb.GetTaskRequest, ctx: Ctx) -> pb.Task:
+        return cv.task_to_pb(await arb.get_task(self._svc, caller(ctx), req.id))
 
-    async def GetTask(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("GetTask")
-
-    async def ListReview(self, req: Any, ctx: Ctx) -> Any:
-        return await self._later("ListReview (review queue)")
+    async def ListReview(self, req: pb.ListReviewRequest, ctx: Ctx) -> pb.ListReviewResponse:
+        rows = await self._svc.review_queue(caller(ctx), req.limit or 100)
+        out = []
+        for mem, reason in rows:
+            msg = cv.memory_to_pb(mem)
+            msg.metadata["review_reason"] = reason
+            out.append(msg)
+        return pb.ListReviewResponse(memories=out)

@@ -489,7 +489,7 @@ def test_events_timeline_neighbourhood_and_relations(gw: RunningGateway, ns: str
 # ------------------------------------------------------------------ operations
 
 
-def test_health_reflection_stats_audit_and_unimplemented(gw: RunningGateway, ns: str) -> None:
+def test_health_reflection_stats_audit_and_breakers(gw: RunningGateway, ns: str) -> None:
     channel = grpc.insecure_channel(gw.address)
     health = health_pb2_grpc.HealthStub(channel)
     assert (
@@ -518,8 +518,14 @@ def test_health_reflection_stats_audit_and_unimplemented(gw: RunningGateway, ns:
         assert s.memories["semantic/active"] >= 1
         actions = {(e.action, e.target) for e in c.audit(namespace=ns)}
         assert ("write", mid) in actions and ("read", mid) in actions
-        with pytest.raises(gc.Unimplemented, match="not implemented"):
-            c._call(c._stub.MatchSkill, pb.MatchSkillRequest(intent="x"))
+        breakers = {b.layer: b.state for b in c.breakers()}
+        assert breakers == {
+            "working": "closed",
+            "records": "closed",
+            "graph": "closed",
+            "vectors": "closed",
+        }
+        assert {layer.layer for layer in s.layers} == set(breakers)
 
 
 def test_api_keys_are_checked(tmp_path) -> None:  # type: ignore[no-untyped-def]

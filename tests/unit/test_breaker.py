@@ -69,7 +69,7 @@ async def test_failure_opens_fails_fast_then_recovers_after_probe(flaky: Flaky) 
     with pytest.raises(BackendUnavailable, match="circuit breaker open"):
         await b.window("user/u", "s")  # fails fast during the cool-down
     clock.now = 1.5
-    assert (await b.window("user/u", "s"))  # probe (ping) passes: half-open, call goes through
+    assert await b.window("user/u", "s")  # probe (ping) passes: half-open, call goes through
     assert b.state is State.HALF_OPEN and flaky.pings == 1
     await b.window("user/u", "s")
     assert b.state is State.CLOSED
@@ -88,8 +88,9 @@ async def test_probe_failure_keeps_it_open(flaky: Flaky) -> None:
 
 
 async def test_slow_read_trips_and_fast_reads_recover(flaky: Flaky) -> None:
-    b = Breaker("working", flaky, BreakerPolicy(slow_ms=50, recover_after=3, recover_ms=20,
-                                                cooldown_s=0.0))
+    b = Breaker(
+        "working", flaky, BreakerPolicy(slow_ms=50, recover_after=3, recover_ms=20, cooldown_s=0.0)
+    )
     flaky.delay = 0.08
     assert await b.get_state("user/u", "s") == {}  # the slow read still answers…
     assert b.state is State.OPEN and "took" in b.last_error  # …but trips the breaker
