@@ -439,14 +439,18 @@ def test_manual_compaction(gw: RunningGateway, ns: str) -> None:
 # ------------------------------------------------------------------ episodic graph
 
 
-def test_events_timeline_neighbourhood_and_relations(gw: RunningGateway, ns: str) -> None:
+def test_events_timeline_neighbourhood_and_relations(gw: RunningGateway) -> None:
+    # a fresh agent, namespace and sessions: hub nodes (agent, session) shared with other tests
+    # would crowd the 2-hop neighbourhood on a shared server
+    agent = f"a-{uuid.uuid4().hex[:8]}"
+    ns, d1, d2 = f"agent/{agent}", f"d1-{agent}", f"d2-{agent}"
     t0 = datetime(2026, 10, 1, 9, tzinfo=UTC)
-    with gw.client() as c:
+    with gw.client(agent) as c:
         e1 = c.record_event(
             ns,
             "Chose three data sources for the market study",
             event_time=t0,
-            session_id="d1",
+            session_id=d1,
             entities=["market study"],
             wait=True,
         )
@@ -454,7 +458,7 @@ def test_events_timeline_neighbourhood_and_relations(gw: RunningGateway, ns: str
             ns,
             "Agreed on the conclusion framework",
             event_time=t0 + timedelta(hours=2),
-            session_id="d1",
+            session_id=d1,
             entities=["market study"],
             links=[("FOLLOWS", "event", e1)],
             wait=True,
@@ -463,7 +467,7 @@ def test_events_timeline_neighbourhood_and_relations(gw: RunningGateway, ns: str
             ns,
             "Resumed the market study",
             event_time=t0 + timedelta(days=1),
-            session_id="d2",
+            session_id=d2,
             wait=True,
         )
         c.relate(("event", e3), "CONTINUES", ("event", e2))
