@@ -333,7 +333,24 @@ async def start_task(svc: MemoryService, agent: str, task_id: str, steps: list[s
     if existing and [r[1] for r in existing] != list(steps):
         raise FailedPrecondition(f"task {task_id} exists with other steps; use a new task id")
     await svc.ledger.start_task(task_id, steps)
-    return await get_task(svc, agent, task_id)
+    task = await get_task(svc, agent, task_id)
+    for step in task.steps:
+        await _mirror_step(svc, agent, task_id, step)
+    return task
+
+
+async def _mirror_step(svc: MemoryService, agent: str, task_id: str, step: dict[str, Any]) -> None:
+    """Steps are nodes of the episodic graph too: (step)-[:STEP_OF {at, state}]->(task).
+    The ledger holds the authoritative state; the graph mirror is journaled, so durable."""
+    await svc.relate(
+        agent,
+        ("step", f"{task_id}#{step['index']}"),
+        "STEP_OF",
+        ("task", task_id),
+        None,
+        {"name": step["name"], "index": str(step["index"]), "state": step["state"]},
+        wait=False,
+    )
 
 
 async def get_task(svc: MemoryService, agent: str, task_id: str) -> Task:
@@ -382,4 +399,6 @@ async def update_step(
         )
     await svc.ledger.update_step(task_id, index, state, output[:4000], error[:2000])
     await svc.ledger.audit([(agent, f"step:{state}", f"task/{task_id}", str(index), error[:200])])
-    return await get_task(svc, agent, task_id)
+    task = await get_task(svc, agent, task_id)
+    await _mirror_step(svc, agent, task_id, task.steps[index])
+    return task

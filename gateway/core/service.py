@@ -477,6 +477,7 @@ class MemoryService:
         dst: tuple[str, str],
         at: datetime | None,
         properties: dict[str, str],
+        wait: bool = True,
     ) -> None:
         nsp.check_agent_id(agent)
         _check_relation(rel_type, "type")
@@ -491,7 +492,8 @@ class MemoryService:
         }
         acc = await self.journal.append([NewEntry(_new_id(), "relate", agent, "", payload)])
         self.lanes["memory"].kick()
-        await self.lanes["memory"].wait_applied([acc[0].seq], self.settings.wait_timeout_s)
+        if wait:
+            await self.lanes["memory"].wait_applied([acc[0].seq], self.settings.wait_timeout_s)
 
     async def timeline(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import pytest
@@ -196,6 +197,12 @@ def test_batch_task_resumes_at_first_unfinished_step(gw: RunningGateway) -> None
         t = c.update_step(task, 2, "done")
         assert t.state == "done" and t.resume_at == 3
         assert c.start_task(task, ["fetch", "clean", "summarise"]).state == "done"  # idempotent
+        # the steps are nodes of the graph, linked to their task
+        want = {f"{task}#0", f"{task}#1", f"{task}#2"}
+        deadline = time.monotonic() + 10
+        while {n.node.id for n in c.neighbourhood("task", task, depth=1)} != want:
+            assert time.monotonic() < deadline, "step nodes never reached the graph"
+            time.sleep(0.05)
         with pytest.raises(gc.FailedPrecondition):
             c.start_task(task, ["other"])
         with pytest.raises(gc.InvalidArgument, match="index"):
