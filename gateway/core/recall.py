@@ -213,16 +213,17 @@ class Recaller:
         )[:EXPAND_TOP]
         graph = self._stores.graph
         found: list[str] = []
-        for mem in ranked:
-            for n in await graph.neighbourhood(NodeRef(NodeKind.EVENT, mem.id), 1, 20):
-                if n.node.kind is NodeKind.EVENT:
-                    found.append(n.node.id)
-                elif n.node.kind is NodeKind.ENTITY:
-                    found += [
-                        m.node.id
-                        for m in await graph.neighbourhood(n.node, 1, 10)
-                        if m.node.kind is NodeKind.EVENT
-                    ]
+        entities: list[NodeRef] = []
+        near = await asyncio.gather(
+            *(graph.neighbourhood(NodeRef(NodeKind.EVENT, m.id), 1, 20) for m in ranked)
+        )
+        for n in (n for group in near for n in group):
+            if n.node.kind is NodeKind.EVENT:
+                found.append(n.node.id)
+            elif n.node.kind is NodeKind.ENTITY and n.node not in entities:
+                entities.append(n.node)
+        mentions = await asyncio.gather(*(graph.neighbourhood(e, 1, 10) for e in entities))
+        found += [m.node.id for group in mentions for m in group if m.node.kind is NodeKind.EVENT]
         found = [i for i in dict.fromkeys(found) if i not in c.memories]
         if not found:
             return
