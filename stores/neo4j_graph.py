@@ -31,7 +31,7 @@ from stores import text_match
 from stores.neo4j_schema import (
     GRAPH_SCHEMA,
     REL_TYPE_PATTERN,
-    Neo4jSession,
+    Neo4jBacked,
     dump_json,
     from_micros,
     load_json,
@@ -171,30 +171,10 @@ def _label(kind: NodeKind | str) -> str:
     return LABELS[NodeKind(kind)]
 
 
-class Neo4jEpisodicGraph:
+class Neo4jEpisodicGraph(Neo4jBacked):
     """``EpisodicGraph`` over a Neo4j 5 database (Community edition is enough)."""
 
-    backend = "neo4j"
-
-    def __init__(
-        self,
-        uri: str,
-        user: str | None = None,
-        password: str | None = None,
-        database: str = "neo4j",
-    ) -> None:
-        self._db = Neo4jSession(uri, user, password, database)
-
-    # ------------------------------------------------------------------ lifecycle
-
-    async def start(self) -> None:
-        await self._db.start(GRAPH_SCHEMA)
-
-    async def close(self) -> None:
-        await self._db.close()
-
-    async def ping(self) -> None:
-        await self._db.ping()
+    _schema = GRAPH_SCHEMA
 
     # ------------------------------------------------------------------ writes
 

@@ -33,7 +33,7 @@ from stores import text_match
 from stores.neo4j_schema import (
     MEMORY_TERMS_INDEX,
     RECORD_SCHEMA,
-    Neo4jSession,
+    Neo4jBacked,
     dump_json,
     from_micros,
     load_json,
@@ -203,30 +203,10 @@ def _conflict(exc: Conflict) -> Conflict:
     return Conflict(message, field="fact_key")
 
 
-class Neo4jRecordStore:
+class Neo4jRecordStore(Neo4jBacked):
     """``RecordStore`` over a Neo4j 5 database (Community edition is enough)."""
 
-    backend = "neo4j"
-
-    def __init__(
-        self,
-        uri: str,
-        user: str | None = None,
-        password: str | None = None,
-        database: str = "neo4j",
-    ) -> None:
-        self._db = Neo4jSession(uri, user, password, database)
-
-    # ------------------------------------------------------------------ lifecycle
-
-    async def start(self) -> None:
-        await self._db.start(RECORD_SCHEMA)
-
-    async def close(self) -> None:
-        await self._db.close()
-
-    async def ping(self) -> None:
-        await self._db.ping()
+    _schema = RECORD_SCHEMA
 
     # ------------------------------------------------------------------ writes
 

@@ -205,3 +205,29 @@ class Neo4jSession:
             TimeoutError,
         ) as exc:
             raise unavailable(exc) from exc
+
+
+class Neo4jBacked:
+    """Construction and lifecycle shared by the Neo4j-backed stores; ``_schema`` is what
+    ``start()`` creates (idempotently)."""
+
+    backend = "neo4j"
+    _schema: Sequence[str] = ()
+
+    def __init__(
+        self,
+        uri: str,
+        user: str | None = None,
+        password: str | None = None,
+        database: str = "neo4j",
+    ) -> None:
+        self._db = Neo4jSession(uri, user, password, database)
+
+    async def start(self) -> None:
+        await self._db.start(self._schema)
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def ping(self) -> None:
+        await self._db.ping()

@@ -34,7 +34,7 @@ from typing import Any
 from gateway.core.errors import InvalidArgument
 from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, Relation
 from stores import text_match
-from stores.sqlite_records import SqliteDb, chunks, from_micros, marks, to_micros
+from stores.sqlite_records import SqliteBacked, SqliteDb, chunks, from_micros, marks, to_micros
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS nodes (
@@ -164,24 +164,11 @@ def _links(e: Event) -> list[tuple[str, str, str, str]]:
     return [link for link in links if link[2]]
 
 
-class SqliteEpisodicGraph:
+class SqliteEpisodicGraph(SqliteBacked):
     """``EpisodicGraph`` over an embedded SQLite database at ``path`` (``:memory:`` works too)."""
-
-    backend = "sqlite"
 
     def __init__(self, path: Path) -> None:
         self._db = SqliteDb(path, _SCHEMA, "episodic graph")
-
-    # ------------------------------------------------------------------ lifecycle
-
-    async def start(self) -> None:
-        await self._db.start()
-
-    async def close(self) -> None:
-        await self._db.close()
-
-    async def ping(self) -> None:
-        await self._db.read(lambda c: c.execute("SELECT 1").fetchone())
 
     # ------------------------------------------------------------------ writes
 

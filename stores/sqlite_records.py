@@ -274,15 +274,11 @@ def _claims_fact(m: Memory) -> bool:
     return Status(m.status) is Status.ACTIVE and bool(m.fact_key)
 
 
-class SqliteRecordStore:
-    """``RecordStore`` over an embedded SQLite database at ``path`` (``:memory:`` works too)."""
+class SqliteBacked:
+    """Lifecycle shared by the SQLite-backed stores: one ``SqliteDb`` in ``self._db``."""
 
     backend = "sqlite"
-
-    def __init__(self, path: Path) -> None:
-        self._db = SqliteDb(path, _SCHEMA, "record store")
-
-    # ------------------------------------------------------------------ lifecycle
+    _db: SqliteDb
 
     async def start(self) -> None:
         await self._db.start()
@@ -292,6 +288,13 @@ class SqliteRecordStore:
 
     async def ping(self) -> None:
         await self._db.read(lambda c: c.execute("SELECT 1").fetchone())
+
+
+class SqliteRecordStore(SqliteBacked):
+    """``RecordStore`` over an embedded SQLite database at ``path`` (``:memory:`` works too)."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = SqliteDb(path, _SCHEMA, "record store")
 
     # ------------------------------------------------------------------ writes
 
