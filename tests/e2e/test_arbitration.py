@@ -132,7 +132,7 @@ def test_fact_promotion_needs_two_sessions_or_explicit(gw: RunningGateway, ns: s
 
 
 def test_skills_register_version_and_match(gw: RunningGateway) -> None:
-    skills_ns = "agent/master"
+    skills_ns = f"task/skills-{uuid.uuid4().hex[:8]}"  # fresh: a shared server keeps old runs
     with gw.client() as c:
         name = f"export-{uuid.uuid4().hex[:6]}"
         r1 = c.register_skill(
