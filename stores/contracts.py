@@ -103,8 +103,9 @@ class RecordStore(Lifecycle, Protocol):
     async def touch(self, ids: Sequence[str], at: datetime) -> None:
         """Record an access: last_accessed_at = at, access_count += 1 (no new version)."""
 
-    async def iter_vectors(self, batch_size: int = 1000) -> AsyncIterator[list[VectorItem]]:
-        """Every active memory that has an embedding, in batches (to rebuild vector indexes)."""
+    def iter_vectors(self, batch_size: int = 1000) -> AsyncIterator[list[VectorItem]]:
+        """Every active memory that has an embedding, in batches (to rebuild vector indexes).
+        An async generator: ``async for batch in store.iter_vectors(): ...``."""
 
     async def count(self) -> dict[str, int]:
         """Counts of current memories keyed ``"<layer>/<status>"``."""

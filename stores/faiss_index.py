@@ -93,7 +93,7 @@ def _write_atomic(path: Path, chunks: Iterable[bytes | memoryview | np.ndarray])
     try:
         with os.fdopen(fd, "wb") as f:
             for chunk in chunks:
-                view = memoryview(chunk).cast("B")
+                view = memoryview(chunk).cast("B")  # type: ignore[arg-type]
                 h.update(view)
                 f.write(view)
             f.flush()
@@ -165,7 +165,7 @@ class _Shard:
             groups.setdefault((ns, layer), []).append(fid)
         for (ns, layer), fids in groups.items():
             part = self.parts[ns][layer]
-            part.index.remove_ids(np.asarray(fids, dtype=np.int64))
+            part.index.remove_ids(np.asarray(fids, dtype=np.int64))  # type: ignore[arg-type]
             for fid in fids:
                 del part.rev[fid]
             if part.index.ntotal == 0:
@@ -626,7 +626,7 @@ class ShardedFaissIndex:
         sidecar = json.loads(ids_bytes)
         blob = np.fromfile(d / entry["index_file"], dtype=np.uint8)
         want = entry["index_digest"]
-        if _digest(blob) != want or sidecar["index_digest"] != want:
+        if _digest(blob) != want or sidecar["index_digest"] != want:  # type: ignore[arg-type]
             raise _CorruptState(f"shard {s}: index digest mismatch")
         if sidecar["seq"] != entry["seq"] or sidecar["dim"] != self.dim or sidecar["shard"] != s:
             raise _CorruptState(f"shard {s}: sidecar does not match the manifest")

@@ -116,7 +116,7 @@ class Neo4jSession:
         self.uri = uri
         self.database = database
         self._auth = (user, password or "") if user else None
-        self._config = {
+        self._config: dict[str, Any] = {
             "connection_timeout": connection_timeout,
             "connection_acquisition_timeout": acquisition_timeout,
             "max_transaction_retry_time": retry_time,

@@ -446,7 +446,7 @@ class SqliteRecordStore(SqliteBacked):
         after = ""
         while True:
             rows = await self._db.read(
-                lambda c, after=after: c.execute(
+                lambda c, after=after: c.execute(  # type: ignore[misc]
                     "SELECT id, namespace, layer, embedding FROM memories "
                     "WHERE status = 'active' AND embedding IS NOT NULL AND id > ? "
                     "ORDER BY id LIMIT ?",

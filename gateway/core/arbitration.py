@@ -358,7 +358,7 @@ async def get_task(svc: MemoryService, agent: str, task_id: str) -> Task:
     rows = await svc.ledger.task_steps(task_id)
     if not rows:
         raise NotFound(f"task {task_id!r} does not exist: start it first")
-    steps = [
+    steps: list[dict[str, Any]] = [
         {
             "index": r[0],
             "name": r[1],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from gateway.core import importance as importance_rules
 from gateway.core.errors import InvalidArgument
@@ -43,7 +44,7 @@ class WriteInput:
 class Prepared:
     """A validated, screened write, ready for the journal."""
 
-    payload: dict[str, object]
+    payload: dict[str, Any]
     layer: Layer
     namespace: str
     redactions: list[str]
@@ -154,7 +155,7 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
     skipped = ""
     if layer is not Layer.WORKING and imp < importance_rules.KEEP_THRESHOLD:
         skipped = "small talk is not stored long-term"
-    payload: dict[str, object] = {
+    payload: dict[str, Any] = {
         "namespace": ns,
         "layer": layer.value,
         "content": screened.text,

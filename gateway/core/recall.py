@@ -101,7 +101,7 @@ class RecallCache:
             self._items.popitem(last=False)
 
     def invalidate(self, namespaces: set[str]) -> None:
-        for key in [k for k in self._items if namespaces & set(k[1])]:  # type: ignore[arg-type]
+        for key in [k for k in self._items if namespaces & set(k[1])]:  # type: ignore[call-overload]
             del self._items[key]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import grpc
 
 from gateway.core import arbitration as arb
@@ -12,7 +14,7 @@ from gateway.rpc.auth import caller
 from memgate.v1 import memgate_pb2 as pb
 from memgate.v1 import memgate_pb2_grpc as pb_grpc
 
-Ctx = grpc.aio.ServicerContext
+Ctx: TypeAlias = grpc.aio.ServicerContext  # type: ignore[type-arg]
 
 
 def _links(req: pb.RecordEventRequest) -> list[tuple[str, str, str]]:
