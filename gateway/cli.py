@@ -10,13 +10,12 @@ import signal
 import sys
 from pathlib import Path
 
-from gateway.settings import load_settings
+from gateway.core.errors import MemgateError
+from gateway.settings import Settings, load_settings
 
 
-def _serve(args: argparse.Namespace) -> int:
-    from gateway.rpc.server import create_server
-
-    settings = load_settings(
+def _settings(args: argparse.Namespace) -> Settings:
+    return load_settings(
         args.config,
         overrides={
             "host": args.host,
@@ -29,6 +28,16 @@ def _serve(args: argparse.Namespace) -> int:
             "master_agent": args.master,
         },
     )
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from gateway.rpc.server import create_server
+
+    try:
+        settings = _settings(args)
+    except (ValueError, OSError) as exc:  # a bad value, an unreadable config file
+        print(f"memgate: {exc}", file=sys.stderr)
+        return 2
 
     async def run() -> None:
         print(
@@ -51,8 +60,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(run())
-    except OSError as exc:
-        print(f"memgate: {exc}", file=sys.stderr)
+    except (OSError, MemgateError) as exc:
+        print(f"memgate: cannot start: {exc}", file=sys.stderr)
         return 1
     return 0
 

@@ -48,6 +48,8 @@ class Settings:
     apply_batch: int = 64
     wait_timeout_s: float = 10.0
     flush_interval_s: float = 2.0
+    #: applied journal entries (and so their idempotency keys) are kept this long
+    journal_retention_days: float = 7.0
 
     # working memory
     session_ttl_s: int = 3600  # 30 min .. 24 h (seed 004 §2.2)

@@ -18,7 +18,7 @@ from stores.sqlite_journal import SqliteJournal
 from stores.sqlite_ledger import SqliteLedger
 
 
-def build_stores(settings: Settings) -> Stores:
+def build_stores(settings: Settings, dim: int = 384) -> Stores:
     data = settings.data_dir
     working: WorkingStore
     records: RecordStore
@@ -46,7 +46,7 @@ def build_stores(settings: Settings) -> Stores:
         graph = SqliteEpisodicGraph(data / "graph.db")
     # index files are tied to the record store they mirror
     index_dir = data / ("faiss-neo4j" if settings.neo4j_uri else "faiss")
-    index = ShardedFaissIndex(index_dir, dim=384, shards=settings.shards)
+    index = ShardedFaissIndex(index_dir, dim=dim, shards=settings.shards)
     return guarded(Stores(working=working, records=records, graph=graph, index=index), settings)
 
 
@@ -77,10 +77,11 @@ def guarded(stores: Stores, s: Settings) -> Stores:
 
 def build_service(settings: Settings) -> MemoryService:
     data = settings.data_dir
+    embedder = build_embedder(settings.embedder, cache_size=settings.embed_cache_size)
     return MemoryService(
         settings=settings,
-        stores=build_stores(settings),
-        embedder=build_embedder(settings.embedder, cache_size=settings.embed_cache_size),
+        stores=build_stores(settings, dim=embedder.dim),
+        embedder=embedder,
         journal=SqliteJournal(data / "journal.db"),
         ledger=SqliteLedger(data / "ledger.db"),
     )

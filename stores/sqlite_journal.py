@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from gateway.core.errors import Conflict
+from gateway.core.errors import Conflict, FailedPrecondition
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
@@ -82,9 +84,11 @@ class SqliteJournal:
         self._queue: asyncio.Queue[tuple[list[NewEntry], asyncio.Future[list[Accepted]]]] | None
         self._queue = None
         self._committer: asyncio.Task[None] | None = None
+        self._lockfile: IO[str] | None = None
 
     async def start(self) -> None:
         self._path.parent.mkdir(parents=True, exist_ok=True)
+        self._lockfile = _exclusive(self._path.with_suffix(".lock"))
         conn = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")
@@ -94,6 +98,9 @@ class SqliteJournal:
         self._committer = asyncio.create_task(self._commit_loop(), name="journal-commit")
 
     async def close(self) -> None:
+        if self._lockfile:
+            self._lockfile.close()  # releases the flock
+            self._lockfile = None
         if self._committer:
             self._committer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -239,6 +246,20 @@ class SqliteJournal:
 
         return await asyncio.to_thread(run)
 
+    async def prune(self, older_than_s: float) -> int:
+        """Drop applied entries older than the retention: their idempotency keys expire too."""
+
+        def run() -> int:
+            assert self._conn is not None
+            with self._lock:
+                cur = self._conn.execute(
+                    "DELETE FROM journal WHERE applied > 0 AND applied_at < ?",
+                    (time.time() - older_than_s,),
+                )
+            return cur.rowcount
+
+        return await asyncio.to_thread(run)
+
     async def counts(self) -> tuple[int, int]:
         """(pending, applied)."""
 
@@ -251,3 +272,23 @@ class SqliteJournal:
             return int(rows.get(0, 0)), int(rows.get(1, 0)) + int(rows.get(2, 0))
 
         return await asyncio.to_thread(run)
+
+
+def _exclusive(path: Path) -> IO[str]:
+    """One gateway per data dir: a second one would apply the same journal twice over."""
+    f = path.open("a+")
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        owner = f.read().strip() or "another process"
+        f.close()
+        raise FailedPrecondition(
+            f"the data dir {path.parent} is in use by {owner}: stop that gateway, or start this "
+            "one with another --data-dir"
+        ) from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"memgate pid {os.getpid()}")
+    f.flush()
+    return f

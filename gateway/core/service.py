@@ -176,8 +176,16 @@ class MemoryService:
         await self.ledger.put_setting("index_clean", {"clean": False})
 
     async def _flush_loop(self) -> None:
+        last_prune = 0.0
         while True:
             await asyncio.sleep(self.settings.flush_interval_s)
+            now = asyncio.get_running_loop().time()
+            if now - last_prune > 3600:
+                last_prune = now
+                try:
+                    await self.journal.prune(self.settings.journal_retention_days * 86_400)
+                except Exception:  # noqa: BLE001
+                    log.exception("journal pruning failed; will retry")
             if self._index_dirty:
                 self._index_dirty = False
                 try:

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from gateway.core.errors import Conflict
+from gateway.core.errors import Conflict, FailedPrecondition
 from stores.sqlite_journal import NewEntry, SqliteJournal
 
 
@@ -60,4 +60,28 @@ async def test_concurrent_appends_are_grouped_and_all_durable(tmp_path) -> None:
     seqs = [r[0].seq for r in results]
     assert len(set(seqs)) == 200
     assert len(await j.pending(1000)) == 200
+    await j.close()
+
+
+async def test_one_gateway_per_data_dir(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    first = SqliteJournal(tmp_path / "j.db")
+    await first.start()
+    second = SqliteJournal(tmp_path / "j.db")
+    with pytest.raises(FailedPrecondition, match="in use by memgate pid"):
+        await second.start()
+    await first.close()
+    await second.start()  # free again once the first one is closed
+    await second.close()
+
+
+async def test_prune_drops_only_old_applied_entries(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    j = SqliteJournal(tmp_path / "j.db")
+    await j.start()
+    acc = await j.append([_e("w1", key="k1"), _e("w2", key="k2")])
+    await j.mark_applied([acc[0].seq])
+    assert await j.prune(older_than_s=3600) == 0  # applied just now: kept
+    assert await j.prune(older_than_s=-1) == 1  # the applied one goes, the pending one stays
+    assert [e.write_id for e in await j.pending(10)] == ["w2"]
+    fresh = (await j.append([_e("w9", key="k1")]))[0]  # its key expired with it
+    assert not fresh.duplicate
     await j.close()
