@@ -164,6 +164,8 @@ class MemoryService:
                 skipped += len(batch) - len(fit)
                 await index.upsert(fit)
                 n += len(fit)
+                if n // 50_000 != (n - len(fit)) // 50_000:
+                    log.info("rebuilding the vector index from the records: %d vectors so far", n)
             log.info("vector index rebuilt from records: %d vectors", n)
             if skipped:
                 log.warning(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -31,7 +32,7 @@ def _spawn(data_dir: Path, extra: list[str]) -> tuple[subprocess.Popen[bytes], s
                 "--data-dir",
                 str(data_dir),
                 "--embedder",
-                "hash",
+                "minilm",  # the real embedder: applying is slow enough to kill mid-way
                 *extra,
             ],
             stdout=out,
@@ -73,7 +74,7 @@ def test_sigkill_after_ack_loses_nothing(tmp_path: Path, backend: dict[str, str]
                         content=f"event {batch}-{i} happened",
                         idempotency_key=f"e-{batch}-{i}",
                     )
-                    for i in range(20)
+                    for i in range(100)
                 ]
                 for item, mid in zip(items, c.batch_write(items), strict=True):
                     acked[mid] = str(item["content"])
@@ -82,7 +83,12 @@ def test_sigkill_after_ack_loses_nothing(tmp_path: Path, backend: dict[str, str]
     finally:
         os.kill(proc.pid, signal.SIGKILL)  # no shutdown hook, no flush
         proc.wait(10)
-    assert len(acked) == 200
+    assert len(acked) == 1000
+    # the kill really happened with acknowledged writes not yet applied
+    journal = sqlite3.connect(tmp_path / "data" / "journal.db")
+    pending = journal.execute("SELECT COUNT(*) FROM journal WHERE applied = 0").fetchone()[0]
+    journal.close()
+    assert pending > 0
 
     proc, address = _spawn(tmp_path / "data", flags)
     try:
