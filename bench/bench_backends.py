@@ -1,10 +1,10 @@
 """Store-level benchmarks against the real servers (loopback only, bounded counts).
 
-  - Neo4j: events/s recording N events in UNWIND batches of B versus one write per event;
-  - Redis: working-memory appends/s through RedisWorkingStore, 1 and 16 concurrent writers.
+- Neo4j: events/s recording N events in UNWIND batches of B versus one write per event;
+- Redis: working-memory appends/s through RedisWorkingStore, 1 and 16 concurrent writers.
 
-    deploy/services.sh up
-    python bench/bench_backends.py --neo4j-uri bolt://127.0.0.1:7687 --redis-url redis://127.0.0.1:6379/0
+  deploy/services.sh up
+  python bench/bench_backends.py --neo4j-uri bolt://127.0.0.1:7687 --redis-url redis://127.0.0.1:6379/0
 """
 
 from __future__ import annotations
@@ -31,10 +31,18 @@ def events(n: int) -> list[Event]:
     ns = f"user/bench-{uuid.uuid4().hex[:8]}"
     sessions = [uuid.uuid4().hex for _ in range(50)]
     return [
-        Event(id=uuid.uuid4().hex, namespace=ns, type="message", summary=f"event {i} about things",
-              at=T0 + timedelta(seconds=i), agent_id=f"agent-{i % 5}", user_id=f"user-{i % 20}",
-              session_id=sessions[i % 50], task_id=f"task-{i % 100}",
-              entities=[f"Topic {i % 37}", f"Thing {i % 101}"])
+        Event(
+            id=uuid.uuid4().hex,
+            namespace=ns,
+            type="message",
+            summary=f"event {i} about things",
+            at=T0 + timedelta(seconds=i),
+            agent_id=f"agent-{i % 5}",
+            user_id=f"user-{i % 20}",
+            session_id=sessions[i % 50],
+            task_id=f"task-{i % 100}",
+            entities=[f"Topic {i % 37}", f"Thing {i % 101}"],
+        )
         for i in range(n)
     ]
 
@@ -56,8 +64,13 @@ async def bench_neo4j(uri: str, n: int, batch: int) -> dict[str, float]:
         single = n / (time.perf_counter() - t)
     finally:
         await graph.close()
-    return {"events": n, "batch": batch, "unwind_events_per_s": batched,
-            "single_events_per_s": single, "ratio": batched / single}
+    return {
+        "events": n,
+        "batch": batch,
+        "unwind_events_per_s": batched,
+        "single_events_per_s": single,
+        "ratio": batched / single,
+    }
 
 
 async def bench_redis(url: str, n: int) -> dict[str, float]:
@@ -84,7 +97,9 @@ async def bench_redis(url: str, n: int) -> dict[str, float]:
 
 
 async def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--neo4j-uri", default="")
     ap.add_argument("--redis-url", default="")
     ap.add_argument("--events", type=int, default=5000)
@@ -94,8 +109,10 @@ async def main() -> int:
     args = ap.parse_args()
     result: dict[str, object] = {}
     if args.neo4j_uri:
-        print(f"neo4j: recording {args.events} events, UNWIND batches of {args.batch} vs one by one…",
-              flush=True)
+        print(
+            f"neo4j: recording {args.events} events, UNWIND batches of {args.batch} vs one by one…",
+            flush=True,
+        )
         result["neo4j"] = await bench_neo4j(args.neo4j_uri, args.events, args.batch)
         print(f"  {result['neo4j']}", flush=True)
     if args.redis_url:
