@@ -143,7 +143,7 @@ class Recaller:
         scored: list[scoring.Scored] = []
         if long_term:
             try:
-                scored = await self._long_term(q, long_term, vector, now)
+                scored = await self._long_term(q, long_term, vector, now, degraded)
             except BackendUnavailable as exc:
                 degraded.append(f"{','.join(x.value for x in long_term)}: {exc.message}")
         if Layer.WORKING in layers and q.session_id:
@@ -165,7 +165,12 @@ class Recaller:
         return result
 
     async def _long_term(
-        self, q: RecallQuery, layers: tuple[Layer, ...], vector: np.ndarray, now: datetime
+        self,
+        q: RecallQuery,
+        layers: tuple[Layer, ...],
+        vector: np.ndarray,
+        now: datetime,
+        degraded: list[str],
     ) -> list[scoring.Scored]:
         c = _Candidates()
         k = q.top_k * OVERFETCH
@@ -189,7 +194,11 @@ class Recaller:
         missing = [i for i in {*c.dense, *c.keyword} if i not in c.memories]
         c.memories.update(await records.get(missing))
         if Layer.EPISODIC in layers:
-            await self._expand_graph(c, q, vector)
+            try:
+                await self._expand_graph(c, q, vector)
+            except BackendUnavailable as exc:
+                # the graph's fallback is to skip it: records and vectors still answer
+                degraded.append(f"graph: {exc.message}")
         out = []
         for mid, mem in c.memories.items():
             if not self._admissible(mem, q, layers):

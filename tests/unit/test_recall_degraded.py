@@ -1,0 +1,36 @@
+"""A tripped breaker degrades recall to what the other stores can still answer."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from gateway.core.inputs import WriteInput
+from gateway.core.recall import RecallQuery
+from gateway.settings import Settings
+from gateway.wiring import build_service
+from stores.breaker import State
+
+
+def _open(breaker) -> None:  # type: ignore[no-untyped-def]
+    breaker.state = State.OPEN
+    breaker._opened_at = time.monotonic()
+    breaker.last_error = "test: forced open"
+
+
+async def test_open_graph_breaker_skips_only_the_graph(tmp_path: Path) -> None:
+    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", breaker_cooldown_s=60))
+    await svc.start()
+    try:
+        await svc.write("master", [WriteInput(namespace="user/u", layer="episodic",
+                                              content="Booked a hotel near Kyoto station",
+                                              entities=["kyoto"])], wait=True)
+        _open(svc.stores.graph)
+        r = await svc.recall("master", RecallQuery("hotel in Kyoto", ("user/u",)))
+        assert [h.memory.content for h in r.hits] == ["Booked a hotel near Kyoto station"]
+        assert r.degraded and r.degraded[0].startswith("graph:")
+        _open(svc.stores.records)  # records down: the long-term layers are skipped, no error
+        r = await svc.recall("master", RecallQuery("hotel in Kyoto again", ("user/u",)))
+        assert r.hits == [] and any("records" in d for d in r.degraded)
+    finally:
+        await svc.close()
