@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -40,6 +41,7 @@ log = logging.getLogger("memgate.applier")
 WRITE_ID_KEY = "memgate.write_id"
 #: a waiting caller hears UNAVAILABLE this long after its lane's backend was found down
 OUTAGE_GRACE_S = 0.5
+TURN_RESULTS_KEPT = 4096
 SUPERSEDED_BY_KEY = "memgate.superseded_by"
 
 
@@ -119,6 +121,8 @@ class Applier:
         self._task: asyncio.Task[None] | None = None
         self.last_error = ""
         self.applied_total = 0
+        #: write id -> (dialogue length after it, whether its append rolled the dialogue)
+        self.turn_results: OrderedDict[str, tuple[int, bool]] = OrderedDict()
 
     # ---- lifecycle
     def start(self) -> None:
@@ -405,8 +409,17 @@ class Applier:
             groups.setdefault((p["namespace"], p["session_id"]), []).append(turn)
         for (ns, session), turns in groups.items():
             lengths = await self._stores.working.append(ns, session, turns, self._s.zone_hard_cap)
-            if lengths.get(Zone.DIALOGUE, 0) > self._s.dialogue_max_turns:
-                await compact(self._stores, ns, session)
+            if Zone.DIALOGUE not in lengths:
+                continue  # no dialogue turn: nothing rolls (callers read the length if asked)
+            dialogue = lengths[Zone.DIALOGUE]
+            compacted = dialogue > self._s.dialogue_max_turns
+            if compacted:
+                dialogue -= (await compact(self._stores, ns, session))[0]
+            for turn in turns:
+                self.turn_results[turn.id] = (dialogue, compacted and turn.zone is Zone.DIALOGUE)
+                self.turn_results.move_to_end(turn.id)
+            while len(self.turn_results) > TURN_RESULTS_KEPT:
+                self.turn_results.popitem(last=False)
         return {ns for ns, _ in groups}
 
     # ---- forget

@@ -405,23 +405,18 @@ class MemoryService:
         )
         p = prepare(item, self.settings.limits)
         p.payload["at"] = utcnow().isoformat()
-        before = await self._dialogue_len(p.namespace, session_id)
         acc = (
             await self.journal.append(
                 [NewEntry(_new_id(), "turn", agent, idempotency_key, p.payload)]
             )
         )[0]
-        self.lanes["turn"].kick()
-        await self.lanes["turn"].wait_applied([acc.seq], self.settings.wait_timeout_s)
-        after = await self._dialogue_len(p.namespace, session_id)
-        return TurnOutcome(
-            acc.write_id,
-            acc.duplicate,
-            after < before + (0 if acc.duplicate else 1)
-            and p.payload["zone"] == Zone.DIALOGUE.value,
-            after,
-            p.redactions,
-        )
+        lane = self.lanes["turn"]
+        lane.kick()
+        await lane.wait_applied([acc.seq], self.settings.wait_timeout_s)
+        result = lane.turn_results.get(acc.write_id)
+        if result is None:  # applied earlier (a retry) or before a restart: read the window
+            result = (await self._dialogue_len(p.namespace, session_id), False)
+        return TurnOutcome(acc.write_id, acc.duplicate, result[1], result[0], p.redactions)
 
     async def _dialogue_len(self, namespace: str, session_id: str) -> int:
         window = await self.stores.working.window(namespace, session_id, [Zone.DIALOGUE])
