@@ -147,6 +147,7 @@ async def set_policy(
         raise InvalidArgument("min_confidence must be between 0 and 1", field="min_confidence")
     policy = {"auto_approve": list(auto_approve), "min_confidence": min_confidence}
     await svc.ledger.put_setting(POLICY_KEY, policy)
+    svc.policy = policy
     await svc.ledger.audit([(agent, "policy", "", "", json.dumps(policy))])
     return policy
 

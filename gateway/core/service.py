@@ -112,9 +112,9 @@ class MemoryService:
         }
         self._flusher: asyncio.Task[None] | None = None
         self._index_dirty = False
-        self._index_ready = (
-            False  # the index mirrors the records; only then may close() mark it clean
-        )
+        # the index mirrors the records: only then may close() mark it clean
+        self._index_ready = False
+        self.policy: dict[str, Any] | None = None  # the shared-write policy, once read
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -293,10 +293,11 @@ class MemoryService:
         return out
 
     async def _policy(self) -> dict[str, Any]:
-        return await self.ledger.get_setting(POLICY_KEY) or {
-            "auto_approve": [],
-            "min_confidence": 0.0,
-        }
+        """The master's shared-write policy, read once and kept (``set_policy`` replaces it)."""
+        if self.policy is None:
+            stored = await self.ledger.get_setting(POLICY_KEY)
+            self.policy = stored or {"auto_approve": [], "min_confidence": 0.0}
+        return self.policy
 
     # ---------------------------------------------------------------- reads
     async def get(self, agent: str, memory_id: str) -> Memory:
