@@ -487,6 +487,11 @@ class MemoryService:
     ) -> None:
         nsp.check_agent_id(agent)
         _check_relation(rel_type, "type")
+        for kind, node_id, name in ((src[0], src[1], "src"), (dst[0], dst[1], "dst")):
+            if _node_kind(kind, f"{name}.kind") is NodeKind.EVENT:
+                await self._visible(
+                    agent, _node_id(node_id, f"{name}.id")
+                )  # no linking others' private events
         payload = {
             "src_kind": _node_kind(src[0], "src.kind").value,
             "src_id": _node_id(src[1], "src.id"),

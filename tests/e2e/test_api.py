@@ -488,6 +488,11 @@ def test_events_timeline_neighbourhood_and_relations(gw: RunningGateway) -> None
             c.relate(("planet", "x"), "CAUSED", ("event", e2))
         with pytest.raises(gc.InvalidArgument, match="depth"):
             c.neighbourhood("event", e1, depth=3)
+    with gw.client(f"b-{uuid.uuid4().hex[:8]}") as other:
+        with pytest.raises(gc.PermissionDenied):  # another agent's private events stay private
+            other.relate(("event", e1), "CAUSED", ("entity", "x"))
+        with pytest.raises(gc.PermissionDenied):
+            other.neighbourhood("event", e1)
 
 
 # ------------------------------------------------------------------ operations

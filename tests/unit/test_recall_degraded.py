@@ -22,9 +22,18 @@ async def test_open_graph_breaker_skips_only_the_graph(tmp_path: Path) -> None:
     svc = build_service(Settings(data_dir=tmp_path, embedder="hash", breaker_cooldown_s=60))
     await svc.start()
     try:
-        await svc.write("master", [WriteInput(namespace="user/u", layer="episodic",
-                                              content="Booked a hotel near Kyoto station",
-                                              entities=["kyoto"])], wait=True)
+        await svc.write(
+            "master",
+            [
+                WriteInput(
+                    namespace="user/u",
+                    layer="episodic",
+                    content="Booked a hotel near Kyoto station",
+                    entities=["kyoto"],
+                )
+            ],
+            wait=True,
+        )
         _open(svc.stores.graph)
         r = await svc.recall("master", RecallQuery("hotel in Kyoto", ("user/u",)))
         assert [h.memory.content for h in r.hits] == ["Booked a hotel near Kyoto station"]
