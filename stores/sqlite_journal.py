@@ -256,7 +256,9 @@ class SqliteJournal:
                     "DELETE FROM journal WHERE applied > 0 AND applied_at < ?",
                     (time.time() - older_than_s,),
                 )
-            return cur.rowcount
+                n = cur.rowcount
+                cur.close()  # never let a cursor outlive the lock
+            return n
 
         return await asyncio.to_thread(run)
 

@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from stores.sqlite_records import no_cursor
+
 T = TypeVar("T")
 
 _SCHEMA = """
@@ -68,7 +70,7 @@ class SqliteLedger:
             with self._lock:
                 self._conn.execute("BEGIN IMMEDIATE")
                 try:
-                    result = fn(self._conn)
+                    result = no_cursor(fn(self._conn))
                 except BaseException:
                     self._conn.execute("ROLLBACK")
                     raise

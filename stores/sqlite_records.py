@@ -135,9 +135,18 @@ class SqliteDb:
     def _locked(self, fn: Callable[[], T]) -> T:
         with self._lock:
             try:
-                return fn()
+                return no_cursor(fn())
             except sqlite3.OperationalError as exc:
                 raise BackendUnavailable("sqlite", f"{self._what}: {exc}") from exc
+
+
+def no_cursor(result: T) -> T:
+    """A cursor must not outlive the lock: finalising it on another thread while the connection
+    runs a statement is an SQLite API misuse. Close it here; callers get None instead."""
+    if isinstance(result, sqlite3.Cursor):
+        result.close()
+        return None  # type: ignore[return-value]
+    return result
 
 
 # ---------------------------------------------------------------------------------------- schema

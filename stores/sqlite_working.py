@@ -30,6 +30,7 @@ from typing import TypeVar
 
 from gateway.core.errors import BackendUnavailable, InvalidArgument
 from gateway.core.models import Turn, Zone
+from stores.sqlite_records import no_cursor
 
 T = TypeVar("T")
 
@@ -202,7 +203,7 @@ class SqliteWorkingStore:
     def _locked(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         with self._lock:
             try:
-                return fn(self._connection())
+                return no_cursor(fn(self._connection()))
             except sqlite3.OperationalError as exc:  # locked, disk I/O, cannot open, ...
                 if self._db is not None and self._db.in_transaction:
                     self._db.rollback()
