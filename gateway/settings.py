@@ -50,6 +50,8 @@ class Settings:
     flush_interval_s: float = 2.0
     #: applied journal entries (and so their idempotency keys) are kept this long
     journal_retention_days: float = 7.0
+    #: back-pressure: new writes get RESOURCE_EXHAUSTED while this many wait to be applied
+    max_pending_writes: int = 100_000
 
     # working memory
     session_ttl_s: int = 3600  # 30 min .. 24 h (seed 004 §2.2)

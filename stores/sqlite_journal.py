@@ -85,6 +85,8 @@ class SqliteJournal:
         self._queue = None
         self._committer: asyncio.Task[None] | None = None
         self._lockfile: IO[str] | None = None
+        #: entries acknowledged but not applied yet (kept in memory for back-pressure checks)
+        self.pending_count = 0
 
     async def start(self) -> None:
         self._path.parent.mkdir(parents=True, exist_ok=True)
@@ -94,6 +96,9 @@ class SqliteJournal:
         conn.execute("PRAGMA synchronous=FULL")
         conn.executescript(_SCHEMA)
         self._conn = conn
+        self.pending_count = conn.execute(
+            "SELECT COUNT(*) FROM journal WHERE applied=0"
+        ).fetchone()[0]
         self._queue = asyncio.Queue()
         self._committer = asyncio.create_task(self._commit_loop(), name="journal-commit")
 
@@ -130,6 +135,7 @@ class SqliteJournal:
                 if isinstance(result, BaseException):
                     fut.set_exception(result)
                 else:
+                    self.pending_count += sum(not a.duplicate for a in result)
                     fut.set_result(result)
 
     def _commit_group(self, batches: list[list[NewEntry]]) -> list[list[Accepted] | BaseException]:
@@ -208,30 +214,37 @@ class SqliteJournal:
         return await asyncio.to_thread(run)
 
     async def mark_applied(self, seqs: Sequence[int]) -> None:
-        def run() -> None:
+        def run() -> int:
             assert self._conn is not None
             with self._lock:
                 self._conn.execute("BEGIN")
-                self._conn.executemany(
-                    "UPDATE journal SET applied=1, payload=NULL, applied_at=? WHERE seq=?",
+                cur = self._conn.executemany(
+                    "UPDATE journal SET applied=1, payload=NULL, applied_at=?"
+                    " WHERE seq=? AND applied=0",
                     [(time.time(), s) for s in seqs],
                 )
+                n = cur.rowcount
+                cur.close()
                 self._conn.execute("COMMIT")
+            return n
 
-        await asyncio.to_thread(run)
+        self.pending_count -= await asyncio.to_thread(run)
 
     async def mark_dead(self, seq: int, error: str) -> None:
         """Takes an entry that can never apply out of the queue (kept, with the error)."""
 
-        def run() -> None:
+        def run() -> int:
             assert self._conn is not None
             with self._lock:
-                self._conn.execute(
-                    "UPDATE journal SET applied=2, applied_at=?, error=? WHERE seq=?",
+                cur = self._conn.execute(
+                    "UPDATE journal SET applied=2, applied_at=?, error=? WHERE seq=? AND applied=0",
                     (time.time(), error[:500], seq),
                 )
+                n = cur.rowcount
+                cur.close()
+            return n
 
-        await asyncio.to_thread(run)
+        self.pending_count -= await asyncio.to_thread(run)
 
     async def state(self, seq: int) -> int:
         """0 pending, 1 applied, 2 dead (could not be applied), -1 unknown."""

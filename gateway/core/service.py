@@ -23,6 +23,7 @@ from gateway.core.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    Overloaded,
     PermissionDenied,
 )
 from gateway.core.inputs import Prepared, WriteInput, parse_layer, parse_zone, prepare
@@ -239,6 +240,7 @@ class MemoryService:
                     p.payload["at"] = utcnow().isoformat()
                 entries.append((i, NewEntry(_new_id(), kind, agent, p.idempotency_key, p.payload)))
         if entries:
+            self._check_backlog(len(entries))
             for i, outcome in await self._journal_writes(agent, prepared, entries, wait):
                 outcomes[i] = outcome
         return [o for o in outcomes if o is not None]
@@ -291,6 +293,15 @@ class MemoryService:
             outcome.applied = True
             outcome.id = await self.ledger.resolve(outcome.id)
         return out
+
+    def _check_backlog(self, incoming: int) -> None:
+        backlog = self.journal.pending_count
+        if backlog + incoming > self.settings.max_pending_writes:
+            why = "; ".join(lane.last_error for lane in self.lanes.values() if lane.last_error)
+            raise Overloaded(
+                f"{backlog} acknowledged writes are still waiting to be applied "
+                f"({why or 'the stores are behind'}); retry later with the same idempotency keys"
+            )
 
     async def _policy(self) -> dict[str, Any]:
         """The master's shared-write policy, read once and kept (``set_policy`` replaces it)."""
@@ -406,6 +417,7 @@ class MemoryService:
         )
         p = prepare(item, self.settings.limits)
         p.payload["at"] = utcnow().isoformat()
+        self._check_backlog(1)
         acc = (
             await self.journal.append(
                 [NewEntry(_new_id(), "turn", agent, idempotency_key, p.payload)]
