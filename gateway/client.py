@@ -547,3 +547,20 @@ class GatewayClient:
 
     def review_queue(self, limit: int = 100) -> list[pb.Memory]:
         return list(self._call(self._stub.ListReview, pb.ListReviewRequest(limit=limit)).memories)
+
+    def maintain(
+        self,
+        namespaces: Sequence[str] = (),
+        *,
+        threshold: float = 0.0,
+        compact_min: int = 0,
+        dry_run: bool = False,
+    ) -> pb.MaintainResponse:
+        """Run the decay sweep now (master only): archive what decayed, compact old episodes."""
+        req = pb.MaintainRequest(
+            namespaces=list(namespaces),
+            threshold=threshold,
+            compact_min=compact_min,
+            dry_run=dry_run,
+        )
+        return self._call(self._stub.Maintain, req)

@@ -78,6 +78,11 @@ class Settings:
     graph_recover_ms: float = 100.0
     records_slow_ms: float = 0.0  # records and vectors: failures trip, a health check recovers
 
+    # lifecycle (seed 002 §3.3): score = importance x 0.95^days since last access
+    decay_threshold: float = 0.05  # below it a memory is archived
+    decay_interval_s: float = 21_600.0  # background sweep every 6 h; 0 = only on request
+    compact_min_episodes: int = 5  # this many decayed episodes become one semantic summary
+
     limits: Limits = field(default_factory=Limits)
 
     def validate(self) -> Settings:

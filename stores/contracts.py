@@ -110,6 +110,9 @@ class RecordStore(Lifecycle, Protocol):
     async def count(self) -> dict[str, int]:
         """Counts of current memories keyed ``"<layer>/<status>"``."""
 
+    async def namespaces(self) -> list[str]:
+        """Every namespace that holds an active memory, sorted."""
+
 
 @runtime_checkable
 class EpisodicGraph(Lifecycle, Protocol):

@@ -348,6 +348,14 @@ class Neo4jRecordStore(Neo4jBacked):
                 return
             after = rows[-1]["id"]
 
+    async def namespaces(self) -> list[str]:
+        rows = await self._db.read(
+            "MATCH (m:Memory) WHERE m.status = $active "
+            "RETURN DISTINCT m.namespace AS ns ORDER BY ns",
+            {"active": _ACTIVE},
+        )
+        return [row["ns"] for row in rows]
+
     async def count(self) -> dict[str, int]:
         rows = await self._db.read(
             "MATCH (m:Memory) WHERE m.version IS NOT NULL "

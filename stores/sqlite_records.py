@@ -477,6 +477,14 @@ class SqliteRecordStore(SqliteBacked):
                 return
             after = rows[-1][0]
 
+    async def namespaces(self) -> list[str]:
+        rows = await self._db.read(
+            lambda c: c.execute(
+                "SELECT DISTINCT namespace FROM memories WHERE status = 'active' ORDER BY namespace"
+            ).fetchall()
+        )
+        return [r[0] for r in rows]
+
     async def count(self) -> dict[str, int]:
         rows = await self._db.read(
             lambda c: c.execute(

@@ -260,7 +260,9 @@ class Applier:
         if kind == "turn":
             return await self._apply_turns(run)
         if kind == "forget":
-            return await self._apply_forgets(run)
+            return await self._apply_status(run, Status.FORGOTTEN)
+        if kind == "archive":
+            return await self._apply_status(run, Status.ARCHIVED)
         if kind == "relate":
             await self._stores.graph.relate([relation_from_payload(e.payload) for e in run])
             return set()
@@ -422,25 +424,32 @@ class Applier:
                 self.turn_results.popitem(last=False)
         return {ns for ns, _ in groups}
 
-    # ---- forget
-    async def _apply_forgets(self, run: Sequence[JournalEntry]) -> set[str]:
+    # ---- forget (revocation) and archive (decay): a new version with the new status
+    async def _apply_status(self, run: Sequence[JournalEntry], status: Status) -> set[str]:
         ids = [e.payload["id"] for e in run]
         current = await self._stores.records.get(ids)
         versions, episodic = [], []
         for e in run:
             mem = current.get(e.payload["id"])
-            if mem is None or mem.status is Status.FORGOTTEN:
+            if mem is None or mem.status is status:
                 continue
+            if status is Status.ARCHIVED and mem.status is not Status.ACTIVE:
+                continue  # only active memories decay; forgotten ones stay forgotten
             versions.append(
                 mem.with_changes(
-                    status=Status.FORGOTTEN,
+                    status=status,
                     version=mem.version + 1,
                     updated_at=utcnow(),
-                    metadata={**mem.metadata, "memgate.forget_reason": e.payload.get("reason", "")},
+                    metadata={
+                        **mem.metadata,
+                        f"memgate.{status.value}_reason": e.payload.get("reason", ""),
+                    },
                 )
             )
-            if mem.layer is Layer.EPISODIC:
-                episodic.append(mem.id)
+            if mem.layer is Layer.EPISODIC and status is Status.FORGOTTEN:
+                episodic.append(
+                    mem.id
+                )  # an archived event stays on the timeline, a revoked one goes
         if versions:
             await self._stores.records.put(versions)
             await self._stores.index.delete([m.id for m in versions])

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from gateway.core import lifecycle
 from gateway.core import namespaces as nsp
 from gateway.core.applier import Applier, compact, normalise_fact
 from gateway.core.arbitration import POLICY_KEY
@@ -107,11 +108,12 @@ class MemoryService:
                 journal,
                 ledger,
                 self._applied,
-                kinds=("memory", "forget", "relate"),
+                kinds=("memory", "forget", "archive", "relate"),
                 name="apply-long-term",
             ),
         }
         self._flusher: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
         self._index_dirty = False
         # the index mirrors the records: only then may close() mark it clean
         self._index_ready = False
@@ -128,10 +130,13 @@ class MemoryService:
         for lane in self.lanes.values():
             lane.start()
         self._flusher = asyncio.create_task(self._flush_loop(), name="index-flush")
+        if self.settings.decay_interval_s > 0:
+            self._sweeper = asyncio.create_task(self._decay_loop(), name="decay-sweep")
 
     async def close(self) -> None:
-        if self._flusher:
-            self._flusher.cancel()
+        for task in (self._flusher, self._sweeper):
+            if task:
+                task.cancel()
         for lane in self.lanes.values():
             await lane.close()
         if self._index_ready:
@@ -196,6 +201,49 @@ class MemoryService:
                 except Exception:  # noqa: BLE001
                     log.exception("vector index flush failed; will retry")
                     self._index_dirty = True
+
+    async def _decay_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.decay_interval_s)
+            try:
+                report = await self.maintain(self.settings.master_agent, [], 0.0, 0, False)
+                log.info(
+                    "decay sweep: %d examined, %d archived, %d summaries",
+                    report.examined,
+                    len(report.archived),
+                    len(report.summaries),
+                )
+            except Exception:  # noqa: BLE001 - the next sweep tries again
+                log.exception("decay sweep failed; will retry at the next interval")
+
+    async def maintain(
+        self,
+        agent: str,
+        namespaces: Sequence[str],
+        threshold: float,
+        compact_min: int,
+        dry_run: bool,
+    ) -> lifecycle.SweepReport:
+        self.require_master(agent, "run the decay sweep")
+        report = await lifecycle.sweep(
+            self,
+            namespaces,
+            threshold or self.settings.decay_threshold,
+            compact_min or self.settings.compact_min_episodes,
+            dry_run,
+        )
+        await self.ledger.audit(
+            [
+                (
+                    agent,
+                    "maintain",
+                    ",".join(namespaces)[:200],
+                    "",
+                    f"archived {len(report.archived)}, dry_run={dry_run}",
+                )
+            ]
+        )
+        return report
 
     def _applied(self, namespaces: set[str]) -> None:
         self._index_dirty = True

@@ -296,6 +296,14 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
     async def GetTask(self, req: pb.GetTaskRequest, ctx: Ctx) -> pb.Task:
         return cv.task_to_pb(await arb.get_task(self._svc, caller(ctx), req.id))
 
+    async def Maintain(self, req: pb.MaintainRequest, ctx: Ctx) -> pb.MaintainResponse:
+        r = await self._svc.maintain(
+            caller(ctx), list(req.namespaces), req.threshold, req.compact_min, req.dry_run
+        )
+        return pb.MaintainResponse(
+            namespaces=r.namespaces, examined=r.examined, archived=r.archived, summaries=r.summaries
+        )
+
     async def ListReview(self, req: pb.ListReviewRequest, ctx: Ctx) -> pb.ListReviewResponse:
         rows = await self._svc.review_queue(caller(ctx), req.limit or 100)
         out = []

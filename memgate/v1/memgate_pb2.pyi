@@ -897,3 +897,27 @@ class ListReviewResponse(_message.Message):
     MEMORIES_FIELD_NUMBER: _ClassVar[int]
     memories: _containers.RepeatedCompositeFieldContainer[Memory]
     def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
+
+class MaintainRequest(_message.Message):
+    __slots__ = ("namespaces", "threshold", "compact_min", "dry_run")
+    NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLD_FIELD_NUMBER: _ClassVar[int]
+    COMPACT_MIN_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    namespaces: _containers.RepeatedScalarFieldContainer[str]
+    threshold: float
+    compact_min: int
+    dry_run: bool
+    def __init__(self, namespaces: _Optional[_Iterable[str]] = ..., threshold: _Optional[float] = ..., compact_min: _Optional[int] = ..., dry_run: _Optional[bool] = ...) -> None: ...
+
+class MaintainResponse(_message.Message):
+    __slots__ = ("namespaces", "examined", "archived", "summaries")
+    NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    EXAMINED_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVED_FIELD_NUMBER: _ClassVar[int]
+    SUMMARIES_FIELD_NUMBER: _ClassVar[int]
+    namespaces: int
+    examined: int
+    archived: _containers.RepeatedScalarFieldContainer[str]
+    summaries: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, namespaces: _Optional[int] = ..., examined: _Optional[int] = ..., archived: _Optional[_Iterable[str]] = ..., summaries: _Optional[_Iterable[str]] = ...) -> None: ...

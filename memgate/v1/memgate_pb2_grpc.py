@@ -194,6 +194,11 @@ class MemoryGatewayStub:
                 request_serializer=memgate_dot_v1_dot_memgate__pb2.ListReviewRequest.SerializeToString,
                 response_deserializer=memgate_dot_v1_dot_memgate__pb2.ListReviewResponse.FromString,
                 _registered_method=True)
+        self.Maintain = channel.unary_unary(
+                '/memgate.v1.MemoryGateway/Maintain',
+                request_serializer=memgate_dot_v1_dot_memgate__pb2.MaintainRequest.SerializeToString,
+                response_deserializer=memgate_dot_v1_dot_memgate__pb2.MaintainResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryGatewayServicer:
@@ -400,6 +405,13 @@ class MemoryGatewayServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Maintain(self, request, context):
+        """Decay sweep (master only): archive what decayed, compact old episodes (seed 002 §3.3).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryGatewayServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -562,6 +574,11 @@ def add_MemoryGatewayServicer_to_server(servicer, server):
                     servicer.ListReview,
                     request_deserializer=memgate_dot_v1_dot_memgate__pb2.ListReviewRequest.FromString,
                     response_serializer=memgate_dot_v1_dot_memgate__pb2.ListReviewResponse.SerializeToString,
+            ),
+            'Maintain': grpc.unary_unary_rpc_method_handler(
+                    servicer.Maintain,
+                    request_deserializer=memgate_dot_v1_dot_memgate__pb2.MaintainRequest.FromString,
+                    response_serializer=memgate_dot_v1_dot_memgate__pb2.MaintainResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1428,6 +1445,33 @@ class MemoryGateway:
             '/memgate.v1.MemoryGateway/ListReview',
             memgate_dot_v1_dot_memgate__pb2.ListReviewRequest.SerializeToString,
             memgate_dot_v1_dot_memgate__pb2.ListReviewResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Maintain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memgate.v1.MemoryGateway/Maintain',
+            memgate_dot_v1_dot_memgate__pb2.MaintainRequest.SerializeToString,
+            memgate_dot_v1_dot_memgate__pb2.MaintainResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -371,3 +371,11 @@ async def test_count_keys(record_store: RecordStore) -> None:
     assert delta("procedural/quarantined") == 1
     assert all(isinstance(v, int) and v > 0 for v in after.values())
     assert all(k.split("/")[0] in set(Layer) and k.split("/")[1] in set(Status) for k in after)
+
+
+async def test_namespaces_lists_those_with_active_memories(record_store: RecordStore) -> None:
+    live, gone = uid("ns"), uid("ns")
+    await record_store.put([mem(live, "a1"), mem(gone, "g1", status=Status.ARCHIVED)])
+    found = await record_store.namespaces()
+    assert live in found and gone not in found
+    assert found == sorted(found)

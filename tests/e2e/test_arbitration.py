@@ -225,3 +225,19 @@ def test_review_queue_holds_quarantined_and_unsure_high_impact(gw: RunningGatewa
         assert fine.id not in queue
     with gw.client(_sub()) as cs, pytest.raises(gc.PermissionDenied):
         cs.review_queue()
+
+
+def test_maintain_rpc_archives_on_request(gw: RunningGateway, ns: str) -> None:
+    with gw.client() as c:
+        mid = c.write(ns, "semantic", "The user once liked kiwis", importance=0.4, wait=True)
+        dry = c.maintain([ns], threshold=0.9, dry_run=True)
+        assert list(dry.archived) == [mid] and dry.examined == 1
+        assert c.get(mid).status == pb.ACTIVE
+        done = c.maintain([ns], threshold=0.9)
+        assert list(done.archived) == [mid]
+        assert c.get(mid).status == pb.ARCHIVED
+        assert c.recall("kiwis", namespaces=[ns]).hits == []
+        with pytest.raises(gc.InvalidArgument, match="namespaces"):
+            c.maintain(["not a namespace"])
+    with gw.client(_sub()) as cs, pytest.raises(gc.PermissionDenied):
+        cs.maintain([ns])
