@@ -26,6 +26,7 @@ def _settings(args: argparse.Namespace) -> Settings:
             "embedder": args.embedder,
             "shards": args.shards,
             "master_agent": args.master,
+            "metrics_port": args.metrics_port,
         },
     )
 
@@ -49,6 +50,11 @@ def _serve(args: argparse.Namespace) -> int:
         gateway = await create_server(settings)
         await gateway.start()
         print(f"memgate: listening on {settings.host}:{gateway.port}", flush=True)
+        if gateway.metrics:
+            print(
+                f"memgate: metrics on http://{settings.host}:{gateway.metrics.port}/metrics",
+                flush=True,
+            )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -114,6 +120,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     serve.add_argument("--embedder", choices=["minilm", "hash"], default=None)
     serve.add_argument("--shards", type=int, default=None)
+    serve.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve Prometheus metrics at http://HOST:PORT/metrics (default off)",
+    )
     serve.add_argument("--master", default=None, help="agent id of the master (default 'master')")
     serve.set_defaults(func=_serve)
     status = sub.add_parser("status", help="health and stats of a running gateway")

@@ -27,6 +27,8 @@ class Limits:
 class Settings:
     host: str = "127.0.0.1"
     port: int = 50051
+    #: Prometheus text endpoint (GET /metrics) on ``host``; 0 = off
+    metrics_port: int = 0
     data_dir: Path = Path(".memgate")
     #: Agent id with master rights (reads every namespace, decides proposals).
     master_agent: str = "master"

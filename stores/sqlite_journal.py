@@ -275,6 +275,19 @@ class SqliteJournal:
 
         return await asyncio.to_thread(run)
 
+    async def oldest_pending_age(self) -> float:
+        """Seconds since the oldest entry still waiting to be applied was acknowledged (0: none)."""
+
+        def run() -> float:
+            assert self._conn is not None
+            with self._lock:
+                row = self._conn.execute(
+                    "SELECT MIN(created) FROM journal WHERE applied=0"
+                ).fetchone()
+            return max(0.0, time.time() - row[0]) if row and row[0] else 0.0
+
+        return await asyncio.to_thread(run)
+
     async def counts(self) -> tuple[int, int]:
         """(pending, applied)."""
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from gateway.core import routing, scoring
 from gateway.core.errors import BackendUnavailable
+from gateway.core.metrics import Metrics
 from gateway.core.models import (
     LONG_TERM_LAYERS,
     Layer,
@@ -106,7 +107,10 @@ class RecallCache:
 
 
 class Recaller:
-    def __init__(self, settings: Settings, stores: Stores, embedder: Embedder) -> None:
+    def __init__(
+        self, settings: Settings, stores: Stores, embedder: Embedder, metrics: Metrics | None = None
+    ) -> None:
+        self._metrics = metrics or Metrics()
         self._s = settings
         self._stores = stores
         self._embedder = embedder
@@ -156,6 +160,7 @@ class Recaller:
         budget = q.token_budget or self._s.default_token_budget
         block, tokens, _ = scoring.memory_block(hits, budget)
         result = RecallResult(hits, block, tokens, tuple(layers), degraded)
+        self._metrics.observe_recall(layers, (h.memory.layer for h in hits))
         if hits:
             self._touch_later(
                 [h.memory.id for h in hits if h.memory.layer is not Layer.WORKING], now

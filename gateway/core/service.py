@@ -28,6 +28,7 @@ from gateway.core.errors import (
     PermissionDenied,
 )
 from gateway.core.inputs import Prepared, WriteInput, parse_layer, parse_zone, prepare
+from gateway.core.metrics import Metrics
 from gateway.core.models import (
     Event,
     Layer,
@@ -88,7 +89,8 @@ class MemoryService:
         self.embedder = embedder
         self.journal = journal
         self.ledger = ledger
-        self.recaller = Recaller(settings, stores, embedder)
+        self.metrics = Metrics()
+        self.recaller = Recaller(settings, stores, embedder, self.metrics)
         # two lanes, so a dead Redis does not hold up long-term writes, nor a dead Neo4j turns
         self.lanes = {
             "turn": Applier(
@@ -619,6 +621,16 @@ class MemoryService:
             "shards": self.settings.shards,
             "recall_cache_hits": self.recaller.cache.hits,
             "recall_cache_misses": self.recaller.cache.misses,
+            "apply_lag_seconds": await self.journal.oldest_pending_age(),
+            "recall": [
+                {
+                    "layer": layer,
+                    "recalls": self.metrics.recalls[layer],
+                    "hits": self.metrics.recall_hits[layer],
+                    "hit_rate": self.metrics.hit_rate(layer),
+                }
+                for layer in Layer
+            ],
             "last_apply_error": "; ".join(
                 f"{lane.name}: {lane.last_error}" for lane in self.lanes.values() if lane.last_error
             ),

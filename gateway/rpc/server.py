@@ -15,6 +15,7 @@ from grpc_reflection.v1alpha import reflection
 
 from gateway.core.service import MemoryService
 from gateway.rpc.interceptors import ErrorMapping
+from gateway.rpc.metrics_http import MetricsServer
 from gateway.rpc.servicer import GatewayServicer
 from gateway.settings import Settings
 from gateway.wiring import build_service
@@ -33,14 +34,17 @@ class Gateway:
         port: int,
         service: MemoryService,
         health_servicer: health.aio.HealthServicer,
+        metrics: MetricsServer | None = None,
     ) -> None:
         self.server = server
         self.port = port
         self.service = service
         self._health = health_servicer
-        self._watch: asyncio.Task[None] | None = None
+        self.metrics = metrics
 
     async def start(self) -> None:
+        if self.metrics:
+            await self.metrics.start()
         await self.server.start()
         await self._health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
@@ -48,6 +52,8 @@ class Gateway:
     async def stop(self, grace: float = 5.0) -> None:
         await self._health.enter_graceful_shutdown()
         await self.server.stop(grace)
+        if self.metrics:
+            await self.metrics.close()
         await self.service.close()
 
 
@@ -60,7 +66,7 @@ async def create_server(settings: Settings, service: MemoryService | None = None
         await service.close()
         raise
     server = grpc.aio.server(
-        interceptors=[ErrorMapping(settings.api_keys)],
+        interceptors=[ErrorMapping(settings.api_keys, service.metrics.observe_rpc)],
         options=[
             ("grpc.max_receive_message_length", 16 * 1024 * 1024),
             ("grpc.so_reuseport", 0),
@@ -76,7 +82,12 @@ async def create_server(settings: Settings, service: MemoryService | None = None
     if port == 0:
         await service.close()
         raise OSError(f"could not bind {settings.host}:{settings.port}: is the port in use?")
-    return Gateway(server, port, service, health_servicer)
+    metrics = (
+        MetricsServer(service, settings.host, settings.metrics_port)
+        if settings.metrics_port
+        else None
+    )
+    return Gateway(server, port, service, health_servicer, metrics)
 
 
 @contextmanager

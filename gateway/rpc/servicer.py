@@ -155,9 +155,20 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
                     latency_p50_ms=b["p50_ms"],
                     latency_p99_ms=b["p99_ms"],
                     breaker=b["state"],
-                    recalls=b["calls"],
+                    calls=b["calls"],
+                    failures=b["failures"],
                 )
                 for b in self._svc.breakers()
+            ],
+            apply_lag_seconds=s["apply_lag_seconds"],
+            recall=[
+                pb.RecallStats(
+                    layer=cv.layer_to_pb(r["layer"]),  # type: ignore[arg-type]
+                    recalls=r["recalls"],
+                    hits=r["hits"],
+                    hit_rate=r["hit_rate"],
+                )
+                for r in s["recall"]
             ],
         )
 

@@ -784,25 +784,37 @@ class StatsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class LayerStats(_message.Message):
-    __slots__ = ("layer", "count", "latency_p50_ms", "latency_p99_ms", "recalls", "hits", "breaker")
+    __slots__ = ("layer", "count", "latency_p50_ms", "latency_p99_ms", "calls", "failures", "breaker")
     LAYER_FIELD_NUMBER: _ClassVar[int]
     COUNT_FIELD_NUMBER: _ClassVar[int]
     LATENCY_P50_MS_FIELD_NUMBER: _ClassVar[int]
     LATENCY_P99_MS_FIELD_NUMBER: _ClassVar[int]
-    RECALLS_FIELD_NUMBER: _ClassVar[int]
-    HITS_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
     BREAKER_FIELD_NUMBER: _ClassVar[int]
     layer: str
     count: int
     latency_p50_ms: float
     latency_p99_ms: float
+    calls: int
+    failures: int
+    breaker: str
+    def __init__(self, layer: _Optional[str] = ..., count: _Optional[int] = ..., latency_p50_ms: _Optional[float] = ..., latency_p99_ms: _Optional[float] = ..., calls: _Optional[int] = ..., failures: _Optional[int] = ..., breaker: _Optional[str] = ...) -> None: ...
+
+class RecallStats(_message.Message):
+    __slots__ = ("layer", "recalls", "hits", "hit_rate")
+    LAYER_FIELD_NUMBER: _ClassVar[int]
+    RECALLS_FIELD_NUMBER: _ClassVar[int]
+    HITS_FIELD_NUMBER: _ClassVar[int]
+    HIT_RATE_FIELD_NUMBER: _ClassVar[int]
+    layer: Layer
     recalls: int
     hits: int
-    breaker: str
-    def __init__(self, layer: _Optional[str] = ..., count: _Optional[int] = ..., latency_p50_ms: _Optional[float] = ..., latency_p99_ms: _Optional[float] = ..., recalls: _Optional[int] = ..., hits: _Optional[int] = ..., breaker: _Optional[str] = ...) -> None: ...
+    hit_rate: float
+    def __init__(self, layer: _Optional[_Union[Layer, str]] = ..., recalls: _Optional[int] = ..., hits: _Optional[int] = ..., hit_rate: _Optional[float] = ...) -> None: ...
 
 class StatsResponse(_message.Message):
-    __slots__ = ("layers", "journal_pending", "journal_applied", "vectors", "memories", "embedder", "shards", "recall_cache_hits", "recall_cache_misses")
+    __slots__ = ("layers", "journal_pending", "journal_applied", "vectors", "memories", "embedder", "shards", "recall_cache_hits", "recall_cache_misses", "apply_lag_seconds", "recall")
     class MemoriesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -819,6 +831,8 @@ class StatsResponse(_message.Message):
     SHARDS_FIELD_NUMBER: _ClassVar[int]
     RECALL_CACHE_HITS_FIELD_NUMBER: _ClassVar[int]
     RECALL_CACHE_MISSES_FIELD_NUMBER: _ClassVar[int]
+    APPLY_LAG_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    RECALL_FIELD_NUMBER: _ClassVar[int]
     layers: _containers.RepeatedCompositeFieldContainer[LayerStats]
     journal_pending: int
     journal_applied: int
@@ -828,7 +842,9 @@ class StatsResponse(_message.Message):
     shards: int
     recall_cache_hits: int
     recall_cache_misses: int
-    def __init__(self, layers: _Optional[_Iterable[_Union[LayerStats, _Mapping]]] = ..., journal_pending: _Optional[int] = ..., journal_applied: _Optional[int] = ..., vectors: _Optional[int] = ..., memories: _Optional[_Mapping[str, int]] = ..., embedder: _Optional[str] = ..., shards: _Optional[int] = ..., recall_cache_hits: _Optional[int] = ..., recall_cache_misses: _Optional[int] = ...) -> None: ...
+    apply_lag_seconds: float
+    recall: _containers.RepeatedCompositeFieldContainer[RecallStats]
+    def __init__(self, layers: _Optional[_Iterable[_Union[LayerStats, _Mapping]]] = ..., journal_pending: _Optional[int] = ..., journal_applied: _Optional[int] = ..., vectors: _Optional[int] = ..., memories: _Optional[_Mapping[str, int]] = ..., embedder: _Optional[str] = ..., shards: _Optional[int] = ..., recall_cache_hits: _Optional[int] = ..., recall_cache_misses: _Optional[int] = ..., apply_lag_seconds: _Optional[float] = ..., recall: _Optional[_Iterable[_Union[RecallStats, _Mapping]]] = ...) -> None: ...
 
 class QueryAuditRequest(_message.Message):
     __slots__ = ("agent_id", "namespace", "since", "limit")
