@@ -7,7 +7,7 @@ from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from gateway.core.arbitration import Skill, Task
+from gateway.core.arbitration import FactOutcome, Skill, Task
 from gateway.core.inputs import WriteInput
 from gateway.core.models import Event, Layer, Memory, Neighbour, Status, Turn
 from gateway.core.recall import RecallQuery, RecallResult
@@ -361,4 +361,33 @@ def task_to_pb(t: Task) -> pb.Task:
         ],
         resume_at=t.resume_at,
         state=t.state,
+    )
+
+
+def fact_outcome_to_pb(o: FactOutcome) -> pb.ProposeFactResponse:
+    return pb.ProposeFactResponse(
+        pending_id=o.pending_id,
+        sessions_seen=o.sessions_seen,
+        promoted=o.promoted,
+        memory_id=o.memory_id,
+    )
+
+
+def layer_stats_to_pb(b: dict[str, Any]) -> pb.LayerStats:
+    return pb.LayerStats(
+        layer=b["layer"],
+        latency_p50_ms=b["p50_ms"],
+        latency_p99_ms=b["p99_ms"],
+        breaker=b["state"],
+        calls=b["calls"],
+        failures=b["failures"],
+    )
+
+
+def recall_stats_to_pb(r: dict[str, Any]) -> pb.RecallStats:
+    return pb.RecallStats(
+        layer=_LAYER_TO_PB[r["layer"]],
+        recalls=r["recalls"],  # type: ignore[arg-type]
+        hits=r["hits"],
+        hit_rate=r["hit_rate"],
     )

@@ -149,27 +149,9 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             shards=s["shards"],
             recall_cache_hits=s["recall_cache_hits"],
             recall_cache_misses=s["recall_cache_misses"],
-            layers=[
-                pb.LayerStats(
-                    layer=b["layer"],
-                    latency_p50_ms=b["p50_ms"],
-                    latency_p99_ms=b["p99_ms"],
-                    breaker=b["state"],
-                    calls=b["calls"],
-                    failures=b["failures"],
-                )
-                for b in self._svc.breakers()
-            ],
+            layers=[cv.layer_stats_to_pb(b) for b in self._svc.breakers()],
             apply_lag_seconds=s["apply_lag_seconds"],
-            recall=[
-                pb.RecallStats(
-                    layer=cv.layer_to_pb(r["layer"]),  # type: ignore[arg-type]
-                    recalls=r["recalls"],
-                    hits=r["hits"],
-                    hit_rate=r["hit_rate"],
-                )
-                for r in s["recall"]
-            ],
+            recall=[cv.recall_stats_to_pb(r) for r in s["recall"]],
         )
 
     async def QueryAudit(self, req: pb.QueryAuditRequest, ctx: Ctx) -> pb.QueryAuditResponse:
@@ -222,21 +204,11 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             req.confidence,
             req.explicit,
         )
-        return pb.ProposeFactResponse(
-            pending_id=o.pending_id,
-            sessions_seen=o.sessions_seen,
-            promoted=o.promoted,
-            memory_id=o.memory_id,
-        )
+        return cv.fact_outcome_to_pb(o)
 
     async def ConfirmFact(self, req: pb.ConfirmFactRequest, ctx: Ctx) -> pb.ProposeFactResponse:
         o = await arb.confirm_fact(self._svc, caller(ctx), req.pending_id)
-        return pb.ProposeFactResponse(
-            pending_id=o.pending_id,
-            sessions_seen=o.sessions_seen,
-            promoted=o.promoted,
-            memory_id=o.memory_id,
-        )
+        return cv.fact_outcome_to_pb(o)
 
     async def RegisterSkill(
         self, req: pb.RegisterSkillRequest, ctx: Ctx

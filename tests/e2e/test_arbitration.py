@@ -18,21 +18,19 @@ def _sub() -> str:
 
 def test_subagent_result_is_recorded_and_routed(gw: RunningGateway, ns: str) -> None:
     sub, task = _sub(), f"t-{uuid.uuid4().hex[:8]}"
+    submission = dict(
+        status="done",
+        summary="Compared three CRM vendors",
+        artifacts=["report.md"],
+        decisions=["pick vendor B"],
+        memory_updates=[
+            dict(namespace=f"agent/{sub}", layer="semantic", content="Vendor B has an EU region"),
+            dict(namespace=ns, layer="semantic", content="The user's company uses Salesforce"),
+        ],
+        idempotency_key="res-1",
+    )
     with gw.client(sub) as cs, gw.client("master") as cm:
-        r = cs.submit_result(
-            task,
-            status="done",
-            summary="Compared three CRM vendors",
-            artifacts=["report.md"],
-            decisions=["pick vendor B"],
-            memory_updates=[
-                dict(
-                    namespace=f"agent/{sub}", layer="semantic", content="Vendor B has an EU region"
-                ),
-                dict(namespace=ns, layer="semantic", content="The user's company uses Salesforce"),
-            ],
-            idempotency_key="res-1",
-        )
+        r = cs.submit_result(task, **submission)
         assert r.event_id and len(r.committed) == 1 and len(r.proposals) == 1
         event = cm.get(r.event_id)
         assert event.namespace == f"task/{task}" and event.layer == pb.EPISODIC
@@ -40,20 +38,7 @@ def test_subagent_result_is_recorded_and_routed(gw: RunningGateway, ns: str) -> 
         assert cs.get(r.committed[0].id).content == "Vendor B has an EU region"
         assert r.proposals[0].state == "pending" and r.proposals[0].proposer == sub
         # the result is on the task's timeline; a retried submission stores nothing new
-        again = cs.submit_result(
-            task,
-            status="done",
-            summary="Compared three CRM vendors",
-            artifacts=["report.md"],
-            decisions=["pick vendor B"],
-            memory_updates=[
-                dict(
-                    namespace=f"agent/{sub}", layer="semantic", content="Vendor B has an EU region"
-                ),
-                dict(namespace=ns, layer="semantic", content="The user's company uses Salesforce"),
-            ],
-            idempotency_key="res-1",
-        )
+        again = cs.submit_result(task, **submission)
         assert again.event_id == r.event_id
         assert [e.id for e in cm.timeline(f"task/{task}")] == [r.event_id]
         assert [p.id for p in cm.proposals() if p.item.namespace == ns] == [r.proposals[0].id]

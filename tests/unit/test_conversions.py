@@ -130,3 +130,22 @@ def test_recall_query_defaults() -> None:
     )
     assert q.namespaces == ("global",) and q.layers == (Layer.SEMANTIC,) and q.top_k == 10
     assert q.start is None and q.end is None
+
+
+def test_response_shapes() -> None:
+    from gateway.core.arbitration import FactOutcome
+
+    f = cv.fact_outcome_to_pb(FactOutcome("p1", 2, True, "m1"))
+    assert (f.pending_id, f.sessions_seen, f.promoted, f.memory_id) == ("p1", 2, True, "m1")
+    b = cv.layer_stats_to_pb(
+        {"layer": "graph", "p50_ms": 1.5, "p99_ms": 9.0, "state": "open", "calls": 7, "failures": 2}
+    )
+    assert (b.layer, b.latency_p99_ms, b.breaker, b.calls, b.failures) == (
+        "graph",
+        9.0,
+        "open",
+        7,
+        2,
+    )
+    r = cv.recall_stats_to_pb({"layer": Layer.EPISODIC, "recalls": 4, "hits": 3, "hit_rate": 0.75})
+    assert (r.layer, r.recalls, r.hits, r.hit_rate) == (pb.EPISODIC, 4, 3, 0.75)
