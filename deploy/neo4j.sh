@@ -220,7 +220,14 @@ cmd_start() {
   nohup "$JAVA" "${jvm_opts[@]}" -cp "$JAR:$TARGET_DIR/lib/*" "$MAIN_CLASS" \
     --port "$PORT" --host "$HOST" --data-dir "$DATA_DIR" --pagecache "$PAGECACHE" \
     >>"$LOG_FILE" 2>&1 </dev/null &
-  echo $! >"$PID_FILE"
+  local child=$!
+  echo "$child" >"$PID_FILE"
+  # the forked shell becomes java a moment later; until then its cmdline is not the launcher's
+  for _ in $(seq 1 100); do
+    tr '\0' ' ' < "/proc/$child/cmdline" 2>/dev/null | grep -q "$MAIN_CLASS" && break
+    kill -0 "$child" 2>/dev/null || break
+    sleep 0.05
+  done
   cmd_wait
   log "bolt://$HOST:$PORT (pid $(cat "$PID_FILE"))"
 }
