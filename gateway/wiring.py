@@ -7,12 +7,11 @@ durable records behind the vectors move to Neo4j. FAISS shards always live under
 
 from __future__ import annotations
 
-from gateway.core.ports import Stores
+from gateway.core.ports import EpisodicGraph, RecordStore, Stores, VectorIndex, WorkingStore
 from gateway.core.service import MemoryService
 from gateway.embedding import build_embedder
 from gateway.settings import Settings
-from stores.breaker import Breaker, BreakerPolicy
-from stores.contracts import EpisodicGraph, RecordStore, WorkingStore
+from stores.breaker import Breaker, BreakerPolicy, guard
 from stores.faiss_index import ShardedFaissIndex
 from stores.sqlite_journal import SqliteJournal
 from stores.sqlite_ledger import SqliteLedger
@@ -62,16 +61,30 @@ def guarded(stores: Stores, s: Settings) -> Stores:
         )
 
     return Stores(
-        working=Breaker(
-            "working",
+        working=guard(
+            WorkingStore,
             stores.working,
-            policy(s.working_slow_ms, s.working_recover, s.working_recover_ms),
+            Breaker(
+                "working",
+                stores.working,
+                policy(s.working_slow_ms, s.working_recover, s.working_recover_ms),
+            ),
         ),
-        records=Breaker("records", stores.records, policy(s.records_slow_ms)),
-        graph=Breaker(
-            "graph", stores.graph, policy(s.graph_slow_ms, s.graph_recover, s.graph_recover_ms)
+        records=guard(
+            RecordStore,
+            stores.records,
+            Breaker("records", stores.records, policy(s.records_slow_ms)),
         ),
-        index=Breaker("vectors", stores.index, policy(s.records_slow_ms)),
+        graph=guard(
+            EpisodicGraph,
+            stores.graph,
+            Breaker(
+                "graph", stores.graph, policy(s.graph_slow_ms, s.graph_recover, s.graph_recover_ms)
+            ),
+        ),
+        index=guard(
+            VectorIndex, stores.index, Breaker("vectors", stores.index, policy(s.records_slow_ms))
+        ),
     )
 
 

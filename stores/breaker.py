@@ -1,4 +1,4 @@
-"""A circuit breaker that wraps any store and keeps its contract (seed 003 §4.2).
+"""A circuit breaker in front of any store, keeping its contract (seed 003 §4.2).
 
 Closed: calls go through; a call that fails with BackendUnavailable — or a read slower than
 ``slow_ms`` — opens the breaker. Open: calls fail at once with BackendUnavailable (the core then
@@ -15,30 +15,15 @@ import functools
 import inspect
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from gateway.core.errors import BackendUnavailable
+from gateway.core.metrics import percentile
+from gateway.core.ports import READ_MARK, UNGUARDED_MARK, BreakerStatus, Lifecycle
 
-#: methods that only read: their latency counts toward tripping and recovering
-READS = frozenset(
-    {
-        "window",
-        "get_state",
-        "ttl_seconds",
-        "get",
-        "history",
-        "query",
-        "keyword_search",
-        "find_fact",
-        "timeline",
-        "neighbourhood",
-        "search",
-        "count",
-    }
-)
-_UNGUARDED = frozenset({"start", "close", "ping", "iter_vectors"})
+T = TypeVar("T")
 
 
 class State(enum.StrEnum):
@@ -56,10 +41,12 @@ class BreakerPolicy:
 
 
 class Breaker:
+    """The breaker's state machine for one store; ``guard`` puts it in front of the store."""
+
     def __init__(
         self,
         name: str,
-        inner: Any,
+        inner: Lifecycle,
         policy: BreakerPolicy,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -76,26 +63,32 @@ class Breaker:
         self.calls = 0
         self.failures = 0
 
-    def __getattr__(self, attr: str) -> Any:
-        value = getattr(self.inner, attr)
-        if attr in _UNGUARDED or not inspect.iscoroutinefunction(value):
-            return value
+    async def call(
+        self, method: str, fn: Callable[..., Awaitable[Any]], read: bool, *args: Any, **kw: Any
+    ) -> Any:
+        """Run one store call through the breaker."""
+        await self._admit()
+        started = self._clock()
+        try:
+            result = await fn(*args, **kw)
+        except BackendUnavailable as exc:
+            self.failures += 1
+            self._trip(exc.message)
+            raise
+        self._observe(method, (self._clock() - started) * 1000, read)
+        return result
 
-        @functools.wraps(value)
-        async def guarded(*args: Any, **kwargs: Any) -> Any:
-            await self._admit()
-            started = self._clock()
-            try:
-                result = await value(*args, **kwargs)
-            except BackendUnavailable as exc:
-                self.failures += 1
-                self._trip(exc.message)
-                raise
-            elapsed_ms = (self._clock() - started) * 1000
-            self._observe(attr, elapsed_ms)
-            return result
-
-        return guarded
+    def status(self) -> BreakerStatus:
+        return BreakerStatus(
+            layer=self.name,
+            state=str(self.state),
+            trips=self.trips,
+            last_error=self.last_error,
+            p50_ms=self.percentile_ms(50),
+            p99_ms=self.percentile_ms(99),
+            calls=self.calls,
+            failures=self.failures,
+        )
 
     async def _admit(self) -> None:
         if self.state is not State.OPEN:
@@ -110,10 +103,10 @@ class Breaker:
         self.state = State.HALF_OPEN
         self._good = 0
 
-    def _observe(self, method: str, elapsed_ms: float) -> None:
+    def _observe(self, method: str, elapsed_ms: float, read: bool) -> None:
         self.calls += 1
         self.latencies_ms.append(elapsed_ms)
-        if method not in READS:
+        if not read:
             return
         p = self.policy
         if p.slow_ms is not None and elapsed_ms > p.slow_ms:
@@ -132,7 +125,51 @@ class Breaker:
         self.last_error = why
 
     def percentile_ms(self, p: float) -> float:
-        if not self.latencies_ms:
-            return 0.0
-        values = sorted(self.latencies_ms)
-        return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
+        return percentile(self.latencies_ms, p)
+
+
+def guard(contract: Any, inner: T, breaker: Breaker) -> T:
+    """``inner`` behind ``breaker``, as an object that implements ``contract`` and nothing else.
+
+    Which methods read (timed) and which pass straight through is declared on the contract
+    (``@reads``, ``@unguarded`` in ``gateway.core.ports``); every other coroutine method is a
+    write: guarded, its failures trip the breaker, its latency does not.
+    """
+    members: dict[str, Any] = {}
+    for klass in reversed(contract.__mro__):
+        if klass is object or klass.__module__ == "typing":
+            continue
+        for name, value in vars(klass).items():
+            if not name.startswith("_") and callable(value):
+                members[name] = value
+    wrapper = _Guarded(inner, breaker)
+    for name, declared in members.items():
+        target = getattr(inner, name)
+        if getattr(declared, UNGUARDED_MARK, False) or not inspect.iscoroutinefunction(target):
+            setattr(wrapper, name, target)
+        else:
+            setattr(wrapper, name, _guarded_method(breaker, name, target, declared))
+    return cast(T, wrapper)
+
+
+def _guarded_method(
+    breaker: Breaker, name: str, target: Callable[..., Awaitable[Any]], declared: Any
+) -> Callable[..., Awaitable[Any]]:
+    read = bool(getattr(declared, READ_MARK, False))
+
+    @functools.wraps(target)
+    async def call(*args: Any, **kw: Any) -> Any:
+        return await breaker.call(name, target, read, *args, **kw)
+
+    return call
+
+
+class _Guarded:
+    """The instance ``guard`` returns; its methods are set per contract."""
+
+    def __init__(self, inner: Any, breaker: Breaker) -> None:
+        self.inner = inner
+        self.breaker = breaker
+
+    def status(self) -> BreakerStatus:
+        return self.breaker.status()

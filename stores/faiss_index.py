@@ -238,9 +238,9 @@ class ShardedFaissIndex:
         self.dim = dim
         self.n_shards = shards
         #: True when the index may lack vectors of the durable records (fresh or memory-only
-        #: start, or a persisted state that was missing, corrupt or of another shape). The caller
-        #: rebuilds and then sets it to False.
-        self.needs_rebuild = True
+        #: start, or a persisted state that was missing, corrupt or of another shape). A flush
+        #: after the caller's rebuild clears it.
+        self._needs_rebuild = True
         self._shards = [_Shard() for _ in range(shards)]
         self._shard_by_id: dict[str, int] = {}
         self._write_lock = threading.Lock()  # order: _flush_lock -> _write_lock -> shard locks
@@ -252,7 +252,7 @@ class ShardedFaissIndex:
 
     async def start(self) -> None:
         if self.data_dir is None:
-            self.needs_rebuild = True
+            self._needs_rebuild = True
             return
         await asyncio.to_thread(self._load)
 
@@ -261,6 +261,9 @@ class ShardedFaissIndex:
 
     async def ping(self) -> None:
         return None
+
+    def needs_rebuild(self) -> bool:
+        return self._needs_rebuild
 
     async def reset(self) -> None:
         """Drop every vector, in memory and on disk (before a rebuild)."""
@@ -324,7 +327,7 @@ class ShardedFaissIndex:
             "namespaces_per_shard": [len(s.ns_count) for s in shards],
             "searches_per_shard": [s.searches for s in shards],
             "dirty_shards": [i for i, s in enumerate(shards) if s.dirty],
-            "needs_rebuild": self.needs_rebuild,
+            "needs_rebuild": self._needs_rebuild,
         }
 
     # -- validation ----------------------------------------------------------------------------
@@ -581,9 +584,9 @@ class ShardedFaissIndex:
                 level = logging.INFO if fresh else logging.WARNING
                 log.log(level, "vector index at %s needs a rebuild: %s", self.data_dir, exc)
                 self._clear_memory()
-                self.needs_rebuild = True
+                self._needs_rebuild = True
             else:
-                self.needs_rebuild = False
+                self._needs_rebuild = False
 
     def _load_manifest(self) -> None:
         assert self.data_dir is not None

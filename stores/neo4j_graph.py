@@ -6,13 +6,13 @@ Graph model
 * One label per ``NodeKind`` — ``:User :Agent :Session :Event :Entity :Task :Step`` — each with a
   unique ``id``. Events carry ``namespace, type, summary, at, importance, agent_id, user_id,
   session_id, task_id, entities`` (a JSON list of names); entities carry ``name`` (as first
-  given; the id is ``text_match.normalise_name(name)``); nodes created by ``record`` keep the
+  given; the id is ``normalise_name(name)``); nodes created by ``record`` keep the
   namespace of the event that created them.
 * ``record`` owns five links per event, replaced on every upsert and stamped with the event's
   time: ``-[:IN_SESSION]->(:Session)``, ``-[:BY]->(:Agent)``, ``-[:ABOUT]->(:User)``,
   ``-[:PART_OF]->(:Task)``, ``-[:MENTIONS]->(:Entity)``; a link whose id is empty is skipped.
 * ``relate`` edges: the relationship type is the relation's type (validated against
-  ``REL_TYPE_PATTERN`` before it is written into the statement); ``at`` and ``props`` (a JSON
+  ``valid_relation_type`` before it is written into the statement); ``at`` and ``props`` (a JSON
   object) are overwritten when the same (src, type, dst) is related again.
 
 Times are integer epoch microseconds; every write is one parameterised statement in one
@@ -26,15 +26,21 @@ from datetime import datetime
 from typing import Any
 
 from gateway.core.errors import InvalidArgument
-from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, Relation
-from stores import text_match
+from gateway.core.models import (
+    EVENT_LINK_TYPES,
+    Event,
+    Neighbour,
+    NodeKind,
+    NodeRef,
+    Relation,
+    event_links,
+    valid_relation_type,
+)
+from stores.codec import dump_json, load_json
 from stores.neo4j_schema import (
     GRAPH_SCHEMA,
-    REL_TYPE_PATTERN,
     Neo4jBacked,
-    dump_json,
     from_micros,
-    load_json,
     to_micros,
 )
 
@@ -51,40 +57,33 @@ LABELS: dict[NodeKind, str] = {
 _KINDS = {label: kind for kind, label in LABELS.items()}
 
 
-def _link(rel: str, label: str, field: str) -> str:
-    """Link the event to the node named by ``e.<field>`` unless that id is empty."""
+def _link_clause(rel: str, label: str) -> str:
+    """Create the event's ``rel`` links (the rows of ``e.links`` of that type)."""
     return f"""
-FOREACH (nid IN CASE WHEN e.{field} = '' THEN [] ELSE [e.{field}] END |
-  MERGE (n:{label} {{id: nid}})
+FOREACH (l IN [x IN e.links WHERE x.rel = '{rel}'] |
+  MERGE (n:{label} {{id: l.id}})
     ON CREATE SET n.namespace = e.namespace
+  FOREACH (unnamed IN CASE WHEN l.name <> '' AND n.name IS NULL THEN [n] ELSE [] END |
+    SET unnamed.name = l.name)
   CREATE (ev)-[:{rel} {{at: e.at}}]->(n))"""
 
 
 # All of an event's record-owned links are deleted first, so re-creating them cannot duplicate.
+# The links themselves come from ``gateway.core.models.event_links`` (the one event-link rule).
 _RECORD = (
-    """
+    f"""
 UNWIND $events AS e
-MERGE (ev:Event {id: e.id})
+MERGE (ev:Event {{id: e.id}})
 SET ev.namespace = e.namespace, ev.type = e.type, ev.summary = e.summary, ev.at = e.at,
     ev.importance = e.importance, ev.agent_id = e.agent_id, ev.user_id = e.user_id,
     ev.session_id = e.session_id, ev.task_id = e.task_id, ev.entities = e.entities_json
 WITH ev, e
-CALL (ev) {
-  MATCH (ev)-[old:IN_SESSION|BY|ABOUT|PART_OF|MENTIONS]->()
+CALL (ev) {{
+  MATCH (ev)-[old:{"|".join(rel for rel, _ in EVENT_LINK_TYPES)}]->()
   DELETE old
-}"""
-    + _link("IN_SESSION", "Session", "session_id")
-    + _link("BY", "Agent", "agent_id")
-    + _link("ABOUT", "User", "user_id")
-    + _link("PART_OF", "Task", "task_id")
-    + """
-FOREACH (ent IN e.mentions |
-  MERGE (n:Entity {id: ent.id})
-    ON CREATE SET n.name = ent.name, n.namespace = e.namespace
-  FOREACH (unnamed IN CASE WHEN n.name IS NULL THEN [n] ELSE [] END |
-    SET unnamed.name = ent.name)
-  CREATE (ev)-[:MENTIONS {at: e.at}]->(n))
-"""
+}}"""
+    + "".join(_link_clause(rel, LABELS[kind]) for rel, kind in EVENT_LINK_TYPES)
+    + "\n"
 )
 
 _RELATE_GROUP = """
@@ -128,11 +127,6 @@ _EVENT_FIELDS = (
 
 
 def _event_row(e: Event) -> dict[str, Any]:
-    mentions: dict[str, str] = {}
-    for name in e.entities:
-        entity_id = text_match.normalise_name(name)
-        if entity_id:
-            mentions.setdefault(entity_id, name)
     return {
         "id": e.id,
         "namespace": e.namespace,
@@ -145,7 +139,9 @@ def _event_row(e: Event) -> dict[str, Any]:
         "session_id": e.session_id,
         "task_id": e.task_id,
         "entities_json": dump_json(list(e.entities)),
-        "mentions": [{"id": i, "name": n} for i, n in mentions.items()],
+        "links": [
+            {"rel": link.type, "id": link.node.id, "name": link.label} for link in event_links(e)
+        ],
     }
 
 
@@ -192,9 +188,9 @@ class Neo4jEpisodicGraph(Neo4jBacked):
             return
         groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
         for r in relations:
-            if not REL_TYPE_PATTERN.match(r.type):
+            if not valid_relation_type(r.type):
                 raise InvalidArgument(
-                    f"relation type {r.type!r} must be upper snake case (at most 64 characters)",
+                    f"relation type {r.type!r} must be upper snake case (at most 40 characters)",
                     field="type",
                 )
             if not r.src.id or not r.dst.id:

@@ -30,13 +30,12 @@ import numpy as np
 from gateway.core.errors import Conflict
 from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
 from stores import text_match
+from stores.codec import dump_json, load_json
 from stores.neo4j_schema import (
     MEMORY_TERMS_INDEX,
     RECORD_SCHEMA,
     Neo4jBacked,
-    dump_json,
     from_micros,
-    load_json,
     to_micros,
 )
 

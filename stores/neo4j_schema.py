@@ -5,24 +5,18 @@ microseconds, maps and lists as JSON) that Neo4j properties can hold."""
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any, TypeVar
 
 import neo4j
 from neo4j import exceptions as nx
 
 from gateway.core.errors import BackendUnavailable, Conflict
+from stores import codec
 
 BACKEND = "neo4j"
 
-#: Names that come from data and end up in Cypher text (relationship types) must match this.
-REL_TYPE_PATTERN = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICRO = timedelta(microseconds=1)
 
 T = TypeVar("T")
 
@@ -69,27 +63,11 @@ _SCHEMA_RACE_CODES = (
 
 def to_micros(value: datetime | None) -> int | None:
     """A datetime as integer epoch microseconds (exact); naive datetimes are taken as UTC."""
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return (value - _EPOCH) // _MICRO
+    return None if value is None else codec.to_micros(value)
 
 
 def from_micros(value: int | None) -> datetime | None:
-    if value is None:
-        return None
-    return _EPOCH + timedelta(microseconds=int(value))
-
-
-def dump_json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def load_json(text: str | None, default: T) -> T:
-    if not text:
-        return default
-    return json.loads(text)  # type: ignore[no-any-return]
+    return None if value is None else codec.from_micros(value)
 
 
 def unavailable(exc: BaseException) -> BackendUnavailable:

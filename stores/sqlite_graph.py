@@ -11,8 +11,7 @@ Schema
 
 ``record`` upserts each event and replaces its links: event -[IN_SESSION]-> session,
 -[BY]-> agent, -[ABOUT]-> user, -[PART_OF]-> task, -[MENTIONS]-> entity, each stamped with the
-event's time; a link whose id is empty is skipped. An entity's id is
-``text_match.normalise_name(name)``.
+event's time — the links ``gateway.core.models.event_links`` names (the one event-link rule).
 
 ``neighbourhood`` walks edges in both directions, 1 or 2 hops, and returns distinct nodes other
 than the start: each at its shortest distance, reached by its newest edge at that distance (the
@@ -24,7 +23,6 @@ Times are integer microseconds since the epoch (UTC) and come back timezone-awar
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
@@ -32,9 +30,18 @@ from pathlib import Path
 from typing import Any
 
 from gateway.core.errors import InvalidArgument
-from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, Relation
-from stores import text_match
-from stores.sqlite_records import SqliteBacked, SqliteDb, chunks, from_micros, marks, to_micros
+from gateway.core.models import (
+    EVENT_LINK_TYPES,
+    Event,
+    Neighbour,
+    NodeKind,
+    NodeRef,
+    Relation,
+    event_links,
+    valid_relation_type,
+)
+from stores.codec import dump_json, from_micros, to_micros
+from stores.sqlite_base import SqliteBacked, SqliteDb, chunks, marks
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS nodes (
@@ -77,8 +84,7 @@ PRAGMA user_version = 1;
 """
 
 #: Links ``record`` owns (replaced on every upsert of the event).
-_EVENT_LINKS = ("IN_SESSION", "BY", "ABOUT", "PART_OF", "MENTIONS")
-_RELATION_TYPE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_EVENT_LINKS = tuple(rel for rel, _ in EVENT_LINK_TYPES)
 _EVENT = NodeKind.EVENT.value
 
 _UPSERT_NODE = (
@@ -131,7 +137,7 @@ LIMIT :limit
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return dump_json(value, sort_keys=True)
 
 
 def _event_of(row: Sequence[Any]) -> Event:
@@ -149,19 +155,6 @@ def _event_of(row: Sequence[Any]) -> Event:
         task_id=task,
         entities=json.loads(entities),
     )
-
-
-def _links(e: Event) -> list[tuple[str, str, str, str]]:
-    """(type, dst_kind, dst_id, dst_label) of every link ``record`` makes for an event."""
-    links = [
-        ("IN_SESSION", NodeKind.SESSION.value, e.session_id, ""),
-        ("BY", NodeKind.AGENT.value, e.agent_id, ""),
-        ("ABOUT", NodeKind.USER.value, e.user_id, ""),
-        ("PART_OF", NodeKind.TASK.value, e.task_id, ""),
-    ]
-    for name in e.entities:
-        links.append(("MENTIONS", NodeKind.ENTITY.value, text_match.normalise_name(name), name))
-    return [link for link in links if link[2]]
 
 
 class SqliteEpisodicGraph(SqliteBacked):
@@ -189,8 +182,7 @@ class SqliteEpisodicGraph(SqliteBacked):
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     e.id, e.namespace, e.type, e.summary, at, float(e.importance), e.agent_id,
-                    e.user_id, e.session_id, e.task_id, json.dumps(list(e.entities),
-                                                                   ensure_ascii=False),
+                    e.user_id, e.session_id, e.task_id, dump_json(list(e.entities)),
                 ),
             )  # fmt: skip
             conn.execute(
@@ -204,16 +196,17 @@ class SqliteEpisodicGraph(SqliteBacked):
                 f"AND type IN ({marks(len(_EVENT_LINKS))})",
                 (_EVENT, e.id, *_EVENT_LINKS),
             )
-            for type_, kind, node_id, label in _links(e):
-                conn.execute(_UPSERT_NODE, (kind, node_id, label, e.namespace))
-                conn.execute(_UPSERT_EDGE, (_EVENT, e.id, type_, kind, node_id, at, "{}"))
+            for link in event_links(e):
+                kind, node_id = link.node.kind.value, link.node.id
+                conn.execute(_UPSERT_NODE, (kind, node_id, link.label, e.namespace))
+                conn.execute(_UPSERT_EDGE, (_EVENT, e.id, link.type, kind, node_id, at, "{}"))
 
     async def relate(self, relations: Sequence[Relation]) -> None:
         if not relations:
             return
         rows = []
         for r in relations:
-            if not _RELATION_TYPE.match(r.type):
+            if not valid_relation_type(r.type):
                 raise InvalidArgument(
                     f"relation type {r.type!r} must be upper snake case", field="type"
                 )

@@ -11,18 +11,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import hashlib
-import json
+import functools
 import os
 import sqlite3
-import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
+from gateway.core import commands
+from gateway.core.control import Accepted, EntryState, JournalEntry, NewEntry
 from gateway.core.errors import Conflict, FailedPrecondition
+from stores.sqlite_base import SqliteDb, marks
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
@@ -44,43 +44,12 @@ CREATE INDEX IF NOT EXISTS journal_pending ON journal(applied, seq);
 """
 
 
-@dataclass(frozen=True, slots=True)
-class NewEntry:
-    write_id: str
-    kind: str
-    agent_id: str
-    idem_key: str
-    payload: dict[str, Any]
-
-    def digest(self) -> str:
-        """What makes two writes the same write: everything but the time they were received."""
-        content = {k: v for k, v in self.payload.items() if k != "at"}
-        body = json.dumps([self.kind, content], sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(body.encode("utf-8")).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class Accepted:
-    seq: int
-    write_id: str
-    duplicate: bool
-    applied: bool
-
-
-@dataclass(frozen=True, slots=True)
-class JournalEntry:
-    seq: int
-    write_id: str
-    kind: str
-    agent_id: str
-    payload: dict[str, Any]
-
-
 class SqliteJournal:
+    """``Journal`` over one SQLite file (WAL, synchronous=FULL), one gateway per data dir."""
+
     def __init__(self, path: Path) -> None:
         self._path = path
-        self._conn: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
+        self._db = SqliteDb(path, _SCHEMA, "journal", synchronous="FULL")
         self._queue: asyncio.Queue[tuple[list[NewEntry], asyncio.Future[list[Accepted]]]] | None
         self._queue = None
         self._committer: asyncio.Task[None] | None = None
@@ -91,14 +60,10 @@ class SqliteJournal:
     async def start(self) -> None:
         self._path.parent.mkdir(parents=True, exist_ok=True)
         self._lockfile = _exclusive(self._path.with_suffix(".lock"))
-        conn = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.executescript(_SCHEMA)
-        self._conn = conn
-        self.pending_count = conn.execute(
-            "SELECT COUNT(*) FROM journal WHERE applied=0"
-        ).fetchone()[0]
+        await self._db.start()
+        self.pending_count = await self._db.read(
+            lambda c: c.execute("SELECT COUNT(*) FROM journal WHERE applied=0").fetchone()[0]
+        )
         self._queue = asyncio.Queue()
         self._committer = asyncio.create_task(self._commit_loop(), name="journal-commit")
 
@@ -110,10 +75,7 @@ class SqliteJournal:
             self._committer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._committer
-        if self._conn:
-            with self._lock:
-                self._conn.close()
-            self._conn = None
+        await self._db.close()
 
     async def append(self, entries: Sequence[NewEntry]) -> list[Accepted]:
         """Durably append entries, all or none; returns once they are on disk."""
@@ -128,7 +90,8 @@ class SqliteJournal:
             group = [await self._queue.get()]
             while not self._queue.empty() and len(group) < 256:
                 group.append(self._queue.get_nowait())
-            results = await asyncio.to_thread(self._commit_group, [g[0] for g in group])
+            batches = [g[0] for g in group]
+            results = await self._db.write(functools.partial(self._commit_group, batches=batches))
             for (_, fut), result in zip(group, results, strict=True):
                 if fut.done():
                     continue
@@ -138,32 +101,26 @@ class SqliteJournal:
                     self.pending_count += sum(not a.duplicate for a in result)
                     fut.set_result(result)
 
-    def _commit_group(self, batches: list[list[NewEntry]]) -> list[list[Accepted] | BaseException]:
+    @staticmethod
+    def _commit_group(
+        conn: sqlite3.Connection, batches: list[list[NewEntry]]
+    ) -> list[list[Accepted] | BaseException]:
         """One fsync for many callers; each caller's batch is its own savepoint (all or none)."""
-        assert self._conn is not None
         out: list[list[Accepted] | BaseException] = []
-        with self._lock:
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
+        for batch in batches:
+            conn.execute("SAVEPOINT batch")
             try:
-                for batch in batches:
-                    conn.execute("SAVEPOINT batch")
-                    try:
-                        out.append([self._insert(conn, e) for e in batch])
-                        conn.execute("RELEASE batch")
-                    except Exception as exc:  # noqa: BLE001 - reported to that caller only
-                        conn.execute("ROLLBACK TO batch")
-                        conn.execute("RELEASE batch")
-                        out.append(exc)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+                out.append([SqliteJournal._insert(conn, e) for e in batch])
+                conn.execute("RELEASE batch")
+            except Exception as exc:  # noqa: BLE001 - reported to that caller only
+                conn.execute("ROLLBACK TO batch")
+                conn.execute("RELEASE batch")
+                out.append(exc)
         return out
 
     @staticmethod
     def _insert(conn: sqlite3.Connection, e: NewEntry) -> Accepted:
-        digest = e.digest()
+        digest = commands.digest(e.command)
         if e.idem_key:
             row = conn.execute(
                 "SELECT seq, write_id, digest, applied FROM journal"
@@ -187,7 +144,7 @@ class SqliteJournal:
                 e.agent_id,
                 e.idem_key or None,
                 digest,
-                json.dumps(e.payload, ensure_ascii=False),
+                commands.dumps(e.command),
                 time.time(),
             ),
         )
@@ -198,108 +155,86 @@ class SqliteJournal:
     async def pending(self, limit: int, kinds: Sequence[str] = ()) -> list[JournalEntry]:
         """The oldest entries not applied yet (of the given kinds), in journal order."""
 
-        def run() -> list[JournalEntry]:
-            assert self._conn is not None
-            where = "applied=0"
-            if kinds:
-                where += f" AND kind IN ({','.join('?' * len(kinds))})"
-            with self._lock:
-                rows = self._conn.execute(
-                    "SELECT seq, write_id, kind, agent_id, payload FROM journal"
-                    f" WHERE {where} ORDER BY seq LIMIT ?",
-                    (*kinds, limit),
-                ).fetchall()
-            return [JournalEntry(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
-
-        return await asyncio.to_thread(run)
+        where = "applied=0"
+        if kinds:
+            where += f" AND kind IN ({marks(len(kinds))})"
+        rows = await self._db.read(
+            lambda c: c.execute(
+                "SELECT seq, write_id, kind, agent_id, payload FROM journal"
+                f" WHERE {where} ORDER BY seq LIMIT ?",
+                (*kinds, limit),
+            ).fetchall()
+        )
+        return [JournalEntry(r[0], r[1], r[3], commands.loads(r[2], r[4])) for r in rows]
 
     async def mark_applied(self, seqs: Sequence[int]) -> None:
-        def run() -> int:
-            assert self._conn is not None
-            with self._lock:
-                self._conn.execute("BEGIN")
-                cur = self._conn.executemany(
+        now = time.time()
+        self.pending_count -= await self._db.write(
+            lambda c: _rowcount(
+                c.executemany(
                     "UPDATE journal SET applied=1, payload=NULL, applied_at=?"
                     " WHERE seq=? AND applied=0",
-                    [(time.time(), s) for s in seqs],
+                    [(now, s) for s in seqs],
                 )
-                n = cur.rowcount
-                cur.close()
-                self._conn.execute("COMMIT")
-            return n
-
-        self.pending_count -= await asyncio.to_thread(run)
+            )
+        )
 
     async def mark_dead(self, seq: int, error: str) -> None:
         """Takes an entry that can never apply out of the queue (kept, with the error)."""
 
-        def run() -> int:
-            assert self._conn is not None
-            with self._lock:
-                cur = self._conn.execute(
+        now = time.time()
+        self.pending_count -= await self._db.write(
+            lambda c: _rowcount(
+                c.execute(
                     "UPDATE journal SET applied=2, applied_at=?, error=? WHERE seq=? AND applied=0",
-                    (time.time(), error[:500], seq),
+                    (now, error[:500], seq),
                 )
-                n = cur.rowcount
-                cur.close()
-            return n
-
-        self.pending_count -= await asyncio.to_thread(run)
+            )
+        )
 
     async def state(self, seq: int) -> int:
         """0 pending, 1 applied, 2 dead (could not be applied), -1 unknown."""
 
-        def run() -> int:
-            assert self._conn is not None
-            with self._lock:
-                row = self._conn.execute(
-                    "SELECT applied FROM journal WHERE seq=?", (seq,)
-                ).fetchone()
-            return int(row[0]) if row else -1
-
-        return await asyncio.to_thread(run)
+        row = await self._db.read(
+            lambda c: c.execute("SELECT applied FROM journal WHERE seq=?", (seq,)).fetchone()
+        )
+        return int(row[0]) if row else EntryState.UNKNOWN
 
     async def prune(self, older_than_s: float) -> int:
         """Drop applied entries older than the retention: their idempotency keys expire too."""
 
-        def run() -> int:
-            assert self._conn is not None
-            with self._lock:
-                cur = self._conn.execute(
-                    "DELETE FROM journal WHERE applied > 0 AND applied_at < ?",
-                    (time.time() - older_than_s,),
-                )
-                n = cur.rowcount
-                cur.close()  # never let a cursor outlive the lock
-            return n
-
-        return await asyncio.to_thread(run)
+        cutoff = time.time() - older_than_s
+        return await self._db.write(
+            lambda c: _rowcount(
+                c.execute("DELETE FROM journal WHERE applied > 0 AND applied_at < ?", (cutoff,))
+            )
+        )
 
     async def oldest_pending_age(self) -> float:
         """Seconds since the oldest entry still waiting to be applied was acknowledged (0: none)."""
 
-        def run() -> float:
-            assert self._conn is not None
-            with self._lock:
-                row = self._conn.execute(
-                    "SELECT MIN(created) FROM journal WHERE applied=0"
-                ).fetchone()
-            return max(0.0, time.time() - row[0]) if row and row[0] else 0.0
-
-        return await asyncio.to_thread(run)
+        row = await self._db.read(
+            lambda c: c.execute("SELECT MIN(created) FROM journal WHERE applied=0").fetchone()
+        )
+        return max(0.0, time.time() - row[0]) if row and row[0] else 0.0
 
     async def counts(self) -> tuple[int, int]:
         """(pending, applied)."""
 
-        def run() -> tuple[int, int]:
-            assert self._conn is not None
-            with self._lock:
-                rows = dict(
-                    self._conn.execute("SELECT applied, COUNT(*) FROM journal GROUP BY applied")
-                )
-            return int(rows.get(0, 0)), int(rows.get(1, 0)) + int(rows.get(2, 0))
+        rows = dict(
+            await self._db.read(
+                lambda c: c.execute(
+                    "SELECT applied, COUNT(*) FROM journal GROUP BY applied"
+                ).fetchall()
+            )
+        )
+        return int(rows.get(0, 0)), int(rows.get(1, 0)) + int(rows.get(2, 0))
 
-        return await asyncio.to_thread(run)
+
+def _rowcount(cur: sqlite3.Cursor) -> int:
+    n = cur.rowcount
+    cur.close()  # never let a cursor outlive the lock
+    return n
 
 
 def _exclusive(path: Path) -> IO[str]:

@@ -4,16 +4,17 @@ awaiting their second confirmation, and batch-task steps."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from stores.sqlite_records import no_cursor
+from gateway.core import commands
+from gateway.core.control import AuditEntry, PendingFact, Proposal, ReviewItem, TaskStep
+from stores.codec import dump_json
+from stores.sqlite_base import SqliteBacked, SqliteDb
 
 T = TypeVar("T")
 
@@ -44,56 +45,30 @@ CREATE TABLE IF NOT EXISTS settings_kv (key TEXT PRIMARY KEY, value TEXT NOT NUL
 """
 
 
-class SqliteLedger:
+class SqliteLedger(SqliteBacked):
     def __init__(self, path: Path) -> None:
-        self._path = path
-        self._conn: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
-
-    async def start(self) -> None:
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.executescript(_SCHEMA)
-        self._conn = conn
-
-    async def close(self) -> None:
-        if self._conn:
-            with self._lock:
-                self._conn.close()
-            self._conn = None
+        self._db = SqliteDb(path, _SCHEMA, "ledger", synchronous="FULL")
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        def call() -> T:
-            assert self._conn is not None, "ledger not started"
-            with self._lock:
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
-                    result = no_cursor(fn(self._conn))
-                except BaseException:
-                    self._conn.execute("ROLLBACK")
-                    raise
-                self._conn.execute("COMMIT")
-                return result
-
-        return await asyncio.to_thread(call)
+        return await self._db.write(fn)
 
     # ---- audit
-    async def audit(self, rows: Sequence[tuple[str, str, str, str, str]]) -> None:
-        """rows of (agent_id, action, namespace, target, detail)."""
+    async def audit(self, entries: Sequence[AuditEntry]) -> None:
         now = time.time()
         await self._run(
             lambda c: c.executemany(
                 "INSERT INTO audit(at, agent_id, action, namespace, target, detail)"
                 " VALUES (?,?,?,?,?,?)",
-                [(now, *r) for r in rows],
+                [
+                    (e.at or now, e.agent_id, e.action, e.namespace, e.target, e.detail)
+                    for e in entries
+                ],
             )
         )
 
     async def query_audit(
         self, agent_id: str, namespace: str, since: float, limit: int
-    ) -> list[tuple[float, str, str, str, str, str]]:
+    ) -> list[AuditEntry]:
         sql = "SELECT at, agent_id, action, namespace, target, detail FROM audit WHERE at >= ?"
         args: list[Any] = [since]
         if agent_id:
@@ -104,7 +79,13 @@ class SqliteLedger:
             args.append(namespace)
         sql += " ORDER BY seq DESC LIMIT ?"
         args.append(limit)
-        return await self._run(lambda c: c.execute(sql, args).fetchall())
+        rows = await self._db.read(lambda c: c.execute(sql, args).fetchall())
+        return [
+            AuditEntry(
+                agent_id=r[1], action=r[2], namespace=r[3], target=r[4], detail=r[5], at=r[0]
+            )
+            for r in rows
+        ]
 
     # ---- aliases
     async def set_aliases(self, pairs: Sequence[tuple[str, str]]) -> None:
@@ -113,7 +94,7 @@ class SqliteLedger:
         )
 
     async def resolve(self, write_id: str) -> str:
-        row = await self._run(
+        row = await self._db.read(
             lambda c: c.execute(
                 "SELECT memory_id FROM aliases WHERE write_id=?", (write_id,)
             ).fetchone()
@@ -121,34 +102,40 @@ class SqliteLedger:
         return row[0] if row else write_id
 
     # ---- proposals
-    async def add_proposal(self, pid: str, proposer: str, item: dict[str, Any]) -> None:
+    async def add_proposal(self, proposal: Proposal) -> Proposal:
+        p = proposal
         await self._run(
             lambda c: c.execute(
                 "INSERT OR IGNORE INTO proposals(id, proposer, item, state, created)"
                 " VALUES (?,?,?,?,?)",
-                (pid, proposer, json.dumps(item, ensure_ascii=False), "pending", time.time()),
+                (p.id, p.proposer, commands.dumps(p.item), "pending", p.created or time.time()),
             )
         )
+        stored = await self.get_proposal(p.id)
+        assert stored is not None
+        return stored
 
-    async def get_proposal(self, pid: str) -> dict[str, Any] | None:
+    async def get_proposal(self, pid: str) -> Proposal | None:
         rows = await self._proposals("WHERE id=?", (pid,))
         return rows[0] if rows else None
 
-    async def list_proposals(self, state: str, limit: int) -> list[dict[str, Any]]:
+    async def list_proposals(self, state: str, limit: int) -> list[Proposal]:
         if state:
             return await self._proposals("WHERE state=? ORDER BY created LIMIT ?", (state, limit))
         return await self._proposals("ORDER BY created LIMIT ?", (limit,))
 
-    async def _proposals(self, where: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
-        cols = ("id", "proposer", "item", "state", "decided_by", "reason", "created", "memory_id")
-        rows = await self._run(
-            lambda c: c.execute(f"SELECT {', '.join(cols)} FROM proposals {where}", args).fetchall()
+    async def _proposals(self, where: str, args: tuple[Any, ...]) -> list[Proposal]:
+        cols = "id, proposer, item, state, decided_by, reason, created, memory_id"
+        rows = await self._db.read(
+            lambda c: c.execute(f"SELECT {cols} FROM proposals {where}", args).fetchall()
         )
         out = []
         for r in rows:
-            d = dict(zip(cols, r, strict=True))
-            d["item"] = json.loads(d["item"])
-            out.append(d)
+            data = json.loads(r[2])
+            kind = "turn" if data.get("layer") == "working" else "memory"
+            item = commands.decode(kind, data)
+            assert isinstance(item, commands.MemoryWrite | commands.TurnAppend)
+            out.append(Proposal(r[0], r[1], item, r[3], r[4], r[5], r[6], r[7]))
         return out
 
     async def decide_proposal(
@@ -167,21 +154,22 @@ class SqliteLedger:
         return await self._run(run)
 
     # ---- review queue (quarantined and low-confidence high-impact memories)
-    async def add_review(self, rows: Sequence[tuple[str, str, str]]) -> None:
-        """rows of (memory_id, namespace, reason)."""
+    async def add_review(self, items: Sequence[ReviewItem]) -> None:
         now = time.time()
         await self._run(
             lambda c: c.executemany(
-                "INSERT OR IGNORE INTO review VALUES (?,?,?,?)", [(*r, now) for r in rows]
+                "INSERT OR IGNORE INTO review VALUES (?,?,?,?)",
+                [(i.memory_id, i.namespace, i.reason, now) for i in items],
             )
         )
 
-    async def list_review(self, limit: int) -> list[tuple[str, str, str]]:
-        return await self._run(
+    async def list_review(self, limit: int) -> list[ReviewItem]:
+        rows = await self._db.read(
             lambda c: c.execute(
                 "SELECT memory_id, namespace, reason FROM review ORDER BY created LIMIT ?", (limit,)
             ).fetchall()
         )
+        return [ReviewItem(*r) for r in rows]
 
     # ---- small persistent settings (e.g. the shared-write policy)
     async def put_setting(self, key: str, value: dict[str, Any]) -> None:
@@ -192,7 +180,7 @@ class SqliteLedger:
         )
 
     async def get_setting(self, key: str) -> dict[str, Any] | None:
-        row = await self._run(
+        row = await self._db.read(
             lambda c: c.execute("SELECT value FROM settings_kv WHERE key=?", (key,)).fetchone()
         )
         return json.loads(row[0]) if row else None
@@ -207,10 +195,10 @@ class SqliteLedger:
         session_id: str,
         evidence: Sequence[str],
         confidence: float,
-    ) -> dict[str, Any]:
-        """Record one sighting of a fact; returns the pending row (sessions as a list)."""
+    ) -> PendingFact:
+        """Record one sighting of a fact; returns the pending row."""
 
-        def run(c: sqlite3.Connection) -> dict[str, Any]:
+        def run(c: sqlite3.Connection) -> PendingFact:
             row = c.execute(
                 "SELECT id, sessions, evidence, confidence, promoted_to FROM pending_facts"
                 " WHERE namespace=? AND fact_key=?",
@@ -232,7 +220,7 @@ class SqliteLedger:
                         fact_key,
                         fact,
                         json.dumps(sessions),
-                        json.dumps(ev, ensure_ascii=False),
+                        dump_json(ev),
                         conf,
                         "",
                         time.time(),
@@ -247,23 +235,14 @@ class SqliteLedger:
                 conf = max(row[3], confidence)
                 c.execute(
                     "UPDATE pending_facts SET sessions=?, evidence=?, confidence=? WHERE id=?",
-                    (json.dumps(sessions), json.dumps(ev, ensure_ascii=False), conf, rid),
+                    (json.dumps(sessions), dump_json(ev), conf, rid),
                 )
-            return {
-                "id": rid,
-                "namespace": namespace,
-                "fact_key": fact_key,
-                "fact": fact,
-                "sessions": sessions,
-                "evidence": ev,
-                "confidence": conf,
-                "promoted_to": promoted,
-            }
+            return PendingFact(rid, namespace, fact_key, fact, sessions, ev, conf, promoted)
 
         return await self._run(run)
 
-    async def get_pending_fact(self, pid: str) -> dict[str, Any] | None:
-        row = await self._run(
+    async def get_pending_fact(self, pid: str) -> PendingFact | None:
+        row = await self._db.read(
             lambda c: c.execute(
                 "SELECT id, namespace, fact_key, fact, sessions, evidence, confidence, promoted_to"
                 " FROM pending_facts WHERE id=?",
@@ -272,19 +251,9 @@ class SqliteLedger:
         )
         if not row:
             return None
-        keys = (
-            "id",
-            "namespace",
-            "fact_key",
-            "fact",
-            "sessions",
-            "evidence",
-            "confidence",
-            "promoted_to",
+        return PendingFact(
+            row[0], row[1], row[2], row[3], json.loads(row[4]), json.loads(row[5]), row[6], row[7]
         )
-        d = dict(zip(keys, row, strict=True))
-        d["sessions"], d["evidence"] = json.loads(d["sessions"]), json.loads(d["evidence"])
-        return d
 
     async def mark_promoted(self, pid: str, memory_id: str) -> None:
         await self._run(
@@ -303,23 +272,24 @@ class SqliteLedger:
 
         await self._run(run)
 
-    async def task_steps(self, task_id: str) -> list[tuple[int, str, str, str, str, int]]:
-        return await self._run(
+    async def task_steps(self, task_id: str) -> list[TaskStep]:
+        rows = await self._db.read(
             lambda c: c.execute(
                 "SELECT idx, name, state, output, error, attempts FROM task_steps"
                 " WHERE task_id=? ORDER BY idx",
                 (task_id,),
             ).fetchall()
         )
+        return [TaskStep(*r) for r in rows]
 
     async def update_step(
-        self, task_id: str, idx: int, state: str, output: str, error: str
+        self, task_id: str, index: int, state: str, output: str, error: str
     ) -> bool:
         """Sets a step's state; a done step never changes again. False when it is missing."""
 
         def run(c: sqlite3.Connection) -> bool:
             row = c.execute(
-                "SELECT state FROM task_steps WHERE task_id=? AND idx=?", (task_id, idx)
+                "SELECT state FROM task_steps WHERE task_id=? AND idx=?", (task_id, index)
             ).fetchone()
             if row is None:
                 return False
@@ -329,7 +299,7 @@ class SqliteLedger:
             c.execute(
                 "UPDATE task_steps SET state=?, output=?, error=?, attempts=attempts+?"
                 " WHERE task_id=? AND idx=?",
-                (state, output, error, bump, task_id, idx),
+                (state, output, error, bump, task_id, index),
             )
             return True
 

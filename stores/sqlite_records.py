@@ -26,128 +26,22 @@ One connection, guarded by a lock; every call runs on a worker thread (``asyncio
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
-import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from datetime import UTC, datetime, timedelta
+from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
-from gateway.core.errors import BackendUnavailable, Conflict
+from gateway.core.errors import Conflict
 from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
 from stores import text_match
+from stores.codec import dump_json, from_micros, to_micros
+from stores.sqlite_base import SqliteBacked, SqliteDb, chunks, marks
 
 T = TypeVar("T")
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_CHUNK = 500  # bound on the parameters of one IN (...) list
-
-
-def to_micros(at: datetime) -> int:
-    """Microseconds since the epoch, UTC; a naive datetime is taken to be UTC."""
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=UTC)
-    return (at - _EPOCH) // timedelta(microseconds=1)
-
-
-def from_micros(us: int) -> datetime:
-    return _EPOCH + timedelta(microseconds=us)
-
-
-def chunks(items: Sequence[T], size: int = _CHUNK) -> Iterator[Sequence[T]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
-def marks(n: int) -> str:
-    return ",".join("?" * n)
-
-
-class SqliteDb:
-    """One SQLite connection (WAL, synchronous=NORMAL) used under a lock from worker threads.
-
-    ``read``/``write`` run ``fn(connection)`` on a thread; ``write`` wraps it in one
-    ``BEGIN IMMEDIATE`` transaction, rolled back on any error. ``sqlite3.OperationalError``
-    (locked, disk I/O, cannot open) surfaces as ``BackendUnavailable``.
-    """
-
-    def __init__(self, path: Path | str, schema: str, what: str) -> None:
-        self._path = Path(path)
-        self._schema = schema
-        self._what = what
-        self._conn: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
-
-    async def start(self) -> None:
-        await asyncio.to_thread(self._locked, self._open)
-
-    async def close(self) -> None:
-        await asyncio.to_thread(self._locked, self._close)
-
-    async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        return await asyncio.to_thread(self._locked, lambda: fn(self._connection()))
-
-    async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        return await asyncio.to_thread(self._locked, lambda: self._transaction(fn))
-
-    def _open(self) -> None:
-        if self._conn is not None:
-            return
-        if str(self._path) != ":memory:":
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(self._path), isolation_level=None, check_same_thread=False)
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA busy_timeout=5000")
-            conn.executescript(self._schema)
-        except BaseException:
-            conn.close()
-            raise
-        self._conn = conn
-
-    def _close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            raise BackendUnavailable("sqlite", f"{self._what} is not started (or closed)")
-        return self._conn
-
-    def _transaction(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        conn = self._connection()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            result = fn(conn)
-        except BaseException:
-            if conn.in_transaction:
-                conn.rollback()
-            raise
-        conn.execute("COMMIT")
-        return result
-
-    def _locked(self, fn: Callable[[], T]) -> T:
-        with self._lock:
-            try:
-                return no_cursor(fn())
-            except sqlite3.OperationalError as exc:
-                raise BackendUnavailable("sqlite", f"{self._what}: {exc}") from exc
-
-
-def no_cursor(result: T) -> T:
-    """A cursor must not outlive the lock: finalising it on another thread while the connection
-    runs a statement is an SQLite API misuse. Close it here; callers get None instead."""
-    if isinstance(result, sqlite3.Cursor):
-        result.close()
-        return None  # type: ignore[return-value]
-    return result
-
 
 # ---------------------------------------------------------------------------------------- schema
 
@@ -212,10 +106,6 @@ _INSERT_VERSION = f"INSERT OR IGNORE INTO memory_versions ({_COLUMNS}) VALUES ({
 _FACT_INDEX_ERROR = "memories.namespace, memories.fact_key"
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def _row_of(m: Memory) -> tuple[Any, ...]:
     embedding = None
     if m.embedding is not None:
@@ -236,12 +126,12 @@ def _row_of(m: Memory) -> tuple[Any, ...]:
         to_micros(m.updated_at),
         None if m.last_accessed_at is None else to_micros(m.last_accessed_at),
         int(m.access_count),
-        _json({str(k): str(v) for k, v in m.metadata.items()}),
-        _json([str(e) for e in m.evidence]),
+        dump_json({str(k): str(v) for k, v in m.metadata.items()}),
+        dump_json([str(e) for e in m.evidence]),
         None if m.event_time is None else to_micros(m.event_time),
         Status(m.status).value,
         m.fact_key,
-        _json([str(e) for e in m.entities]),
+        dump_json([str(e) for e in m.entities]),
         embedding,
         to_micros(m.when),
     )
@@ -281,22 +171,6 @@ def _memory_of(row: Sequence[Any]) -> Memory:
 
 def _claims_fact(m: Memory) -> bool:
     return Status(m.status) is Status.ACTIVE and bool(m.fact_key)
-
-
-class SqliteBacked:
-    """Lifecycle shared by the SQLite-backed stores: one ``SqliteDb`` in ``self._db``."""
-
-    backend = "sqlite"
-    _db: SqliteDb
-
-    async def start(self) -> None:
-        await self._db.start()
-
-    async def close(self) -> None:
-        await self._db.close()
-
-    async def ping(self) -> None:
-        await self._db.read(lambda c: c.execute("SELECT 1").fetchone())
 
 
 class SqliteRecordStore(SqliteBacked):

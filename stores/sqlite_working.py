@@ -1,6 +1,6 @@
 """Embedded working memory: one SQLite file in WAL mode (the default when no Redis is configured).
 
-Mirrors ``RedisWorkingStore`` exactly (see ``stores.contracts.WorkingStore``):
+Mirrors ``RedisWorkingStore`` exactly (see ``gateway.core.ports.WorkingStore``):
 
 * each (namespace, session) has an expiry (``wm_session.expires_at``) refreshed by every read and
   write; an expired session reads as empty and is purged the next time it is touched, plus a
@@ -10,27 +10,25 @@ Mirrors ``RedisWorkingStore`` exactly (see ``stores.contracts.WorkingStore``):
 * the append, the trim of each touched zone to its newest ``max_len`` and the expiry refresh run
   in one transaction.
 
-One connection, used only from one worker thread (a single-thread executor) and guarded by a lock,
-so the event loop never blocks on disk I/O and every operation is serialised.
+One ``SqliteDb`` (its own worker thread, one transaction per operation), so the event loop never
+blocks on disk I/O and every operation is serialised. ``clock`` is injectable for TTL tests.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
 from gateway.core.errors import BackendUnavailable, InvalidArgument
 from gateway.core.models import Turn, Zone
-from stores.sqlite_records import no_cursor
+from stores.codec import dump_json
+from stores.sqlite_base import SqliteDb
 
 T = TypeVar("T")
 
@@ -100,32 +98,32 @@ class SqliteWorkingStore:
 
     backend = "sqlite"
 
-    def __init__(self, path: Path, ttl_seconds: int = 3600, sweep_interval: float = 60.0) -> None:
+    def __init__(
+        self,
+        path: Path,
+        ttl_seconds: int = 3600,
+        sweep_interval: float = 60.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")
         self._path = Path(path)
         self._ttl = int(ttl_seconds)
         self._sweep_interval = sweep_interval
         self._next_sweep = 0.0
-        self._db: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
-        self._executor: ThreadPoolExecutor | None = None
+        self._clock = clock
+        self._db = SqliteDb(path, _SCHEMA, "working store")
         self._closed = False
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
-        await self._run(lambda db: None)
+        self._closed = False
+        await self._db.start()
 
     async def close(self) -> None:
-        if self._closed:
-            return
         self._closed = True
-        if self._executor is None:
-            return
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._close_db)
-        self._executor.shutdown(wait=True)
-        self._executor = None
+        await self._db.close()
 
     async def ping(self) -> None:
         await self._run(lambda db: db.execute("SELECT 1").fetchone())
@@ -145,7 +143,7 @@ class SqliteWorkingStore:
                 t.role,
                 t.content,
                 _utc_iso(t.at),
-                json.dumps(dict(t.metadata), ensure_ascii=False, separators=(",", ":")),
+                dump_json(dict(t.metadata)),
             )
             for t in turns
         ]
@@ -195,41 +193,7 @@ class SqliteWorkingStore:
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         if self._closed:
             raise BackendUnavailable("sqlite", "working store is closed")
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memgate-wm")
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._locked, fn)
-
-    def _locked(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        with self._lock:
-            try:
-                return no_cursor(fn(self._connection()))
-            except sqlite3.OperationalError as exc:  # locked, disk I/O, cannot open, ...
-                if self._db is not None and self._db.in_transaction:
-                    self._db.rollback()
-                raise BackendUnavailable("sqlite", str(exc)) from exc
-            except BaseException:
-                if self._db is not None and self._db.in_transaction:
-                    self._db.rollback()
-                raise
-
-    def _connection(self) -> sqlite3.Connection:
-        if self._db is None:
-            if str(self._path) != ":memory:":
-                self._path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(str(self._path), isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA busy_timeout=5000")
-            db.executescript(_SCHEMA)
-            self._db = db
-        return self._db
-
-    def _close_db(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+        return await self._db.write(fn)
 
     # Every operation below runs on the worker thread, holding the lock, inside one transaction.
 
@@ -276,14 +240,12 @@ class SqliteWorkingStore:
         rows: list[tuple[str, str, str, str, str, str]],
         max_len: int,
     ) -> dict[Zone, int]:
-        now = time.time()
-        db.execute("BEGIN IMMEDIATE")
+        now = self._clock()
         self._maybe_sweep(db, now)
         live = self._live(db, ns, sid, now)
         if not rows:
             if live:
                 self._refresh(db, ns, sid, now)
-            db.execute("COMMIT")
             return {}
         self._refresh(db, ns, sid, now)
         seq = db.execute(
@@ -321,15 +283,13 @@ class SqliteWorkingStore:
                 "SELECT count(*) FROM wm_turn WHERE namespace = ? AND session_id = ? AND zone = ?",
                 (ns, sid, zone.value),
             ).fetchone()[0]
-        db.execute("COMMIT")
         return lengths
 
     def _window(
         self, db: sqlite3.Connection, ns: str, sid: str, zones: list[Zone]
     ) -> dict[Zone, list[Turn]]:
-        now = time.time()
+        now = self._clock()
         out: dict[Zone, list[Turn]] = {z: [] for z in zones}
-        db.execute("BEGIN IMMEDIATE")
         if self._live(db, ns, sid, now):
             self._refresh(db, ns, sid, now)
             if zones:
@@ -341,16 +301,13 @@ class SqliteWorkingStore:
                 )
                 for zone, *rest in cur:
                     out[Zone(zone)].append(self._turn(zone, *rest))
-        db.execute("COMMIT")
         return out
 
     def _take_oldest(
         self, db: sqlite3.Connection, ns: str, sid: str, zone: Zone, n: int
     ) -> list[Turn]:
-        now = time.time()
-        db.execute("BEGIN IMMEDIATE")
+        now = self._clock()
         if not self._live(db, ns, sid, now):
-            db.execute("COMMIT")
             return []
         self._refresh(db, ns, sid, now)
         rows = db.execute(
@@ -364,12 +321,10 @@ class SqliteWorkingStore:
                 "AND seq <= ?",
                 (ns, sid, zone.value, rows[-1][0]),
             )
-        db.execute("COMMIT")
         return [self._turn(zone.value, *row[1:]) for row in rows]
 
     def _clear(self, db: sqlite3.Connection, ns: str, sid: str, zone: Zone | None) -> None:
-        now = time.time()
-        db.execute("BEGIN IMMEDIATE")
+        now = self._clock()
         if self._live(db, ns, sid, now):
             if zone is None:
                 self._purge(db, ns, sid)
@@ -379,17 +334,13 @@ class SqliteWorkingStore:
                     (ns, sid, zone.value),
                 )
                 self._refresh(db, ns, sid, now)
-        db.execute("COMMIT")
 
     def _get_state(self, db: sqlite3.Connection, ns: str, sid: str) -> dict[str, str]:
-        now = time.time()
-        db.execute("BEGIN IMMEDIATE")
-        state: dict[str, str] = {}
-        if self._live(db, ns, sid, now):
-            self._refresh(db, ns, sid, now)
-            state = self._read_state(db, ns, sid)
-        db.execute("COMMIT")
-        return state
+        now = self._clock()
+        if not self._live(db, ns, sid, now):
+            return {}
+        self._refresh(db, ns, sid, now)
+        return self._read_state(db, ns, sid)
 
     def _set_state(
         self,
@@ -399,11 +350,9 @@ class SqliteWorkingStore:
         updates: dict[str, str],
         remove: list[str],
     ) -> dict[str, str]:
-        now = time.time()
-        db.execute("BEGIN IMMEDIATE")
+        now = self._clock()
         live = self._live(db, ns, sid, now)
         if not live and not updates:
-            db.execute("COMMIT")
             return {}
         self._refresh(db, ns, sid, now)
         db.executemany(
@@ -415,14 +364,11 @@ class SqliteWorkingStore:
             "DELETE FROM wm_state WHERE namespace = ? AND session_id = ? AND key = ?",
             [(ns, sid, k) for k in remove],
         )
-        state = self._read_state(db, ns, sid)
-        db.execute("COMMIT")
-        return state
+        return self._read_state(db, ns, sid)
 
     def _ttl_seconds(self, db: sqlite3.Connection, ns: str, sid: str) -> int:
         """Like Redis TTL (rounded to the second); does not refresh the expiry."""
-        now = time.time()
-        db.execute("BEGIN IMMEDIATE")
+        now = self._clock()
         ttl = -2
         if self._live(db, ns, sid, now) and self._has_data(db, ns, sid):
             (expires_at,) = db.execute(
@@ -430,7 +376,6 @@ class SqliteWorkingStore:
                 (ns, sid),
             ).fetchone()
             ttl = max(0, math.floor(expires_at - now + 0.5))
-        db.execute("COMMIT")
         return ttl
 
     @staticmethod

@@ -21,6 +21,10 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 
+from gateway.core.models import normalise_name
+
+__all__ = ["STOPWORDS", "index_terms", "normalise", "normalise_name", "query_terms", "score"]
+
 # Hiragana, Katakana, CJK Extension A, CJK Unified Ideographs, CJK Compatibility, Hangul syllables.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+)")
@@ -37,11 +41,6 @@ STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 def normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
-
-
-def normalise_name(name: str) -> str:
-    """Entity id from its name: normalised, case-folded, whitespace collapsed."""
-    return " ".join(normalise(name).split())
 
 
 def _runs(text: str) -> Iterator[tuple[bool, str]]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from gateway.core import importance as importance_rules
+from gateway.core.commands import MemoryWrite, TurnAppend
 from gateway.core.errors import InvalidArgument
-from gateway.core.models import Layer, Zone
+from gateway.core.models import Layer, NodeKind, Zone, utcnow, valid_relation_type
 from gateway.core.namespaces import parse
 from gateway.core.screening import screen
 from gateway.settings import Limits
@@ -44,7 +44,7 @@ class WriteInput:
 class Prepared:
     """A validated, screened write, ready for the journal."""
 
-    payload: dict[str, Any]
+    command: MemoryWrite | TurnAppend
     layer: Layer
     namespace: str
     redactions: list[str]
@@ -155,28 +155,40 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
     skipped = ""
     if layer is not Layer.WORKING and imp < importance_rules.KEEP_THRESHOLD:
         skipped = "small talk is not stored long-term"
-    payload: dict[str, Any] = {
-        "namespace": ns,
-        "layer": layer.value,
-        "content": screened.text,
-        "type": item.type or ("turn" if layer is Layer.WORKING else "note"),
-        "importance": imp,
-        "confidence": 1.0 if item.confidence is None else item.confidence,
-        "session_id": item.session_id,
-        "task_id": item.task_id,
-        "event_time": item.event_time.isoformat() if item.event_time else None,
-        "metadata": metadata,
-        "evidence": evidence,
-        "entities": [e.strip() for e in item.entities if e.strip()],
-        "quarantined": bool(screened.injection),
-        "role": role,
-        "zone": zone,
-        "user_id": item.user_id or (ns.split("/", 1)[1] if ns.startswith("user/") else ""),
-        "links": [list(link) for link in item.links],
-        "explicit": importance_rules.is_explicit(item.content),
-    }
+    received = utcnow()
+    command: MemoryWrite | TurnAppend
+    if layer is Layer.WORKING:
+        command = TurnAppend(
+            namespace=ns,
+            session_id=item.session_id,
+            content=screened.text,
+            role=role,
+            zone=Zone(zone),
+            metadata=metadata,
+            at=received,
+        )
+    else:
+        command = MemoryWrite(
+            namespace=ns,
+            layer=layer,
+            content=screened.text,
+            type=item.type or "note",
+            importance=imp,
+            confidence=1.0 if item.confidence is None else item.confidence,
+            session_id=item.session_id,
+            task_id=item.task_id,
+            event_time=item.event_time,
+            metadata=metadata,
+            evidence=tuple(evidence),
+            entities=tuple(e.strip() for e in item.entities if e.strip()),
+            quarantined=bool(screened.injection),
+            user_id=item.user_id or (ns.split("/", 1)[1] if ns.startswith("user/") else ""),
+            links=tuple(item.links),
+            explicit=importance_rules.is_explicit(item.content),
+            received_at=received,
+        )
     return Prepared(
-        payload=payload,
+        command=command,
         layer=layer,
         namespace=ns,
         redactions=screened.redactions,
@@ -184,3 +196,28 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
         skipped=skipped,
         idempotency_key=item.idempotency_key,
     )
+
+
+def check_relation(rel_type: str, name: str) -> str:
+    if not valid_relation_type(rel_type):
+        raise InvalidArgument(
+            f"{name} {rel_type!r} must be UPPER_SNAKE_CASE (A-Z, 0-9, _), at most 40 chars",
+            field=name,
+        )
+    return rel_type
+
+
+def node_kind(kind: str, name: str) -> NodeKind:
+    try:
+        return NodeKind(kind)
+    except ValueError:
+        allowed = ", ".join(k.value for k in NodeKind)
+        raise InvalidArgument(
+            f"{name} {kind!r} is unknown: use one of {allowed}", field=name
+        ) from None
+
+
+def check_node_id(value: str, name: str) -> str:
+    if not value or len(value) > 256:
+        raise InvalidArgument(f"{name} must be 1..256 chars", field=name)
+    return value

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
@@ -161,3 +163,58 @@ class Neighbour:
     at: datetime
     distance: int  # 1 or 2
     label: str = ""  # event summary or entity name, when known
+
+
+#: The one rule for relationship types, at the edge and in every adapter (they end up in Cypher
+#: text): upper snake case, starting with a letter, at most 40 characters.
+RELATION_TYPE = re.compile(r"[A-Z][A-Z0-9_]{0,39}")
+
+
+def valid_relation_type(value: str) -> bool:
+    return RELATION_TYPE.fullmatch(value) is not None
+
+
+def normalise_name(name: str) -> str:
+    """An entity node's id from its name: NFKC, case-folded, whitespace collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+#: The links an event owns (re-created whenever the event is recorded): relationship type and the
+#: kind of node it points to. Every graph adapter records exactly these, via ``event_links``.
+EVENT_LINK_TYPES: tuple[tuple[str, NodeKind], ...] = (
+    ("IN_SESSION", NodeKind.SESSION),
+    ("BY", NodeKind.AGENT),
+    ("ABOUT", NodeKind.USER),
+    ("PART_OF", NodeKind.TASK),
+    ("MENTIONS", NodeKind.ENTITY),
+)
+
+
+@dataclass(slots=True, frozen=True)
+class EventLink:
+    type: str
+    node: NodeRef
+    label: str = ""  # an entity's display name
+
+
+def event_links(e: Event) -> list[EventLink]:
+    """Every link recording ``e`` makes: its session, agent, user and task (when set) and each
+    entity it mentions (one node per normalised name, the first spelling as its label)."""
+    ids = {
+        NodeKind.SESSION: e.session_id,
+        NodeKind.AGENT: e.agent_id,
+        NodeKind.USER: e.user_id,
+        NodeKind.TASK: e.task_id,
+    }
+    links = [
+        EventLink(rel, NodeRef(kind, ids[kind]))
+        for rel, kind in EVENT_LINK_TYPES
+        if kind is not NodeKind.ENTITY and ids[kind]
+    ]
+    seen: set[str] = set()
+    for name in e.entities:
+        entity_id = normalise_name(name)
+        if entity_id and entity_id not in seen:
+            seen.add(entity_id)
+            links.append(EventLink("MENTIONS", NodeRef(NodeKind.ENTITY, entity_id), name))
+    return links

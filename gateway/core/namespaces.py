@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from gateway.core.errors import InvalidArgument, PermissionDenied
 
@@ -90,3 +92,66 @@ def write_access(agent_id: str, ns: Namespace, master: str) -> Access:
         # task scratch is shared by the agents working on the task
         return Access.DIRECT
     return Access.PROPOSAL
+
+
+POLICY_KEY = "shared_write_policy"
+
+
+@dataclass(frozen=True, slots=True)
+class SharedWritePolicy:
+    """Namespaces (or ``user/*``, ``task/*``) where a sub-agent's proposals commit without the
+    master, when their confidence is at least ``min_confidence``. Set by the master."""
+
+    auto_approve: tuple[str, ...] = ()
+    min_confidence: float = 0.0
+
+    @staticmethod
+    def checked(auto_approve: Sequence[str], min_confidence: float) -> SharedWritePolicy:
+        for pattern in auto_approve:
+            if pattern.endswith("/*"):
+                if pattern[:-2] not in ("user", "task"):
+                    raise InvalidArgument(
+                        f"auto_approve pattern {pattern!r}: use user/*, task/* or a namespace",
+                        field="auto_approve",
+                    )
+            else:
+                parse(pattern, "auto_approve")
+        if not 0 <= min_confidence <= 1:
+            raise InvalidArgument("min_confidence must be between 0 and 1", field="min_confidence")
+        return SharedWritePolicy(tuple(auto_approve), float(min_confidence))
+
+    def approves(self, namespace: str, confidence: float) -> bool:
+        if confidence < self.min_confidence:
+            return False
+        return any(
+            p == namespace or (p.endswith("*") and namespace.startswith(p[:-1]))
+            for p in self.auto_approve
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"auto_approve": list(self.auto_approve), "min_confidence": self.min_confidence}
+
+
+class SettingStore(Protocol):
+    async def put_setting(self, key: str, value: dict[str, Any]) -> None: ...
+    async def get_setting(self, key: str) -> dict[str, Any] | None: ...
+
+
+class SharedWritePolicies:
+    """The master's policy, read from the ledger once and kept; ``replace`` stores a new one."""
+
+    def __init__(self, store: SettingStore) -> None:
+        self._store = store
+        self._current: SharedWritePolicy | None = None
+
+    async def current(self) -> SharedWritePolicy:
+        if self._current is None:
+            stored = await self._store.get_setting(POLICY_KEY) or {}
+            self._current = SharedWritePolicy(
+                tuple(stored.get("auto_approve", ())), float(stored.get("min_confidence", 0.0))
+            )
+        return self._current
+
+    async def replace(self, policy: SharedWritePolicy) -> None:
+        await self._store.put_setting(POLICY_KEY, policy.to_dict())
+        self._current = policy

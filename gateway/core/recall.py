@@ -16,8 +16,10 @@ from datetime import datetime
 
 import numpy as np
 
+from gateway.core import namespaces as nsp
 from gateway.core import routing, scoring
-from gateway.core.errors import BackendUnavailable
+from gateway.core.control import AuditEntry
+from gateway.core.errors import BackendUnavailable, InvalidArgument
 from gateway.core.metrics import Metrics
 from gateway.core.models import (
     LONG_TERM_LAYERS,
@@ -31,7 +33,7 @@ from gateway.core.models import (
     Zone,
     utcnow,
 )
-from gateway.core.ports import Embedder, Stores
+from gateway.core.ports import Embedder, Ledger, Stores
 from gateway.settings import Settings
 
 #: how many candidates each source brings per requested hit
@@ -108,8 +110,14 @@ class RecallCache:
 
 class Recaller:
     def __init__(
-        self, settings: Settings, stores: Stores, embedder: Embedder, metrics: Metrics | None = None
+        self,
+        settings: Settings,
+        stores: Stores,
+        embedder: Embedder,
+        ledger: Ledger,
+        metrics: Metrics | None = None,
     ) -> None:
+        self._ledger = ledger
         self._metrics = metrics or Metrics()
         self._s = settings
         self._stores = stores
@@ -121,6 +129,35 @@ class Recaller:
             settings.half_life_days,
         )
         self.cache = RecallCache(settings.recall_cache_ttl_s, settings.recall_cache_entries)
+
+    async def recall_as(self, agent: str, q: RecallQuery) -> RecallResult:
+        """A recall by ``agent``: every namespace must be readable by it; audited."""
+        nsp.check_agent_id(agent)
+        if not q.query.strip():
+            raise InvalidArgument("query is empty", field="query")
+        if not q.namespaces:
+            raise InvalidArgument(
+                "namespaces is empty: name the namespaces to search", field="namespaces"
+            )
+        for ns in q.namespaces:
+            nsp.check_read(agent, nsp.parse(ns, "namespaces"), self._s.master_agent)
+        limits = self._s.limits
+        if not 1 <= q.top_k <= limits.max_top_k:
+            raise InvalidArgument(f"top_k must be 1..{limits.max_top_k}", field="top_k")
+        if not 0 <= q.token_budget <= limits.max_token_budget:
+            raise InvalidArgument(
+                f"token_budget must be 0..{limits.max_token_budget}", field="token_budget"
+            )
+        result = await self.recall(q)
+        await self._ledger.audit(
+            [AuditEntry(agent, "recall", ",".join(q.namespaces), "", q.query[:200])]
+        )
+        return result
+
+    def on_applied(self, namespaces: frozenset[str]) -> None:
+        """Writes to these namespaces were applied: cached recalls over them are stale."""
+        if namespaces:
+            self.cache.invalidate(set(namespaces))
 
     async def recall(self, q: RecallQuery) -> RecallResult:
         key = (

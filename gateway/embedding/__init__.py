@@ -12,27 +12,11 @@ a float32 array of shape ``(len(texts), dim)`` whose rows are L2-normalised
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from gateway.core.ports import Embedder
 
-import numpy as np
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """Anything that turns texts into L2-normalised float32 vectors."""
-
-    name: str
-    dim: int
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """float32 ``(len(texts), dim)``, rows L2-normalised, input order kept."""
-        ...
-
-
-from .cache import CachedEmbedder  # noqa: E402
-from .factory import build_embedder  # noqa: E402
-from .hashed import HashEmbedder  # noqa: E402
-from .minilm import MiniLMEmbedder  # noqa: E402
+from .cache import CachedEmbedder
+from .factory import build_embedder
+from .hashed import HashEmbedder
+from .minilm import MiniLMEmbedder
 
 __all__ = ["Embedder", "MiniLMEmbedder", "HashEmbedder", "CachedEmbedder", "build_embedder"]

@@ -7,11 +7,16 @@ from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from gateway.core.arbitration import FactOutcome, Skill, Task
+from gateway.core.commands import TurnAppend
+from gateway.core.control import AuditEntry, Proposal
+from gateway.core.facts import FactOutcome
 from gateway.core.inputs import WriteInput
 from gateway.core.models import Event, Layer, Memory, Neighbour, Status, Turn
+from gateway.core.ports import BreakerStatus
 from gateway.core.recall import RecallQuery, RecallResult
-from gateway.core.service import WriteOutcome
+from gateway.core.skills import Skill
+from gateway.core.tasks import Task
+from gateway.core.writes import WriteOutcome
 from memgate.v1 import memgate_pb2 as pb
 
 _LAYER_TO_PB = {
@@ -292,30 +297,42 @@ def neighbour_from_pb(p: pb.Neighbour) -> Neighbour:
 
 
 # ---- arbitration
-def proposal_to_pb(p: dict[str, Any]) -> pb.Proposal:
-    item = p.get("item") or {}
-    layer = Layer(item["layer"]) if item.get("layer") in Layer._value2member_map_ else None
+def proposal_to_pb(p: Proposal) -> pb.Proposal:
+    item = p.item
+    if isinstance(item, TurnAppend):
+        msg = pb.WriteItem(
+            namespace=item.namespace,
+            layer=pb.WORKING,
+            content=item.content,
+            session_id=item.session_id,
+            metadata=dict(item.metadata),
+            role=item.role,
+            zone=item.zone.value,
+        )
+    else:
+        msg = pb.WriteItem(
+            namespace=item.namespace,
+            layer=_LAYER_TO_PB[item.layer],  # type: ignore[arg-type]
+            content=item.content,
+            session_id=item.session_id,
+            metadata=dict(item.metadata),
+            type=item.type,
+            importance=item.importance,
+            confidence=item.confidence,
+            task_id=item.task_id,
+            evidence=list(item.evidence),
+            entities=list(item.entities),
+            event_time=ts(item.event_time),
+        )
     return pb.Proposal(
-        id=p.get("id", ""),
-        proposer=p.get("proposer", ""),
-        item=pb.WriteItem(
-            namespace=item.get("namespace", ""),
-            layer=_LAYER_TO_PB[layer] if layer else pb.LAYER_UNSPECIFIED,  # type: ignore[arg-type]
-            content=item.get("content", ""),
-            type=item.get("type", ""),
-            importance=float(item.get("importance", 0.0)),
-            confidence=float(item.get("confidence", 1.0)),
-            session_id=item.get("session_id", ""),
-            task_id=item.get("task_id", ""),
-            metadata=item.get("metadata") or {},
-            evidence=item.get("evidence") or [],
-            entities=item.get("entities") or [],
-        ),
-        state=p.get("state", ""),
-        decided_by=p.get("decided_by", ""),
-        reason=p.get("reason", ""),
-        created_at=ts(datetime.fromtimestamp(p["created"], UTC)) if p.get("created") else None,
-        memory_id=p.get("memory_id", ""),
+        id=p.id,
+        proposer=p.proposer,
+        item=msg,
+        state=p.state,
+        decided_by=p.decided_by,
+        reason=p.reason,
+        created_at=ts(datetime.fromtimestamp(p.created, UTC)) if p.created else None,
+        memory_id=p.memory_id,
     )
 
 
@@ -350,12 +367,12 @@ def task_to_pb(t: Task) -> pb.Task:
         id=t.id,
         steps=[
             pb.Step(
-                index=s["index"],
-                name=s["name"],
-                state=s["state"],
-                output=s["output"],
-                error=s["error"],
-                attempts=s["attempts"],
+                index=s.index,
+                name=s.name,
+                state=s.state,
+                output=s.output,
+                error=s.error,
+                attempts=s.attempts,
             )
             for s in t.steps
         ],
@@ -373,14 +390,25 @@ def fact_outcome_to_pb(o: FactOutcome) -> pb.ProposeFactResponse:
     )
 
 
-def layer_stats_to_pb(b: dict[str, Any]) -> pb.LayerStats:
+def layer_stats_to_pb(b: BreakerStatus) -> pb.LayerStats:
     return pb.LayerStats(
-        layer=b["layer"],
-        latency_p50_ms=b["p50_ms"],
-        latency_p99_ms=b["p99_ms"],
-        breaker=b["state"],
-        calls=b["calls"],
-        failures=b["failures"],
+        layer=b.layer,
+        latency_p50_ms=b.p50_ms,
+        latency_p99_ms=b.p99_ms,
+        breaker=b.state,
+        calls=b.calls,
+        failures=b.failures,
+    )
+
+
+def audit_entry_to_pb(e: AuditEntry) -> pb.AuditEntry:
+    return pb.AuditEntry(
+        at=ts(datetime.fromtimestamp(e.at, UTC)),
+        agent_id=e.agent_id,
+        action=e.action,
+        namespace=e.namespace,
+        target=e.target,
+        detail=e.detail,
     )
 
 

@@ -26,7 +26,7 @@ def _labels(**labels: Any) -> str:
 
 
 async def render(service: MemoryService) -> str:
-    stats = await service.stats()
+    stats = await service.ops.stats()
     lines: list[str] = []
 
     def metric(
@@ -53,32 +53,28 @@ async def render(service: MemoryService) -> str:
             for q in (0.5, 0.99)
         ],
     )
-    breakers = service.breakers()
+    breakers = service.ops.breakers()
     metric(
         "memgate_store_latency_seconds",
         "gauge",
         "Store call latency quantiles, per store.",
         [
-            ({"store": b["layer"], "quantile": q}, b[f"p{int(q * 100)}_ms"] / 1000)
+            ({"store": b.layer, "quantile": q}, ms / 1000)
             for b in breakers
-            for q in (0.5, 0.99)
+            for q, ms in ((0.5, b.p50_ms), (0.99, b.p99_ms))
         ],
     )
     metric(
         "memgate_breaker_state",
         "gauge",
         "1 for the current circuit-breaker state of a store.",
-        [
-            ({"store": b["layer"], "state": s}, float(b["state"] == s))
-            for b in breakers
-            for s in _STATES
-        ],
+        [({"store": b.layer, "state": s}, float(b.state == s)) for b in breakers for s in _STATES],
     )
     metric(
         "memgate_store_failures_total",
         "counter",
         "Store calls that found the backend down.",
-        [({"store": b["layer"]}, b["failures"]) for b in breakers],
+        [({"store": b.layer}, b.failures) for b in breakers],
     )
     metric(
         "memgate_journal_pending",

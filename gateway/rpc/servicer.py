@@ -6,7 +6,6 @@ from typing import TypeAlias
 
 import grpc
 
-from gateway.core import arbitration as arb
 from gateway.core.inputs import WriteInput
 from gateway.core.service import MemoryService
 from gateway.rpc import conversions as cv
@@ -27,32 +26,34 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
 
     # ---- long-term memories
     async def Write(self, req: pb.WriteRequest, ctx: Ctx) -> pb.WriteResponse:
-        out = await self._svc.write(caller(ctx), [cv.write_item_from_pb(req.item)], req.wait)
+        out = await self._svc.writer.write(caller(ctx), [cv.write_item_from_pb(req.item)], req.wait)
         return pb.WriteResponse(result=cv.write_result_to_pb(out[0]))
 
     async def BatchWrite(self, req: pb.BatchWriteRequest, ctx: Ctx) -> pb.BatchWriteResponse:
         items = [cv.write_item_from_pb(i) for i in req.items]
-        out = await self._svc.write(caller(ctx), items, req.wait)
+        out = await self._svc.writer.write(caller(ctx), items, req.wait)
         return pb.BatchWriteResponse(results=[cv.write_result_to_pb(o) for o in out])
 
     async def Recall(self, req: pb.RecallRequest, ctx: Ctx) -> pb.RecallResponse:
-        result = await self._svc.recall(caller(ctx), cv.recall_query_from_pb(req))
+        result = await self._svc.recaller.recall_as(caller(ctx), cv.recall_query_from_pb(req))
         return cv.recall_result_to_pb(result)
 
     async def Get(self, req: pb.GetRequest, ctx: Ctx) -> pb.GetResponse:
-        return pb.GetResponse(memory=cv.memory_to_pb(await self._svc.get(caller(ctx), req.id)))
+        return pb.GetResponse(
+            memory=cv.memory_to_pb(await self._svc.memories.get(caller(ctx), req.id))
+        )
 
     async def History(self, req: pb.HistoryRequest, ctx: Ctx) -> pb.HistoryResponse:
-        versions = await self._svc.history(caller(ctx), req.id)
+        versions = await self._svc.memories.history(caller(ctx), req.id)
         return pb.HistoryResponse(versions=[cv.memory_to_pb(v) for v in versions])
 
     async def Forget(self, req: pb.ForgetRequest, ctx: Ctx) -> pb.ForgetResponse:
-        mem = await self._svc.forget(caller(ctx), req.id, req.reason)
+        mem = await self._svc.memories.forget(caller(ctx), req.id, req.reason)
         return pb.ForgetResponse(memory=cv.memory_to_pb(mem))
 
     # ---- working memory
     async def AppendTurn(self, req: pb.AppendTurnRequest, ctx: Ctx) -> pb.AppendTurnResponse:
-        o = await self._svc.append_turn(
+        o = await self._svc.working.append_turn(
             caller(ctx),
             req.namespace,
             req.session_id,
@@ -71,19 +72,21 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         )
 
     async def GetWindow(self, req: pb.GetWindowRequest, ctx: Ctx) -> pb.GetWindowResponse:
-        turns, degraded = await self._svc.window(
+        turns, degraded = await self._svc.working.window(
             caller(ctx), req.namespace, req.session_id, list(req.zones)
         )
         return pb.GetWindowResponse(turns=[cv.turn_to_pb(t) for t in turns], degraded=degraded)
 
     async def GetSessionState(self, req: pb.GetSessionStateRequest, ctx: Ctx) -> pb.SessionState:
-        values, ttl = await self._svc.session_state(caller(ctx), req.namespace, req.session_id)
+        values, ttl = await self._svc.working.session_state(
+            caller(ctx), req.namespace, req.session_id
+        )
         return pb.SessionState(values=values, ttl_seconds=ttl)
 
     async def UpdateSessionState(
         self, req: pb.UpdateSessionStateRequest, ctx: Ctx
     ) -> pb.SessionState:
-        values, ttl = await self._svc.update_session_state(
+        values, ttl = await self._svc.working.update_session_state(
             caller(ctx), req.namespace, req.session_id, dict(req.set), list(req.remove)
         )
         return pb.SessionState(values=values, ttl_seconds=ttl)
@@ -91,11 +94,13 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
     async def CompactWindow(
         self, req: pb.CompactWindowRequest, ctx: Ctx
     ) -> pb.CompactWindowResponse:
-        n, summary = await self._svc.compact_window(caller(ctx), req.namespace, req.session_id)
+        n, summary = await self._svc.working.compact_window(
+            caller(ctx), req.namespace, req.session_id
+        )
         return pb.CompactWindowResponse(summarised=n, summary=summary)
 
     async def ClearScratch(self, req: pb.ClearScratchRequest, ctx: Ctx) -> pb.ClearScratchResponse:
-        await self._svc.clear_scratch(caller(ctx), req.namespace, req.session_id)
+        await self._svc.working.clear_scratch(caller(ctx), req.namespace, req.session_id)
         return pb.ClearScratchResponse()
 
     # ---- episodic
@@ -103,11 +108,11 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         item: WriteInput = cv.write_item_from_pb(req.event)
         item.user_id = req.user_id
         item.links = _links(req)
-        out = await self._svc.record_event(caller(ctx), item, req.wait)
+        out = await self._svc.writer.record_event(caller(ctx), item, req.wait)
         return pb.WriteResponse(result=cv.write_result_to_pb(out))
 
     async def Relate(self, req: pb.RelateRequest, ctx: Ctx) -> pb.RelateResponse:
-        await self._svc.relate(
+        await self._svc.episodes.relate(
             caller(ctx),
             (req.src.kind, req.src.id),
             req.type,
@@ -118,7 +123,7 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         return pb.RelateResponse()
 
     async def Timeline(self, req: pb.TimelineRequest, ctx: Ctx) -> pb.TimelineResponse:
-        events = await self._svc.timeline(
+        events = await self._svc.episodes.timeline(
             caller(ctx),
             req.namespace,
             cv.from_ts(req, "start"),
@@ -131,7 +136,7 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
     async def Neighbourhood(
         self, req: pb.NeighbourhoodRequest, ctx: Ctx
     ) -> pb.NeighbourhoodResponse:
-        found = await self._svc.neighbourhood(
+        found = await self._svc.episodes.neighbourhood(
             caller(ctx), (req.node.kind, req.node.id), req.depth or 1, req.limit or 50
         )
         return pb.NeighbourhoodResponse(neighbours=[cv.neighbour_to_pb(n) for n in found])
@@ -139,7 +144,7 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
     # ---- operations
     async def Stats(self, req: pb.StatsRequest, ctx: Ctx) -> pb.StatsResponse:
         caller(ctx)
-        s = await self._svc.stats()
+        s = await self._svc.ops.stats()
         return pb.StatsResponse(
             journal_pending=s["journal_pending"],
             journal_applied=s["journal_applied"],
@@ -149,35 +154,21 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             shards=s["shards"],
             recall_cache_hits=s["recall_cache_hits"],
             recall_cache_misses=s["recall_cache_misses"],
-            layers=[cv.layer_stats_to_pb(b) for b in self._svc.breakers()],
+            layers=[cv.layer_stats_to_pb(b) for b in self._svc.ops.breakers()],
             apply_lag_seconds=s["apply_lag_seconds"],
             recall=[cv.recall_stats_to_pb(r) for r in s["recall"]],
         )
 
     async def QueryAudit(self, req: pb.QueryAuditRequest, ctx: Ctx) -> pb.QueryAuditResponse:
         since = cv.from_ts(req, "since")
-        rows = await self._svc.query_audit(
+        rows = await self._svc.ops.query_audit(
             caller(ctx),
             req.agent_id,
             req.namespace,
             since.timestamp() if since else 0.0,
             req.limit or 100,
         )
-        from datetime import UTC, datetime
-
-        return pb.QueryAuditResponse(
-            entries=[
-                pb.AuditEntry(
-                    at=cv.ts(datetime.fromtimestamp(r[0], UTC)),
-                    agent_id=r[1],
-                    action=r[2],
-                    namespace=r[3],
-                    target=r[4],
-                    detail=r[5],
-                )
-                for r in rows
-            ]
-        )
+        return pb.QueryAuditResponse(entries=[cv.audit_entry_to_pb(r) for r in rows])
 
     async def BreakerStates(
         self, req: pb.BreakerStatesRequest, ctx: Ctx
@@ -186,16 +177,15 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         return pb.BreakerStatesResponse(
             breakers=[
                 pb.BreakerState(
-                    layer=b["layer"], state=b["state"], trips=b["trips"], last_error=b["last_error"]
+                    layer=b.layer, state=b.state, trips=b.trips, last_error=b.last_error
                 )
-                for b in self._svc.breakers()
+                for b in self._svc.ops.breakers()
             ]
         )
 
     # ---- facts, skills, arbitration, tasks, review
     async def ProposeFact(self, req: pb.ProposeFactRequest, ctx: Ctx) -> pb.ProposeFactResponse:
-        o = await arb.propose_fact(
-            self._svc,
+        o = await self._svc.facts.propose(
             caller(ctx),
             req.namespace,
             req.fact,
@@ -207,28 +197,25 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         return cv.fact_outcome_to_pb(o)
 
     async def ConfirmFact(self, req: pb.ConfirmFactRequest, ctx: Ctx) -> pb.ProposeFactResponse:
-        o = await arb.confirm_fact(self._svc, caller(ctx), req.pending_id)
+        o = await self._svc.facts.confirm(caller(ctx), req.pending_id)
         return cv.fact_outcome_to_pb(o)
 
     async def RegisterSkill(
         self, req: pb.RegisterSkillRequest, ctx: Ctx
     ) -> pb.RegisterSkillResponse:
-        skill, duplicate = await arb.register_skill(
-            self._svc, caller(ctx), cv.skill_from_pb(req.skill)
-        )
+        skill, duplicate = await self._svc.skills.register(caller(ctx), cv.skill_from_pb(req.skill))
         return pb.RegisterSkillResponse(skill=cv.skill_to_pb(skill), duplicate=duplicate)
 
     async def MatchSkill(self, req: pb.MatchSkillRequest, ctx: Ctx) -> pb.MatchSkillResponse:
-        found = await arb.match_skill(
-            self._svc, caller(ctx), req.intent, list(req.namespaces), req.top_k
+        found = await self._svc.skills.match(
+            caller(ctx), req.intent, list(req.namespaces), req.top_k
         )
         return pb.MatchSkillResponse(
             matches=[pb.SkillMatch(skill=cv.skill_to_pb(s), score=score) for s, score in found]
         )
 
     async def SubmitResult(self, req: pb.SubmitResultRequest, ctx: Ctx) -> pb.SubmitResultResponse:
-        o = await arb.submit_result(
-            self._svc,
+        o = await self._svc.results.submit(
             caller(ctx),
             req.task_id,
             req.status,
@@ -248,39 +235,41 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
     async def ListProposals(
         self, req: pb.ListProposalsRequest, ctx: Ctx
     ) -> pb.ListProposalsResponse:
-        rows = await arb.list_proposals(self._svc, caller(ctx), req.state, req.limit or 100)
+        rows = await self._svc.proposals.list(caller(ctx), req.state, req.limit or 100)
         return pb.ListProposalsResponse(proposals=[cv.proposal_to_pb(p) for p in rows])
 
     async def ApproveProposal(self, req: pb.DecideProposalRequest, ctx: Ctx) -> pb.Proposal:
-        return cv.proposal_to_pb(await arb.decide(self._svc, caller(ctx), req.id, True, req.reason))
+        return cv.proposal_to_pb(
+            await self._svc.proposals.decide(caller(ctx), req.id, True, req.reason)
+        )
 
     async def RejectProposal(self, req: pb.DecideProposalRequest, ctx: Ctx) -> pb.Proposal:
         return cv.proposal_to_pb(
-            await arb.decide(self._svc, caller(ctx), req.id, False, req.reason)
+            await self._svc.proposals.decide(caller(ctx), req.id, False, req.reason)
         )
 
     async def SetSharedWritePolicy(
         self, req: pb.SharedWritePolicy, ctx: Ctx
     ) -> pb.SharedWritePolicy:
-        p = await arb.set_policy(self._svc, caller(ctx), list(req.auto_approve), req.min_confidence)
-        return pb.SharedWritePolicy(
-            auto_approve=p["auto_approve"], min_confidence=p["min_confidence"]
+        p = await self._svc.proposals.set_policy(
+            caller(ctx), list(req.auto_approve), req.min_confidence
         )
+        return pb.SharedWritePolicy(auto_approve=p.auto_approve, min_confidence=p.min_confidence)
 
     async def StartTask(self, req: pb.StartTaskRequest, ctx: Ctx) -> pb.Task:
-        return cv.task_to_pb(await arb.start_task(self._svc, caller(ctx), req.id, list(req.steps)))
+        return cv.task_to_pb(await self._svc.tasks.start(caller(ctx), req.id, list(req.steps)))
 
     async def UpdateStep(self, req: pb.UpdateStepRequest, ctx: Ctx) -> pb.Task:
-        task = await arb.update_step(
-            self._svc, caller(ctx), req.task_id, req.index, req.state, req.output, req.error
+        task = await self._svc.tasks.update_step(
+            caller(ctx), req.task_id, req.index, req.state, req.output, req.error
         )
         return cv.task_to_pb(task)
 
     async def GetTask(self, req: pb.GetTaskRequest, ctx: Ctx) -> pb.Task:
-        return cv.task_to_pb(await arb.get_task(self._svc, caller(ctx), req.id))
+        return cv.task_to_pb(await self._svc.tasks.get(caller(ctx), req.id))
 
     async def Maintain(self, req: pb.MaintainRequest, ctx: Ctx) -> pb.MaintainResponse:
-        r = await self._svc.maintain(
+        r = await self._svc.ops.maintain(
             caller(ctx), list(req.namespaces), req.threshold, req.compact_min, req.dry_run
         )
         return pb.MaintainResponse(
@@ -288,7 +277,7 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         )
 
     async def ListReview(self, req: pb.ListReviewRequest, ctx: Ctx) -> pb.ListReviewResponse:
-        rows = await self._svc.review_queue(caller(ctx), req.limit or 100)
+        rows = await self._svc.ops.review_queue(caller(ctx), req.limit or 100)
         out = []
         for mem, reason in rows:
             msg = cv.memory_to_pb(mem)

@@ -25,18 +25,29 @@ import pytest
 
 from gateway.core.errors import InvalidArgument
 from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, Relation
-from stores.contracts import EpisodicGraph
+from gateway.core.ports import EpisodicGraph
+from stores.breaker import Breaker, BreakerPolicy, guard
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 IST = timezone(timedelta(hours=5, minutes=30))
 
 
-@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.real)])
+@pytest.fixture(
+    params=["sqlite", "sqlite+breaker", pytest.param("neo4j", marks=pytest.mark.real)]
+)
 def make_graph(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], EpisodicGraph]:
     if request.param == "sqlite":
         from stores.sqlite_graph import SqliteEpisodicGraph
 
         return lambda: SqliteEpisodicGraph(tmp_path / "graph.db")
+    if request.param == "sqlite+breaker":  # the breaker keeps the contract
+        from stores.sqlite_graph import SqliteEpisodicGraph
+
+        def guarded() -> EpisodicGraph:
+            store = SqliteEpisodicGraph(tmp_path / "graph.db")
+            return guard(EpisodicGraph, store, Breaker("EpisodicGraph", store, BreakerPolicy()))
+
+        return guarded
     uri = request.getfixturevalue("neo4j_uri")
     from stores.neo4j_graph import Neo4jEpisodicGraph
 

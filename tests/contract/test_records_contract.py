@@ -17,18 +17,29 @@ import pytest
 
 from gateway.core.errors import Conflict
 from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
-from stores.contracts import RecordStore
+from gateway.core.ports import RecordStore
+from stores.breaker import Breaker, BreakerPolicy, guard
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 CST = timezone(timedelta(hours=8))
 
 
-@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.real)])
+@pytest.fixture(
+    params=["sqlite", "sqlite+breaker", pytest.param("neo4j", marks=pytest.mark.real)]
+)
 def make_record_store(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], RecordStore]:
     if request.param == "sqlite":
         from stores.sqlite_records import SqliteRecordStore
 
         return lambda: SqliteRecordStore(tmp_path / "records.db")
+    if request.param == "sqlite+breaker":  # the breaker keeps the contract
+        from stores.sqlite_records import SqliteRecordStore
+
+        def guarded() -> RecordStore:
+            store = SqliteRecordStore(tmp_path / "records.db")
+            return guard(RecordStore, store, Breaker("RecordStore", store, BreakerPolicy()))
+
+        return guarded
     uri = request.getfixturevalue("neo4j_uri")
     from stores.neo4j_records import Neo4jRecordStore
 

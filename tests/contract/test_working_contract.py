@@ -1,8 +1,10 @@
 """One contract suite for every ``WorkingStore`` adapter (embedded SQLite and real Redis).
 
 Each test works in its own uuid namespace/session, so the Redis half can share one server with
-other runs without wiping it. TTL tests use tiny TTLs (override with ``@pytest.mark.parametrize``
-on the ``wm_ttl`` fixture) and sleep at most ~1.5 s.
+other runs without wiping it. The suite also runs through the circuit breaker (``guard``), which
+must keep the contract. TTL tests use tiny TTLs (override with ``@pytest.mark.parametrize`` on
+the ``wm_ttl`` fixture) and move time with ``advance``: the SQLite store's injected clock, real
+time (at most ~1.5 s) for Redis, whose expiry the server keeps.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import pytest
 
 from gateway.core.errors import BackendUnavailable, InvalidArgument
 from gateway.core.models import Turn, Zone
-from stores.contracts import WorkingStore
+from gateway.core.ports import WorkingStore
+from stores.breaker import Breaker, BreakerPolicy, guard
 from stores.redis_working import RedisWorkingStore
 from stores.sqlite_working import SqliteWorkingStore
 
@@ -30,20 +33,52 @@ def wm_ttl() -> int:
     return 120  # short: keys left on a shared test server expire soon
 
 
-@pytest.fixture(params=["sqlite", pytest.param("redis", marks=pytest.mark.real)])
+class Clock:
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture(
+    params=["sqlite", "sqlite+breaker", pytest.param("redis", marks=pytest.mark.real)]
+)
 async def working_store(
-    request: pytest.FixtureRequest, wm_ttl: int, tmp_path: Path
+    request: pytest.FixtureRequest, wm_ttl: int, tmp_path: Path, clock: Clock
 ) -> AsyncIterator[WorkingStore]:
     store: WorkingStore
-    if request.param == "sqlite":
-        store = SqliteWorkingStore(tmp_path / "working.sqlite3", ttl_seconds=wm_ttl)
+    if request.param.startswith("sqlite"):
+        store = SqliteWorkingStore(tmp_path / "working.sqlite3", ttl_seconds=wm_ttl, clock=clock)
     else:
         store = RedisWorkingStore(request.getfixturevalue("redis_url"), ttl_seconds=wm_ttl)
     await store.start()
     try:
-        yield store
+        if request.param.endswith("+breaker"):
+            yield guard(WorkingStore, store, Breaker("working", store, BreakerPolicy()))
+        else:
+            yield store
     finally:
         await store.close()
+
+
+@pytest.fixture
+def advance(request: pytest.FixtureRequest, clock: Clock):  # type: ignore[no-untyped-def]
+    """Let ``seconds`` pass for the store under test."""
+    real = "redis" in request.node.callspec.params.get("working_store", "")
+
+    async def run(seconds: float) -> None:
+        if real:
+            await asyncio.sleep(seconds)
+        else:
+            clock.now += seconds
+
+    return run
 
 
 def new_session() -> tuple[str, str]:
@@ -63,8 +98,17 @@ def test_adapters_satisfy_the_protocol(tmp_path: Path) -> None:
     assert isinstance(RedisWorkingStore("redis://127.0.0.1:1/0"), WorkingStore)
 
 
-async def test_ping(working_store: WorkingStore) -> None:
-    await working_store.ping()
+async def test_ping_answers_while_up_and_fails_once_closed(tmp_path: Path) -> None:
+    store = SqliteWorkingStore(tmp_path / "p.sqlite3")
+    await store.start()
+    await store.ping()
+    await store.close()
+    with pytest.raises(BackendUnavailable):
+        await store.ping()
+    down = RedisWorkingStore("redis://127.0.0.1:1/0")  # nothing listens on port 1
+    with pytest.raises(BackendUnavailable):
+        await down.ping()
+    await down.close()
 
 
 async def test_append_keeps_order_and_separates_zones(working_store: WorkingStore) -> None:
@@ -257,13 +301,13 @@ async def test_state_merge_and_remove(working_store: WorkingStore) -> None:
 
 
 @pytest.mark.parametrize("wm_ttl", [3])
-async def test_ttl_is_set_and_refreshed_by_every_use(working_store: WorkingStore) -> None:
+async def test_ttl_is_set_and_refreshed_by_every_use(working_store: WorkingStore, advance) -> None:  # type: ignore[no-untyped-def]
     sessions = [new_session() for _ in range(7)]
     for ns, sid in sessions:
         await working_store.append(ns, sid, [turn("d1"), turn("d2")], max_len=10)
         await working_store.set_state(ns, sid, {"k": "v"})
         assert await working_store.ttl_seconds(ns, sid) == 3
-    await asyncio.sleep(1.1)
+    await advance(1.1)
 
     control, *used = sessions
     operations = [
@@ -283,12 +327,12 @@ async def test_ttl_is_set_and_refreshed_by_every_use(working_store: WorkingStore
 
 
 @pytest.mark.parametrize("wm_ttl", [1])
-async def test_expired_session_reads_empty(working_store: WorkingStore) -> None:
+async def test_expired_session_reads_empty(working_store: WorkingStore, advance) -> None:  # type: ignore[no-untyped-def]
     ns, sid = new_session()
     await working_store.append(ns, sid, [turn("d1"), turn("t1", T)], max_len=10)
     await working_store.set_state(ns, sid, {"k": "v"})
     assert await working_store.ttl_seconds(ns, sid) in (0, 1)
-    await asyncio.sleep(1.5)
+    await advance(1.5)
 
     assert await working_store.ttl_seconds(ns, sid) == -2
     assert await working_store.window(ns, sid) == {zone: [] for zone in Zone}

@@ -48,7 +48,9 @@ def gateway_settings(tmp_path: Path, **overrides: Any) -> Settings:
     return replace(base, **overrides)
 
 
-@pytest.fixture(params=["embedded", pytest.param("real", marks=pytest.mark.real)])
+@pytest.fixture(
+    scope="module", params=["embedded", pytest.param("real", marks=pytest.mark.real)]
+)
 def backend(request: pytest.FixtureRequest) -> dict[str, str]:
     if request.param == "embedded":
         return {}
@@ -58,9 +60,13 @@ def backend(request: pytest.FixtureRequest) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-def gw(tmp_path: Path, backend: dict[str, str]) -> Iterator[RunningGateway]:
-    with running_gateway(gateway_settings(tmp_path, **backend)) as running:
+@pytest.fixture(scope="module")
+def gw(
+    tmp_path_factory: pytest.TempPathFactory, backend: dict[str, str]
+) -> Iterator[RunningGateway]:
+    """One gateway per test module and backend: tests work in fresh namespaces, so they share
+    it (a test that needs a gateway of its own starts one with ``running_gateway``)."""
+    with running_gateway(gateway_settings(tmp_path_factory.mktemp("gw"), **backend)) as running:
         yield running
 
 

@@ -16,10 +16,11 @@ from memgate.v1 import memgate_pb2_grpc as pb_grpc
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
 
 
-def _journal(gw: RunningGateway) -> tuple[int, int]:
+def _journal(gw: RunningGateway) -> int:
+    """How many writes the gateway has journaled (pending or applied)."""
     with gw.client() as c:
         s = c.stats()
-    return s.journal_pending, s.journal_applied
+    return s.journal_pending + s.journal_applied
 
 
 # ------------------------------------------------------------------ writes, reads
@@ -44,14 +45,14 @@ def test_write_get_roundtrip_all_fields(gw: RunningGateway, ns: str) -> None:
             wait=True,
         )
         m = c.get(mid)
-    assert m.id == mid and m.namespace == ns and m.layer == pb.SEMANTIC
+    assert m.id == mid and m.namespace == ns and m.layer == "semantic"
     assert m.content == "The user prefers green tea, 偏好绿茶" and m.type == "preference"
     assert m.importance == pytest.approx(0.7) and m.confidence == pytest.approx(0.8)
     assert (m.source_agent, m.source_session, m.task_id) == ("master", "s1", "t1")
-    assert m.event_time.ToDatetime(tzinfo=UTC) == when
+    assert m.event_time == when
     assert dict(m.metadata) == {"source": "chat"}
     assert list(m.evidence) == ["I like green tea"] and list(m.entities) == ["green tea"]
-    assert m.version == 1 and m.status == pb.ACTIVE
+    assert m.version == 1 and m.status == "active"
 
 
 def test_write_without_wait_is_applied_soon(gw: RunningGateway, ns: str) -> None:
@@ -120,21 +121,12 @@ def test_batch_write_and_recall(gw: RunningGateway, ns: str) -> None:
 # ------------------------------------------------------------------ bad input
 
 
+# every validation rule is a unit test of the validators (tests/unit/test_validation.py); here,
+# one rule per kind proves the transport answers INVALID_ARGUMENT and stores nothing
 BAD_ITEMS = [
     (dict(content=""), "content"),
-    (dict(content="   "), "content"),
     (dict(layer="dream"), "layer"),
-    (dict(layer=""), "layer"),
-    (dict(namespace="users/u1"), "namespace"),
-    (dict(namespace="user/"), "namespace"),
-    (dict(namespace="agent/a b"), "namespace"),
-    (dict(content="x" * 8001), "content"),
-    (dict(metadata={f"k{i}": "v" for i in range(33)}), "metadata"),
-    (dict(metadata={"k": "v" * 1025}), "metadata"),
     (dict(metadata={"memgate.write_id": "forged"}), "metadata"),
-    (dict(importance=1.5), "importance"),
-    (dict(confidence=-0.1), "confidence"),
-    (dict(layer="working"), "session_id"),
 ]
 
 
@@ -259,7 +251,7 @@ def test_contradicting_fact_supersedes_and_keeps_history(gw: RunningGateway, ns:
             "The user lives in Berlin",
             "The user moved to Munich",
         ]
-        assert [v.status for v in versions] == [pb.SUPERSEDED, pb.ACTIVE]
+        assert [v.status for v in versions] == ["superseded", "active"]
         # a weaker, later claim does not win by arriving last
         weak = c.write_result(
             ns,
@@ -270,7 +262,7 @@ def test_contradicting_fact_supersedes_and_keeps_history(gw: RunningGateway, ns:
             wait=True,
         )
         assert c.get(old).content == "The user moved to Munich"
-        assert c.get(weak.id).status == pb.SUPERSEDED
+        assert c.get(weak.id).status == "superseded"
 
 
 def test_forget_disables_at_once(gw: RunningGateway, ns: str) -> None:
@@ -278,7 +270,7 @@ def test_forget_disables_at_once(gw: RunningGateway, ns: str) -> None:
         mid = c.write(ns, "semantic", "The user wants daily digests by email", wait=True)
         assert c.recall("daily digests", namespaces=[ns]).hits
         m = c.forget(mid, reason="user said: don't do that again")
-        assert m.status == pb.FORGOTTEN
+        assert m.status == "forgotten"
         assert c.recall("daily digests", namespaces=[ns]).hits == []
         with pytest.raises(gc.NotFound):
             c.forget("no-such-id")
@@ -317,7 +309,7 @@ def test_prompt_injection_is_quarantined(gw: RunningGateway, ns: str, text: str)
     with gw.client() as c:
         r = c.write_result(ns, "semantic", text, importance=0.9, wait=True)
         assert r.quarantined
-        assert c.get(r.id).status == pb.QUARANTINED
+        assert c.get(r.id).status == "quarantined"
         assert c.recall(text, namespaces=[ns]).hits == []
 
 
@@ -476,7 +468,7 @@ def test_events_timeline_neighbourhood_and_relations(gw: RunningGateway) -> None
             e.id for e in c.timeline(ns, start=t0 + timedelta(hours=1), end=t0 + timedelta(hours=3))
         ] == [e2]
         near = c.neighbourhood("event", e1, depth=1)
-        assert {(n.node.kind.value, n.node.id) for n in near} >= {
+        assert {(n.node.kind, n.node.id) for n in near} >= {
             ("entity", "market study"),
             ("event", e2),
         }

@@ -8,7 +8,6 @@ import uuid
 import pytest
 
 from gateway import client as gc
-from memgate.v1 import memgate_pb2 as pb
 from tests.e2e.conftest import RunningGateway
 
 
@@ -33,7 +32,7 @@ def test_subagent_result_is_recorded_and_routed(gw: RunningGateway, ns: str) -> 
         r = cs.submit_result(task, **submission)
         assert r.event_id and len(r.committed) == 1 and len(r.proposals) == 1
         event = cm.get(r.event_id)
-        assert event.namespace == f"task/{task}" and event.layer == pb.EPISODIC
+        assert event.namespace == f"task/{task}" and event.layer == "episodic"
         assert "pick vendor B" in event.content and event.source_agent == sub
         assert cs.get(r.committed[0].id).content == "Vendor B has an EU region"
         assert r.proposals[0].state == "pending" and r.proposals[0].proposer == sub
@@ -217,10 +216,10 @@ def test_maintain_rpc_archives_on_request(gw: RunningGateway, ns: str) -> None:
         mid = c.write(ns, "semantic", "The user once liked kiwis", importance=0.4, wait=True)
         dry = c.maintain([ns], threshold=0.9, dry_run=True)
         assert list(dry.archived) == [mid] and dry.examined == 1
-        assert c.get(mid).status == pb.ACTIVE
+        assert c.get(mid).status == "active"
         done = c.maintain([ns], threshold=0.9)
         assert list(done.archived) == [mid]
-        assert c.get(mid).status == pb.ARCHIVED
+        assert c.get(mid).status == "archived"
         assert c.recall("kiwis", namespaces=[ns]).hits == []
         with pytest.raises(gc.InvalidArgument, match="namespaces"):
             c.maintain(["not a namespace"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from concurrent.futures import ThreadPoolExecutor
 
-from memgate.v1 import memgate_pb2 as pb
 from tests.e2e.conftest import RunningGateway
 
 
@@ -28,7 +27,7 @@ def test_concurrent_claims_of_one_fact_resolve_by_confidence(gw: RunningGateway,
         ids = list(pool.map(claim, confidences))
     with gw.client() as c:
         current = [c.get(i) for i in set(ids)]
-        active = [m for m in current if m.status == pb.ACTIVE]
+        active = [m for m in current if m.status == "active"]
         assert len(active) == 1, "(namespace, fact) must stay unique among active memories"
         best = max(confidences)
         assert active[0].content == f"The user's home city is City-{int(best * 100)}"

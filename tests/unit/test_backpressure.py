@@ -20,17 +20,17 @@ def _w(i: int) -> WriteInput:
 async def test_backlog_limit_rejects_then_recovers(tmp_path: Path) -> None:
     svc = build_service(Settings(data_dir=tmp_path, embedder="hash", max_pending_writes=3))
     await svc.start()
-    lane = svc.lanes["memory"]
+    lane = svc.lanes.for_kind("memory")
     await lane.close()  # the stores stop keeping up
     try:
-        acked = await svc.write("master", [_w(0), _w(1), _w(2)], wait=False)
+        acked = await svc.writer.write("master", [_w(0), _w(1), _w(2)], wait=False)
         assert svc.journal.pending_count == 3
         with pytest.raises(Overloaded, match="3 acknowledged writes are still waiting"):
-            await svc.write("master", [_w(3)], wait=False)
+            await svc.writer.write("master", [_w(3)], wait=False)
         assert svc.journal.pending_count == 3  # the rejected write changed nothing
         lane.start()  # the stores catch up
         await lane.wait_applied([a.journal_seq for a in acked], 10)
         assert svc.journal.pending_count == 0
-        await svc.write("master", [_w(3)], wait=True)
+        await svc.writer.write("master", [_w(3)], wait=True)
     finally:
         await svc.close()

@@ -16,7 +16,7 @@ from gateway.core.models import (
     Turn,
     Zone,
 )
-from gateway.core.service import WriteOutcome
+from gateway.core.writes import WriteOutcome
 from gateway.rpc import conversions as cv
 from memgate.v1 import memgate_pb2 as pb
 
@@ -133,13 +133,12 @@ def test_recall_query_defaults() -> None:
 
 
 def test_response_shapes() -> None:
-    from gateway.core.arbitration import FactOutcome
+    from gateway.core.facts import FactOutcome
+    from gateway.core.ports import BreakerStatus
 
     f = cv.fact_outcome_to_pb(FactOutcome("p1", 2, True, "m1"))
     assert (f.pending_id, f.sessions_seen, f.promoted, f.memory_id) == ("p1", 2, True, "m1")
-    b = cv.layer_stats_to_pb(
-        {"layer": "graph", "p50_ms": 1.5, "p99_ms": 9.0, "state": "open", "calls": 7, "failures": 2}
-    )
+    b = cv.layer_stats_to_pb(BreakerStatus("graph", "open", 1, "", 1.5, 9.0, 7, 2))
     assert (b.layer, b.latency_p99_ms, b.breaker, b.calls, b.failures) == (
         "graph",
         9.0,

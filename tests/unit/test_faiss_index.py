@@ -15,7 +15,7 @@ import pytest
 import stores.faiss_index as fi
 from gateway.core.errors import InvalidArgument
 from gateway.core.models import Layer, VectorItem
-from stores.contracts import VectorIndex
+from gateway.core.ports import VectorIndex
 from stores.faiss_index import ShardedFaissIndex
 
 DIM = 32
@@ -74,7 +74,7 @@ async def test_implements_the_contract() -> None:
     assert isinstance(index, VectorIndex)
     await index.start()
     await index.ping()
-    assert index.needs_rebuild  # memory only: always starts empty
+    assert index.needs_rebuild()  # memory only: always starts empty
     await index.flush()  # no-op without a data dir
     await index.close()
 
@@ -265,7 +265,7 @@ async def test_a_query_touches_only_its_namespaces_shards(rng: np.random.Generat
 async def test_persistence_round_trip(tmp_path: Path, rng: np.random.Generator) -> None:
     index = ShardedFaissIndex(tmp_path, dim=DIM, shards=4)
     await index.start()
-    assert index.needs_rebuild  # nothing on disk yet
+    assert index.needs_rebuild()  # nothing on disk yet
     for i in range(6):
         for layer in (Layer.SEMANTIC, Layer.EPISODIC):
             await index.upsert(items_for(f"ns-{i}", layer, unit(rng, 20)))
@@ -278,7 +278,7 @@ async def test_persistence_round_trip(tmp_path: Path, rng: np.random.Generator) 
 
     again = ShardedFaissIndex(tmp_path, dim=DIM, shards=4)
     await again.start()
-    assert not again.needs_rebuild
+    assert not again.needs_rebuild()
     assert await again.count() == await index.count() == 239
     assert again.stats()["vectors_per_shard"] == index.stats()["vectors_per_shard"]
     assert again.stats()["dirty_shards"] == []
@@ -345,14 +345,14 @@ async def test_crash_before_manifest_commit_keeps_old_state(
 
     reloaded = ShardedFaissIndex(tmp_path, dim=DIM, shards=2)
     await reloaded.start()
-    assert not reloaded.needs_rebuild
+    assert not reloaded.needs_rebuild()
     assert await reloaded.count() == 5  # the last committed state, not a mix
 
     monkeypatch.setattr(fi, "_write_atomic", real)
     await index.flush()  # the failed shards stayed dirty
     reloaded = ShardedFaissIndex(tmp_path, dim=DIM, shards=2)
     await reloaded.start()
-    assert not reloaded.needs_rebuild
+    assert not reloaded.needs_rebuild()
     assert await reloaded.count() == 10
     assert not (tmp_path / f"shard-{index.shard_of('ns'):02d}" / ".tmp-junk").exists()
 
@@ -426,7 +426,7 @@ async def test_damaged_state_needs_rebuild(
 
     broken = ShardedFaissIndex(tmp_path, dim=DIM, shards=3)
     await broken.start()
-    assert broken.needs_rebuild
+    assert broken.needs_rebuild()
     assert await broken.count() == 0
     assert await broken.search(unit(rng, 1)[0], ["ns-0"], 5) == []
 
@@ -436,10 +436,10 @@ async def test_damaged_state_needs_rebuild(
     assert list(tmp_path.glob("shard-*")) == []
     await broken.upsert(items_for("ns-0", Layer.SEMANTIC, unit(rng, 4)))
     await broken.flush()
-    broken.needs_rebuild = False
+    broken._needs_rebuild = False
     healed = ShardedFaissIndex(tmp_path, dim=DIM, shards=3)
     await healed.start()
-    assert not healed.needs_rebuild
+    assert not healed.needs_rebuild()
     assert await healed.count() == 4
 
 
@@ -453,7 +453,7 @@ async def test_shape_mismatch_needs_rebuild(
 
     other = ShardedFaissIndex(tmp_path, dim=dim, shards=shards)
     await other.start()
-    assert other.needs_rebuild
+    assert other.needs_rebuild()
     assert await other.count() == 0
     # flushing the new shape replaces the old one completely
     await other.upsert(items_for("ns", Layer.SEMANTIC, unit(rng, 2, dim)))
@@ -463,7 +463,7 @@ async def test_shape_mismatch_needs_rebuild(
     ]
     again = ShardedFaissIndex(tmp_path, dim=dim, shards=shards)
     await again.start()
-    assert not again.needs_rebuild
+    assert not again.needs_rebuild()
     assert await again.count() == 2
 
 
@@ -479,7 +479,7 @@ async def test_reset_drops_memory_and_files(tmp_path: Path, rng: np.random.Gener
     await index.reset()  # idempotent
     fresh = ShardedFaissIndex(tmp_path, dim=DIM, shards=2)
     await fresh.start()
-    assert fresh.needs_rebuild
+    assert fresh.needs_rebuild()
 
 
 async def test_concurrent_writes_searches_and_flushes(
@@ -545,7 +545,7 @@ async def test_concurrent_writes_searches_and_flushes(
     await index.flush()
     reloaded = ShardedFaissIndex(tmp_path, dim=DIM, shards=4)
     await reloaded.start()
-    assert not reloaded.needs_rebuild
+    assert not reloaded.needs_rebuild()
     assert await reloaded.count() == total
     check_consistent(reloaded)
     q = vectors[0]

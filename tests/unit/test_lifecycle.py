@@ -9,7 +9,7 @@ import pytest
 
 from gateway.core.errors import InvalidArgument, PermissionDenied
 from gateway.core.inputs import WriteInput
-from gateway.core.lifecycle import decay_score, sweep
+from gateway.core.lifecycle import decay_score
 from gateway.core.models import Layer, Memory, Status, utcnow
 from gateway.core.recall import RecallQuery
 from gateway.settings import Settings
@@ -50,35 +50,35 @@ async def test_sweep_archives_compacts_and_keeps_everything_readable(tmp_path: P
         skill = WriteInput(
             namespace=ns, layer="procedural", content="export: save as csv", importance=0.3
         )
-        out = await svc.write("master", [*old, keep, skill], wait=True)
+        out = await svc.writer.write("master", [*old, keep, skill], wait=True)
         ids = [o.id for o in out]
         later = utcnow() + timedelta(days=40)  # 0.3·0.95^40 ≈ 0.039 < 0.05 < 0.9·0.95^40 ≈ 0.116
 
-        dry = await sweep(svc, [], 0.05, 5, dry_run=True, now=later)
+        dry = await svc.sweeper.sweep([], 0.05, 5, dry_run=True, now=later)
         assert sorted(dry.archived) == sorted(ids[:5]) and dry.summaries == []
         assert (await svc.stores.records.get([ids[0]]))[ids[0]].status is Status.ACTIVE
 
-        report = await sweep(svc, [], 0.05, 5, now=later)
+        report = await svc.sweeper.sweep([], 0.05, 5, now=later)
         assert sorted(report.archived) == sorted(ids[:5]) and len(report.summaries) == 1
         current = await svc.stores.records.get(ids)
         assert all(current[i].status is Status.ARCHIVED for i in ids[:5])
         assert current[ids[5]].status is Status.ACTIVE  # important enough to stay
         assert current[ids[6]].status is Status.ACTIVE  # skills do not decay
         # archived: out of recall, still readable with its history
-        r = await svc.recall("master", RecallQuery("train times", (ns,), layers=(Layer.EPISODIC,)))
+        r = await svc.recaller.recall_as("master", RecallQuery("train times", (ns,), layers=(Layer.EPISODIC,)))
         assert r.hits == []
-        assert [v.status for v in await svc.history("master", ids[0])][-1] is Status.ARCHIVED
+        assert [v.status for v in await svc.memories.history("master", ids[0])][-1] is Status.ARCHIVED
         summary = (await svc.stores.records.get(report.summaries))[report.summaries[0]]
         assert summary.layer is Layer.SEMANTIC and summary.content.startswith(
             "Summary of 5 earlier"
         )
         assert "asked about train 0 times" in summary.content
         # a second sweep finds nothing new to do
-        again = await sweep(svc, [], 0.05, 5, now=later)
+        again = await svc.sweeper.sweep([], 0.05, 5, now=later)
         assert again.archived == [] and again.summaries == []
         with pytest.raises(InvalidArgument, match="threshold"):
-            await sweep(svc, [], 0, 5)
+            await svc.sweeper.sweep([], 0, 5)
         with pytest.raises(PermissionDenied):
-            await svc.maintain("sub-1", [], 0.05, 5, False)
+            await svc.ops.maintain("sub-1", [], 0.05, 5, False)
     finally:
         await svc.close()

@@ -22,7 +22,7 @@ async def test_open_graph_breaker_skips_only_the_graph(tmp_path: Path) -> None:
     svc = build_service(Settings(data_dir=tmp_path, embedder="hash", breaker_cooldown_s=60))
     await svc.start()
     try:
-        await svc.write(
+        await svc.writer.write(
             "master",
             [
                 WriteInput(
@@ -34,12 +34,12 @@ async def test_open_graph_breaker_skips_only_the_graph(tmp_path: Path) -> None:
             ],
             wait=True,
         )
-        _open(svc.stores.graph)
-        r = await svc.recall("master", RecallQuery("hotel in Kyoto", ("user/u",)))
+        _open(svc.stores.graph.breaker)  # type: ignore[attr-defined]
+        r = await svc.recaller.recall_as("master", RecallQuery("hotel in Kyoto", ("user/u",)))
         assert [h.memory.content for h in r.hits] == ["Booked a hotel near Kyoto station"]
         assert r.degraded and r.degraded[0].startswith("graph:")
-        _open(svc.stores.records)  # records down: the long-term layers are skipped, no error
-        r = await svc.recall("master", RecallQuery("hotel in Kyoto again", ("user/u",)))
+        _open(svc.stores.records.breaker)  # type: ignore[attr-defined]  # records down: the long-term layers are skipped, no error
+        r = await svc.recaller.recall_as("master", RecallQuery("hotel in Kyoto again", ("user/u",)))
         assert r.hits == [] and any("records" in d for d in r.degraded)
     finally:
         await svc.close()

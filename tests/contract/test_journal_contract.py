@@ -1,17 +1,23 @@
-"""The durable journal: group commit, idempotency, all-or-nothing batches, replay state."""
+"""Journal contract (gateway.core.ports.Journal): durable order, idempotency by (agent, key),
+all-or-nothing batches, replay state, retention — and the command codec it stores."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import sqlite3
 
 import pytest
 
+from gateway.core.commands import MemoryWrite
+from gateway.core.control import NewEntry
 from gateway.core.errors import Conflict, FailedPrecondition
-from stores.sqlite_journal import NewEntry, SqliteJournal
+from gateway.core.models import Layer
+from stores.sqlite_journal import SqliteJournal
 
 
 def _e(wid: str, key: str = "", content: str = "c", agent: str = "a") -> NewEntry:
-    return NewEntry(wid, "memory", agent, key, {"content": content})
+    return NewEntry(wid, agent, key, MemoryWrite("user/u", Layer.SEMANTIC, content))
 
 
 async def test_append_pending_applied_and_reopen(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -84,4 +90,64 @@ async def test_prune_drops_only_old_applied_entries(tmp_path) -> None:  # type: 
     assert [e.write_id for e in await j.pending(10)] == ["w2"]
     fresh = (await j.append([_e("w9", key="k1")]))[0]  # its key expired with it
     assert not fresh.duplicate
+    await j.close()
+
+
+async def test_typed_commands_round_trip_through_the_journal(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from datetime import UTC, datetime
+
+    from gateway.core.commands import Archive, Forget, Relate, TurnAppend
+    from gateway.core.models import NodeKind, NodeRef, Zone
+
+    at = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    sent = [
+        MemoryWrite(
+            "user/u",
+            Layer.EPISODIC,
+            "went to Kyoto",
+            type="trip",
+            importance=0.7,
+            event_time=at,
+            metadata={"k": "v"},
+            evidence=("said so",),
+            entities=("kyoto",),
+            links=(("CAUSED", "event", "e0"),),
+            received_at=at,
+        ),
+        TurnAppend("user/u", "s1", "hi", role="assistant", zone=Zone.TASK, at=at),
+        Forget("m1", "user/u", "asked to"),
+        Archive("m2", "user/u", "decayed"),
+        Relate(NodeRef(NodeKind.EVENT, "e1"), "CAUSED", NodeRef(NodeKind.EVENT, "e2"), at, {"w": "1"}),
+    ]
+    j = SqliteJournal(tmp_path / "j.db")
+    await j.start()
+    await j.append([NewEntry(f"w{i}", "a", "", c) for i, c in enumerate(sent)])
+    assert [e.command for e in await j.pending(10)] == sent
+    await j.close()
+
+
+async def test_an_old_journal_still_replays(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Payloads written before the codec had a version (v0) decode to the same commands."""
+    j = SqliteJournal(tmp_path / "j.db")
+    await j.start()
+    await j.close()
+    v0 = {
+        "namespace": "user/u", "layer": "semantic", "content": "likes tea", "type": "note",
+        "importance": 0.5, "confidence": 1.0, "session_id": "", "task_id": "",
+        "event_time": None, "metadata": {}, "evidence": [], "entities": [],
+        "quarantined": False, "role": "", "zone": "", "user_id": "u", "links": [],
+        "explicit": False,
+    }  # fmt: skip
+    conn = sqlite3.connect(tmp_path / "j.db")
+    conn.execute(
+        "INSERT INTO journal(write_id, kind, agent_id, digest, payload, created)"
+        " VALUES ('old', 'memory', 'a', 'x', ?, 0)",
+        (json.dumps(v0),),
+    )
+    conn.commit()
+    conn.close()
+    j = SqliteJournal(tmp_path / "j.db")
+    await j.start()
+    (entry,) = await j.pending(10)
+    assert entry.command == MemoryWrite("user/u", Layer.SEMANTIC, "likes tea", user_id="u")
     await j.close()

@@ -1,0 +1,293 @@
+"""What the client returns: small frozen dataclasses, independent of the server's code. Layers,
+statuses and zones are plain strings ("semantic", "active", "dialogue")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    id: str  # '' when the write was skipped or became a proposal
+    duplicate: bool = False
+    applied: bool = False
+    journal_seq: int = 0
+    redactions: list[str] = field(default_factory=list)
+    quarantined: bool = False
+    skipped: str = ""
+    proposal_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    id: str
+    namespace: str
+    layer: str
+    content: str
+    type: str = ""
+    importance: float = 0.0
+    confidence: float = 0.0
+    source_agent: str = ""
+    source_session: str = ""
+    task_id: str = ""
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    version: int = 0
+    metadata: dict[str, str] = field(default_factory=dict)
+    evidence: list[str] = field(default_factory=list)
+    event_time: datetime | None = None
+    status: str = ""
+    entities: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    id: str
+    content: str
+    score: float
+    layer: str
+    namespace: str
+    metadata: dict[str, str]
+    event_time: datetime | None
+    type: str = ""
+    similarity: float = 0.0
+    version: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Recall:
+    """Hits best first, plus the memory block to put in the model's context."""
+
+    hits: list[Hit]
+    memory_block: str
+    block_tokens: int
+    routed_layers: list[str]
+    degraded: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __getitem__(self, i: int) -> Hit:
+        return self.hits[i]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    id: str
+    role: str
+    content: str
+    zone: str
+    at: datetime | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+class Window(list[Turn]):
+    """A session's turns, oldest first; ``degraded`` when working memory was unreachable and
+    the window is the empty fallback rather than the truth."""
+
+    def __init__(self, turns: list[Turn], degraded: bool = False) -> None:
+        super().__init__(turns)
+        self.degraded = degraded
+
+
+@dataclass(frozen=True, slots=True)
+class AppendTurnResult:
+    id: str
+    duplicate: bool
+    compacted: bool
+    dialogue_length: int
+    redactions: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class CompactResult:
+    summarised: int
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    id: str
+    namespace: str
+    type: str
+    summary: str
+    at: datetime | None
+    importance: float = 0.0
+    agent_id: str = ""
+    user_id: str = ""
+    session_id: str = ""
+    task_id: str = ""
+    entities: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRef:
+    kind: str
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    node: NodeRef
+    relation: str
+    at: datetime | None
+    distance: int
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FactResult:
+    pending_id: str
+    sessions_seen: int
+    promoted: bool
+    memory_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    name: str
+    description: str
+    trigger: str = ""
+    parameter_schema: str = ""
+    entry_point: str = ""
+    version: int = 0
+    namespace: str = "global"
+    id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RegisterResult:
+    skill: Skill
+    duplicate: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SkillMatch:
+    skill: Skill
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedItem:
+    namespace: str
+    layer: str
+    content: str
+    type: str = ""
+    importance: float = 0.0
+    confidence: float = 0.0
+    session_id: str = ""
+    task_id: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+    evidence: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    role: str = ""
+    zone: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    id: str
+    proposer: str
+    item: ProposedItem
+    state: str
+    decided_by: str = ""
+    reason: str = ""
+    created_at: datetime | None = None
+    memory_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitResult:
+    event_id: str
+    committed: list[WriteResult] = field(default_factory=list)
+    proposals: list[Proposal] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class SharedWritePolicy:
+    auto_approve: list[str]
+    min_confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    index: int
+    name: str
+    state: str
+    output: str = ""
+    error: str = ""
+    attempts: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    id: str
+    steps: list[Step]
+    resume_at: int
+    state: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    at: datetime | None
+    agent_id: str
+    action: str
+    namespace: str
+    target: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class BreakerState:
+    layer: str
+    state: str
+    trips: int
+    last_error: str
+
+
+@dataclass(frozen=True, slots=True)
+class LayerStats:
+    layer: str
+    latency_p50_ms: float
+    latency_p99_ms: float
+    breaker: str
+    calls: int
+    failures: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecallStats:
+    layer: str
+    recalls: int
+    hits: int
+    hit_rate: float
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    journal_pending: int
+    journal_applied: int
+    vectors: int
+    memories: dict[str, int]
+    embedder: str
+    shards: int
+    recall_cache_hits: int
+    recall_cache_misses: int
+    apply_lag_seconds: float
+    layers: list[LayerStats]
+    recall: list[RecallStats]
+
+
+@dataclass(frozen=True, slots=True)
+class MaintainResult:
+    namespaces: int
+    examined: int
+    archived: list[str]
+    summaries: list[str]

@@ -1,0 +1,108 @@
+"""The gateway's control records, typed: journal entries and what appending them returns, and the
+ledger's rows (audit entries, proposals, pending facts, task steps, review items)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gateway.core.commands import Command, MemoryWrite, TurnAppend
+
+
+@dataclass(frozen=True, slots=True)
+class NewEntry:
+    """A command to journal, from ``agent_id``; ``idem_key`` makes a retry the same write."""
+
+    write_id: str
+    agent_id: str
+    idem_key: str
+    command: Command
+
+    @property
+    def kind(self) -> str:
+        return self.command.kind
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """A journaled entry: its sequence number and write id (the first one, for a retry)."""
+
+    seq: int
+    write_id: str
+    duplicate: bool
+    applied: bool
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    """An acknowledged entry waiting to be applied."""
+
+    seq: int
+    write_id: str
+    agent_id: str
+    command: Command
+
+    @property
+    def kind(self) -> str:
+        return self.command.kind
+
+
+class EntryState:
+    PENDING = 0
+    APPLIED = 1
+    DEAD = 2  # could never be applied; kept with its error
+    UNKNOWN = -1
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    agent_id: str
+    action: str
+    namespace: str
+    target: str = ""
+    detail: str = ""
+    at: float = 0.0  # epoch seconds; set by the ledger when written
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A sub-agent's write to a shared namespace, waiting for the master (or a policy)."""
+
+    id: str
+    proposer: str
+    item: MemoryWrite | TurnAppend
+    state: str = "pending"  # pending | approved | rejected
+    decided_by: str = ""
+    reason: str = ""
+    created: float = 0.0
+    memory_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PendingFact:
+    """A fact seen in ``sessions``; promoted to a semantic memory once confirmed."""
+
+    id: str
+    namespace: str
+    fact_key: str
+    fact: str
+    sessions: list[str] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)
+    confidence: float = 0.5
+    promoted_to: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskStep:
+    index: int
+    name: str
+    state: str = "pending"  # pending | running | done | failed
+    output: str = ""
+    error: str = ""
+    attempts: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItem:
+    memory_id: str
+    namespace: str
+    reason: str

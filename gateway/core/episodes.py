@@ -1,0 +1,98 @@
+"""The episodic graph's use cases: relate two nodes, a namespace's timeline, a node's
+neighbourhood (never showing events of a namespace the caller cannot read)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+
+from gateway.core import namespaces as nsp
+from gateway.core.commands import Relate
+from gateway.core.control import NewEntry
+from gateway.core.errors import InvalidArgument
+from gateway.core.inputs import check_node_id, check_relation, node_kind
+from gateway.core.memories import Memories
+from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, utcnow
+from gateway.core.ports import EpisodicGraph, RecordStore
+from gateway.core.write_path import WritePath
+
+MAX_TIMELINE = 1000
+MAX_NEIGHBOURS = 200
+
+
+class Episodes:
+    def __init__(
+        self,
+        graph: EpisodicGraph,
+        records: RecordStore,
+        memories: Memories,
+        write_path: WritePath,
+        master: str,
+    ) -> None:
+        self._graph = graph
+        self._records = records
+        self._memories = memories
+        self._write_path = write_path
+        self._master = master
+
+    async def relate(
+        self,
+        agent: str,
+        src: tuple[str, str],
+        rel_type: str,
+        dst: tuple[str, str],
+        at: datetime | None,
+        properties: dict[str, str],
+        wait: bool = True,
+    ) -> None:
+        nsp.check_agent_id(agent)
+        check_relation(rel_type, "type")
+        ends = []
+        for (kind, node_id), name in ((src, "src"), (dst, "dst")):
+            ref = NodeRef(node_kind(kind, f"{name}.kind"), check_node_id(node_id, f"{name}.id"))
+            if ref.kind is NodeKind.EVENT:
+                await self._memories.visible(agent, ref.id)  # no linking others' private events
+            ends.append(ref)
+        cmd = Relate(ends[0], rel_type, ends[1], at or utcnow(), dict(properties))
+        await self._write_path.commit(
+            [NewEntry(uuid.uuid4().hex, agent, "", cmd)], wait, action="relate", details=[rel_type]
+        )
+
+    async def timeline(
+        self,
+        agent: str,
+        namespace: str,
+        start: datetime | None,
+        end: datetime | None,
+        limit: int,
+        types: Sequence[str],
+    ) -> list[Event]:
+        nsp.check_agent_id(agent)
+        ns = nsp.parse(namespace)
+        nsp.check_read(agent, ns, self._master)
+        if start and end and end <= start:
+            raise InvalidArgument("end must be after start", field="end")
+        return await self._graph.timeline(
+            str(ns), start, end, min(max(limit, 1), MAX_TIMELINE), types
+        )
+
+    async def neighbourhood(
+        self, agent: str, node: tuple[str, str], depth: int, limit: int
+    ) -> list[Neighbour]:
+        nsp.check_agent_id(agent)
+        if depth not in (1, 2):
+            raise InvalidArgument("depth must be 1 or 2", field="depth")
+        ref = NodeRef(node_kind(node[0], "node.kind"), check_node_id(node[1], "node.id"))
+        if ref.kind is NodeKind.EVENT:
+            await self._memories.visible(agent, ref.id)
+        found = await self._graph.neighbourhood(ref, depth, min(max(limit, 1), MAX_NEIGHBOURS))
+        if agent == self._master:
+            return found
+        # events in another agent's private namespace stay hidden
+        event_ids = [n.node.id for n in found if n.node.kind is NodeKind.EVENT]
+        mems = await self._records.get(event_ids)
+        visible = {
+            i for i, m in mems.items() if nsp.can_read(agent, nsp.parse(m.namespace), self._master)
+        }
+        return [n for n in found if n.node.kind is not NodeKind.EVENT or n.node.id in visible]

@@ -1,0 +1,185 @@
+"""Apply lanes: each drains its kinds of journal entries in order and in batches, retries with
+backoff while a backend is down, and wakes the callers waiting for their writes. Two lanes
+(working-memory turns; long-term memories) so a dead Redis never holds up long-term writes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+from gateway.core.control import EntryState, JournalEntry
+from gateway.core.errors import BackendUnavailable, MemgateError, Unavailable
+from gateway.core.ports import Journal
+
+log = logging.getLogger("memgate.lanes")
+
+#: a waiting caller hears UNAVAILABLE this long after its lane's backend was found down
+OUTAGE_GRACE_S = 0.5
+
+ApplyBatch = Callable[[Sequence[JournalEntry]], Awaitable[None]]
+
+
+class Lane:
+    """One apply loop over the journal entries of ``kinds``."""
+
+    def __init__(
+        self, name: str, kinds: tuple[str, ...], journal: Journal, apply: ApplyBatch, batch: int
+    ) -> None:
+        self.name = name
+        self.kinds = kinds
+        self._journal = journal
+        self._apply = apply
+        self._batch = batch
+        self._wake = asyncio.Event()
+        self._waiters: dict[int, list[asyncio.Future[None]]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self.last_error = ""
+        self.applied_total = 0
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=self.name)
+
+    async def close(self) -> None:
+        if self._task:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def kick(self) -> None:
+        self._wake.set()
+
+    def handles(self, kind: str) -> bool:
+        return kind in self.kinds
+
+    async def wait_applied(self, seqs: Sequence[int], timeout: float) -> None:
+        """Returns once every seq is applied. Raises Unavailable when that takes longer than
+        ``timeout``, or at once (after a short grace) while a backend of this lane is down."""
+        loop = asyncio.get_running_loop()
+        futs = []
+        for seq in seqs:
+            fut: asyncio.Future[None] = loop.create_future()
+            self._waiters.setdefault(seq, []).append(fut)
+            futs.append((seq, fut))
+        self.kick()
+        try:
+            for seq, fut in futs:
+                state = await self._journal.state(seq)
+                if state == EntryState.APPLIED:
+                    continue
+                if state == EntryState.DEAD:
+                    raise MemgateError(f"write #{seq} could not be applied; see the audit log")
+                await self._wait_one(fut, timeout)
+        except TimeoutError:
+            why = self.last_error or "the stores are slow"
+            raise Unavailable(
+                f"the write is journaled and will be applied, but not now ({why}); "
+                "retry with the same idempotency key, or read it later"
+            ) from None
+        finally:
+            for seq, fut in futs:
+                fut.cancel()
+                lst = self._waiters.get(seq)
+                if lst and fut in lst:
+                    lst.remove(fut)
+                    if not lst:
+                        del self._waiters[seq]
+
+    async def _wait_one(self, fut: asyncio.Future[None], timeout: float) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        outage_since: float | None = None
+        while True:
+            now = loop.time()
+            if now >= deadline:
+                raise TimeoutError
+            done, _ = await asyncio.wait({fut}, timeout=min(0.1, deadline - now))
+            if done:
+                fut.result()
+                return
+            if self.last_error:
+                outage_since = outage_since or now
+                if now - outage_since >= OUTAGE_GRACE_S:
+                    raise TimeoutError
+            else:
+                outage_since = None
+
+    def _resolve(self, seqs: Sequence[int], error: BaseException | None = None) -> None:
+        for seq in seqs:
+            for fut in self._waiters.pop(seq, []):
+                if fut.done():
+                    continue
+                if error is None:
+                    fut.set_result(None)
+                else:
+                    fut.set_exception(error)
+
+    async def _run(self) -> None:
+        backoff = 0.05
+        while True:
+            entries = await self._journal.pending(self._batch, kinds=self.kinds)
+            if not entries:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=1.0)
+                continue
+            try:
+                await self._apply_and_mark(entries)
+            except BackendUnavailable as exc:
+                self.last_error = exc.message
+                log.warning("apply deferred: %s (retrying in %.1fs)", exc.message, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+                continue
+            except Exception:
+                log.exception("batch failed; applying its entries one by one")
+                await self._apply_one_by_one(entries)
+            backoff = 0.05
+            self.last_error = ""
+
+    async def _apply_and_mark(self, entries: Sequence[JournalEntry]) -> None:
+        await self._apply(entries)
+        seqs = [e.seq for e in entries]
+        await self._journal.mark_applied(seqs)
+        self.applied_total += len(seqs)
+        self._resolve(seqs)
+
+    async def _apply_one_by_one(self, entries: Sequence[JournalEntry]) -> None:
+        for entry in entries:
+            try:
+                await self._apply_and_mark([entry])
+            except BackendUnavailable:
+                return  # the loop retries from this entry
+            except Exception as exc:  # noqa: BLE001 - a poison entry must not block the queue
+                log.exception("write %s cannot be applied; marked dead", entry.write_id)
+                await self._journal.mark_dead(entry.seq, repr(exc))
+                self._resolve([entry.seq], MemgateError("the write could not be applied"))
+
+
+class Lanes:
+    """The lanes of one gateway, by the kinds they handle."""
+
+    def __init__(self, lanes: Sequence[Lane]) -> None:
+        self.all = list(lanes)
+
+    def for_kind(self, kind: str) -> Lane:
+        for lane in self.all:
+            if lane.handles(kind):
+                return lane
+        raise ValueError(f"no lane applies {kind!r} entries")
+
+    def kick(self) -> None:
+        for lane in self.all:
+            lane.kick()
+
+    def start(self) -> None:
+        for lane in self.all:
+            lane.start()
+
+    async def close(self) -> None:
+        for lane in self.all:
+            await lane.close()
+
+    def errors(self) -> list[tuple[str, str]]:
+        return [(lane.name, lane.last_error) for lane in self.all if lane.last_error]

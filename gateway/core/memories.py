@@ -1,0 +1,64 @@
+"""Long-term memories by id: read one (if the caller may see it), its history, and forget it."""
+
+from __future__ import annotations
+
+import uuid
+
+from gateway.core import namespaces as nsp
+from gateway.core.commands import Forget
+from gateway.core.control import AuditEntry, NewEntry
+from gateway.core.errors import InvalidArgument, NotFound, PermissionDenied
+from gateway.core.models import Memory, Status
+from gateway.core.ports import Ledger, RecordStore
+from gateway.core.write_path import WritePath
+
+
+class Memories:
+    def __init__(
+        self, records: RecordStore, ledger: Ledger, write_path: WritePath, master: str
+    ) -> None:
+        self._records = records
+        self._ledger = ledger
+        self._write_path = write_path
+        self._master = master
+
+    async def visible(self, agent: str, memory_id: str) -> Memory:
+        """The current version of a memory (or of the one a write id was merged into), if
+        ``agent`` may read its namespace."""
+        nsp.check_agent_id(agent)
+        if not memory_id:
+            raise InvalidArgument("id is empty", field="id")
+        resolved = await self._ledger.resolve(memory_id)
+        mem = (await self._records.get([resolved])).get(resolved)
+        if mem is None:
+            raise NotFound(
+                f"memory {memory_id!r} does not exist (or is not applied yet: write with wait)"
+            )
+        nsp.check_read(agent, nsp.parse(mem.namespace), self._master)
+        return mem
+
+    async def get(self, agent: str, memory_id: str) -> Memory:
+        mem = await self.visible(agent, memory_id)
+        await self._ledger.audit([AuditEntry(agent, "read", mem.namespace, mem.id, "get")])
+        return mem
+
+    async def history(self, agent: str, memory_id: str) -> list[Memory]:
+        mem = await self.visible(agent, memory_id)
+        versions = await self._records.history(mem.id)
+        # every version but the newest has been replaced by a later one
+        return [
+            v.with_changes(status=Status.SUPERSEDED) if v.version < mem.version else v
+            for v in versions
+        ]
+
+    async def forget(self, agent: str, memory_id: str, reason: str) -> Memory:
+        mem = await self.visible(agent, memory_id)
+        access = nsp.write_access(agent, nsp.parse(mem.namespace), self._master)
+        if access is not nsp.Access.DIRECT and mem.source_agent != agent:
+            raise PermissionDenied(
+                f"agent {agent!r} may not forget {mem.id} in {mem.namespace}: ask the master",
+                field="id",
+            )
+        entry = NewEntry(uuid.uuid4().hex, agent, "", Forget(mem.id, mem.namespace, reason[:500]))
+        await self._write_path.commit([entry], wait=True, action="forget", details=[reason[:200]])
+        return (await self._records.get([mem.id]))[mem.id]

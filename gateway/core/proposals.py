@@ -1,0 +1,77 @@
+"""Proposals to shared namespaces (seed 004 §4.2): the master lists them, approves (written as
+the proposer's) or rejects them, and sets the policy that approves some without asking."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+
+from gateway.core import namespaces as nsp
+from gateway.core.control import AuditEntry, NewEntry, Proposal
+from gateway.core.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
+from gateway.core.ports import Ledger
+from gateway.core.write_path import WritePath
+
+PROPOSAL_STATES = ("pending", "approved", "rejected")
+MAX_LISTED = 500
+
+
+def require_master(agent: str, master: str, what: str) -> None:
+    nsp.check_agent_id(agent)
+    if agent != master:
+        raise PermissionDenied(f"only the master agent may {what}")
+
+
+class Proposals:
+    def __init__(
+        self,
+        ledger: Ledger,
+        write_path: WritePath,
+        policies: nsp.SharedWritePolicies,
+        master: str,
+    ) -> None:
+        self._ledger = ledger
+        self._write_path = write_path
+        self._policies = policies
+        self._master = master
+
+    async def list(self, agent: str, state: str, limit: int) -> list[Proposal]:
+        require_master(agent, self._master, "list proposals")
+        if state and state not in PROPOSAL_STATES:
+            raise InvalidArgument("state must be pending, approved or rejected", field="state")
+        return await self._ledger.list_proposals(state, min(max(limit, 1), MAX_LISTED))
+
+    async def decide(self, agent: str, pid: str, approve: bool, reason: str) -> Proposal:
+        """The master approves (the proposal is written, as the proposer's) or rejects it."""
+        require_master(agent, self._master, "decide proposals")
+        proposal = await self._ledger.get_proposal(pid)
+        if proposal is None:
+            raise NotFound(f"proposal {pid!r} does not exist")
+        if proposal.state != "pending":
+            raise FailedPrecondition(f"proposal {pid} is already {proposal.state}")
+        memory_id = ""
+        if approve:
+            entry = NewEntry(uuid.uuid4().hex, proposal.proposer, f"proposal:{pid}", proposal.item)
+            committed = await self._write_path.commit([entry], wait=True, action="write")
+            memory_id = committed[0].write_id
+        state = "approved" if approve else "rejected"
+        if not await self._ledger.decide_proposal(pid, state, agent, reason[:500], memory_id):
+            raise FailedPrecondition(f"proposal {pid} was decided concurrently")
+        await self._ledger.audit(
+            [AuditEntry(agent, state, proposal.item.namespace, pid, reason[:200])]
+        )
+        decided = await self._ledger.get_proposal(pid)
+        assert decided is not None
+        return decided
+
+    async def set_policy(
+        self, agent: str, auto_approve: Sequence[str], min_confidence: float
+    ) -> nsp.SharedWritePolicy:
+        """Namespaces (or prefixes ending in '*') where sub-agent proposals commit directly."""
+        require_master(agent, self._master, "set the shared-write policy")
+        policy = nsp.SharedWritePolicy.checked(auto_approve, min_confidence)
+        await self._policies.replace(policy)
+        detail = json.dumps(policy.to_dict())
+        await self._ledger.audit([AuditEntry(agent, "policy", "", "", detail)])
+        return policy

@@ -1,0 +1,135 @@
+"""The gateway's running parts: opens the journal, ledger and stores in order, rebuilds the vector
+index from the records unless it was closed cleanly, starts the apply lanes, and keeps the small
+background loops (index flush, journal pruning, decay sweep). Closes them in reverse."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+from gateway.core.lanes import Lanes
+from gateway.core.ports import Embedder, Journal, Ledger, Stores
+
+log = logging.getLogger("memgate.runtime")
+
+INDEX_CLEAN_KEY = "index_clean"
+REBUILD_PROGRESS_EVERY = 50_000
+PRUNE_EVERY_S = 3600
+
+
+class Runtime:
+    def __init__(
+        self,
+        stores: Stores,
+        journal: Journal,
+        ledger: Ledger,
+        embedder: Embedder,
+        lanes: Lanes,
+        flush_interval_s: float,
+        journal_retention_s: float,
+        decay_interval_s: float = 0.0,
+        sweep: Callable[[], Awaitable[str]] | None = None,
+    ) -> None:
+        self._stores = stores
+        self._journal = journal
+        self._ledger = ledger
+        self._embedder = embedder
+        self._lanes = lanes
+        self._flush_interval_s = flush_interval_s
+        self._retention_s = journal_retention_s
+        self._decay_interval_s = decay_interval_s
+        self._sweep = sweep
+        self._tasks: list[asyncio.Task[None]] = []
+        self._index_dirty = False
+        self._index_ready = False  # the index mirrors the records: only then may close() mark it
+
+    def on_applied(self, namespaces: frozenset[str]) -> None:
+        self._index_dirty = True
+
+    async def start(self) -> None:
+        await self._journal.start()
+        await self._ledger.start()
+        for store in self._stores.all():
+            await store.start()
+        await self._ensure_index()
+        self._index_ready = True
+        self._lanes.start()
+        self._tasks.append(asyncio.create_task(self._flush_loop(), name="index-flush"))
+        if self._decay_interval_s > 0 and self._sweep is not None:
+            self._tasks.append(asyncio.create_task(self._decay_loop(), name="decay-sweep"))
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self._lanes.close()
+        if self._index_ready:
+            try:
+                await self._stores.index.flush()
+                await self._ledger.put_setting(INDEX_CLEAN_KEY, {"clean": True})
+            except Exception:  # noqa: BLE001
+                log.exception("could not flush the vector index on close; rebuilt at next start")
+        for store in reversed(self._stores.all()):
+            try:
+                await store.close()
+            except Exception:  # noqa: BLE001
+                log.exception("closing %s failed", type(store).__name__)
+        await self._ledger.close()
+        await self._journal.close()
+
+    async def _ensure_index(self) -> None:
+        """Rebuild the vector index from the durable records unless it was closed cleanly."""
+        clean = await self._ledger.get_setting(INDEX_CLEAN_KEY)
+        index = self._stores.index
+        if index.needs_rebuild() or not (clean and clean.get("clean")):
+            await index.reset()
+            n = skipped = 0
+            dim = self._embedder.dim
+            async for batch in self._stores.records.iter_vectors(2000):
+                fit = [item for item in batch if item.vector.shape == (dim,)]
+                skipped += len(batch) - len(fit)
+                await index.upsert(fit)
+                n += len(fit)
+                if n // REBUILD_PROGRESS_EVERY != (n - len(fit)) // REBUILD_PROGRESS_EVERY:
+                    log.info("rebuilding the vector index from the records: %d vectors so far", n)
+            log.info("vector index rebuilt from records: %d vectors", n)
+            if skipped:
+                log.warning(
+                    "%d records have embeddings of another size than %s's %d: not indexed",
+                    skipped,
+                    self._embedder.name,
+                    dim,
+                )
+            await index.flush()
+        await self._ledger.put_setting(INDEX_CLEAN_KEY, {"clean": False})
+
+    async def _flush_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        last_prune = 0.0
+        while True:
+            await asyncio.sleep(self._flush_interval_s)
+            if loop.time() - last_prune > PRUNE_EVERY_S:
+                last_prune = loop.time()
+                try:
+                    await self._journal.prune(self._retention_s)
+                except Exception:  # noqa: BLE001
+                    log.exception("journal pruning failed; will retry")
+            if self._index_dirty:
+                self._index_dirty = False
+                try:
+                    await self._stores.index.flush()
+                except Exception:  # noqa: BLE001
+                    log.exception("vector index flush failed; will retry")
+                    self._index_dirty = True
+
+    async def _decay_loop(self) -> None:
+        assert self._sweep is not None
+        while True:
+            await asyncio.sleep(self._decay_interval_s)
+            try:
+                log.info("decay sweep: %s", await self._sweep())
+            except Exception:  # noqa: BLE001 - the next sweep tries again
+                log.exception("decay sweep failed; will retry at the next interval")

@@ -1,0 +1,207 @@
+"""Working memory (seed 000 §2.1, §3.2): a session's zoned window and state. Turns are journaled
+like every write; when the dialogue overflows, its oldest half is summarised into the task zone."""
+
+from __future__ import annotations
+
+import uuid
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gateway.core import namespaces as nsp
+from gateway.core.commands import TurnAppend
+from gateway.core.control import NewEntry
+from gateway.core.errors import BackendUnavailable, InvalidArgument
+from gateway.core.inputs import WriteInput, parse_zone, prepare
+from gateway.core.models import Layer, Turn, Zone, utcnow
+from gateway.core.ports import WorkingStore
+from gateway.core.write_path import WritePath
+from gateway.settings import Limits
+
+TURN_RESULTS_KEPT = 4096
+SUMMARY_PREFIX = "[history_summary]"
+
+
+@dataclass(slots=True)
+class TurnOutcome:
+    id: str
+    duplicate: bool
+    compacted: bool
+    dialogue_length: int
+    redactions: list[str]
+
+
+class TurnResults:
+    """The dialogue length and roll each recently applied turn produced, for AppendTurn."""
+
+    def __init__(self, kept: int = TURN_RESULTS_KEPT) -> None:
+        self._kept = kept
+        self._items: OrderedDict[str, tuple[int, bool]] = OrderedDict()
+
+    def record(self, turn_id: str, dialogue_length: int, compacted: bool) -> None:
+        self._items[turn_id] = (dialogue_length, compacted)
+        self._items.move_to_end(turn_id)
+        while len(self._items) > self._kept:
+            self._items.popitem(last=False)
+
+    def get(self, turn_id: str) -> tuple[int, bool] | None:
+        return self._items.get(turn_id)
+
+
+def summarise(turns: Sequence[Turn], max_chars: int = 600) -> str:
+    """Extractive summary of rolled-off dialogue: who said what, first words of each turn."""
+    parts = []
+    for t in turns:
+        text = " ".join(t.content.split())
+        parts.append(f"{t.role}: {text[:120]}{'…' if len(text) > 120 else ''}")
+    summary = " | ".join(parts)
+    return summary if len(summary) <= max_chars else summary[: max_chars - 1] + "…"
+
+
+async def compact(working: WorkingStore, namespace: str, session_id: str) -> tuple[int, str]:
+    """Summarise the oldest half of the dialogue into the task zone (seed 000 §3.2)."""
+    window = await working.window(namespace, session_id, [Zone.DIALOGUE])
+    n = len(window.get(Zone.DIALOGUE, [])) // 2
+    if n == 0:
+        return 0, ""
+    oldest = await working.take_oldest(namespace, session_id, Zone.DIALOGUE, n)
+    if not oldest:
+        return 0, ""
+    summary = summarise(oldest)
+    turn = Turn(
+        id=f"summary:{oldest[0].id}",
+        role="system",
+        content=f"{SUMMARY_PREFIX} {summary}",
+        zone=Zone.TASK,
+    )
+    await working.append(namespace, session_id, [turn], max_len=64)
+    return len(oldest), summary
+
+
+async def apply_turns(
+    working: WorkingStore,
+    turns: Sequence[tuple[str, TurnAppend]],
+    zone_cap: int,
+    dialogue_max: int,
+    results: TurnResults,
+) -> set[str]:
+    """Append journaled turns (write id, command) per session; compact an overflowing dialogue."""
+    groups: dict[tuple[str, str], list[Turn]] = {}
+    for write_id, c in turns:
+        turn = Turn(write_id, c.role, c.content, c.zone, c.at or utcnow(), dict(c.metadata))
+        groups.setdefault((c.namespace, c.session_id), []).append(turn)
+    for (ns, session), group in groups.items():
+        lengths = await working.append(ns, session, group, zone_cap)
+        if Zone.DIALOGUE not in lengths:
+            continue  # no dialogue turn: nothing rolls (callers read the length if asked)
+        dialogue = lengths[Zone.DIALOGUE]
+        compacted = dialogue > dialogue_max
+        if compacted:
+            dialogue -= (await compact(working, ns, session))[0]
+        for turn in group:
+            results.record(turn.id, dialogue, compacted and turn.zone is Zone.DIALOGUE)
+    return {ns for ns, _ in groups}
+
+
+class WorkingMemory:
+    """The working-memory use cases: append, window, state, compaction, scratch."""
+
+    def __init__(
+        self,
+        store: WorkingStore,
+        write_path: WritePath,
+        results: TurnResults,
+        limits: Limits,
+        master: str,
+    ) -> None:
+        self._store = store
+        self._write_path = write_path
+        self._results = results
+        self._limits = limits
+        self._master = master
+
+    def _session(self, agent: str, namespace: str, session_id: str, write: bool) -> str:
+        nsp.check_agent_id(agent)
+        ns = nsp.parse(namespace)
+        if not session_id or len(session_id) > 128:
+            raise InvalidArgument("session_id is required (1..128 chars)", field="session_id")
+        if write:
+            nsp.write_access(agent, ns, self._master)
+        else:
+            nsp.check_read(agent, ns, self._master)
+        return str(ns)
+
+    async def append_turn(
+        self,
+        agent: str,
+        namespace: str,
+        session_id: str,
+        role: str,
+        content: str,
+        zone: str,
+        metadata: dict[str, str],
+        idempotency_key: str,
+    ) -> TurnOutcome:
+        self._session(agent, namespace, session_id, write=True)
+        item = WriteInput(
+            namespace=namespace,
+            layer=Layer.WORKING.value,
+            content=content,
+            session_id=session_id,
+            role=role or "user",
+            zone=zone,
+            metadata=metadata,
+            idempotency_key=idempotency_key,
+        )
+        p = prepare(item, self._limits)
+        assert isinstance(p.command, TurnAppend)
+        entry = NewEntry(uuid.uuid4().hex, agent, idempotency_key, p.command)
+        done = (await self._write_path.commit([entry], wait=True, details=["working"]))[0]
+        result = self._results.get(done.write_id)
+        if result is None:  # applied earlier (a retry) or before a restart: read the window
+            result = (await self._dialogue_len(p.namespace, session_id), False)
+        return TurnOutcome(done.write_id, done.duplicate, result[1], result[0], p.redactions)
+
+    async def _dialogue_len(self, namespace: str, session_id: str) -> int:
+        window = await self._store.window(namespace, session_id, [Zone.DIALOGUE])
+        return len(window.get(Zone.DIALOGUE, []))
+
+    async def window(
+        self, agent: str, namespace: str, session_id: str, zones: Sequence[str]
+    ) -> tuple[list[Turn], bool]:
+        ns = self._session(agent, namespace, session_id, write=False)
+        wanted = [parse_zone(z, "zones") for z in zones] or list(Zone)
+        try:
+            window = await self._store.window(ns, session_id, wanted)
+        except BackendUnavailable:
+            return [], True  # fallback: an empty context, never an error (seed 003 §4.2)
+        return [t for z in Zone if z in wanted for t in window.get(z, [])], False
+
+    async def session_state(
+        self, agent: str, namespace: str, session_id: str
+    ) -> tuple[dict[str, str], int]:
+        ns = self._session(agent, namespace, session_id, write=False)
+        state = await self._store.get_state(ns, session_id)
+        return state, await self._store.ttl_seconds(ns, session_id)
+
+    async def update_session_state(
+        self,
+        agent: str,
+        namespace: str,
+        session_id: str,
+        updates: dict[str, str],
+        remove: Sequence[str],
+    ) -> tuple[dict[str, str], int]:
+        ns = self._session(agent, namespace, session_id, write=True)
+        if len(updates) > self._limits.max_metadata_entries:
+            raise InvalidArgument("set has too many entries", field="set")
+        state = await self._store.set_state(ns, session_id, updates, remove)
+        return state, await self._store.ttl_seconds(ns, session_id)
+
+    async def compact_window(self, agent: str, namespace: str, session_id: str) -> tuple[int, str]:
+        ns = self._session(agent, namespace, session_id, write=True)
+        return await compact(self._store, ns, session_id)
+
+    async def clear_scratch(self, agent: str, namespace: str, session_id: str) -> None:
+        ns = self._session(agent, namespace, session_id, write=True)
+        await self._store.clear(ns, session_id, Zone.SCRATCH)

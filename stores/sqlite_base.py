@@ -1,0 +1,153 @@
+"""The one SQLite base every embedded store uses: a connection per file (WAL), opened with the
+store's schema, used under a lock from one worker thread; writes run as one ``BEGIN IMMEDIATE``
+transaction rolled back on any error. ``sqlite3.OperationalError`` (locked, disk I/O, cannot open)
+surfaces as ``BackendUnavailable``, so a breaker and the core treat it like a dead server."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
+
+from gateway.core.errors import BackendUnavailable
+
+T = TypeVar("T")
+
+_CHUNK = 500  # bound on the parameters of one IN (...) list
+
+
+def chunks(items: Sequence[T], size: int = _CHUNK) -> Iterator[Sequence[T]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def no_cursor(result: T) -> T:
+    """A cursor must not outlive the lock: finalising it on another thread while the connection
+    runs a statement is an SQLite API misuse. Close it here; callers get None instead."""
+    if isinstance(result, sqlite3.Cursor):
+        result.close()
+        return None  # type: ignore[return-value]
+    return result
+
+
+class SqliteDb:
+    """One SQLite connection on its own worker thread.
+
+    ``read(fn)`` runs ``fn(connection)``; ``write(fn)`` runs it inside one ``BEGIN IMMEDIATE``
+    transaction. ``synchronous`` is ``FULL`` (fsync per commit: the journal and the ledger) or
+    ``NORMAL`` (the stores the journal can replay into).
+    """
+
+    def __init__(
+        self, path: Path | str, schema: str, what: str, synchronous: str = "NORMAL"
+    ) -> None:
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
+        self._path = Path(path)
+        self._schema = schema
+        self._what = what
+        self._synchronous = synchronous
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    async def start(self) -> None:
+        await self._call(self._open)
+
+    async def close(self) -> None:
+        if self._executor is None:
+            return
+        await self._call(self._close)
+        self._executor.shutdown(wait=True)
+        self._executor = None
+
+    async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        return await self._call(lambda: fn(self._connection()))
+
+    async def write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        return await self._call(lambda: self._transaction(fn))
+
+    async def ping(self) -> None:
+        await self.read(lambda c: c.execute("SELECT 1").fetchone())
+
+    # ---- plumbing
+    async def _call(self, fn: Callable[[], T]) -> T:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._locked, fn)
+
+    def _open(self) -> None:
+        if self._conn is not None:
+            return
+        if str(self._path) != ":memory:":
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(self._path), isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            conn.execute("PRAGMA busy_timeout=5000")
+            conn.executescript(self._schema)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+
+    def _close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise BackendUnavailable("sqlite", f"{self._what} is not started (or closed)")
+        return self._conn
+
+    def _transaction(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = fn(conn)
+        except BaseException:
+            if conn.in_transaction:
+                conn.rollback()
+            raise
+        conn.execute("COMMIT")
+        return result
+
+    def _locked(self, fn: Callable[[], T]) -> T:
+        with self._lock:
+            try:
+                return no_cursor(fn())
+            except sqlite3.OperationalError as exc:
+                if self._conn is not None and self._conn.in_transaction:
+                    self._conn.rollback()
+                raise BackendUnavailable("sqlite", f"{self._what}: {exc}") from exc
+
+
+class SqliteBacked:
+    """Lifecycle shared by the SQLite-backed stores: one ``SqliteDb`` in ``self._db``."""
+
+    backend = "sqlite"
+    _db: SqliteDb
+
+    async def start(self) -> None:
+        await self._db.start()
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def ping(self) -> None:
+        await self._db.ping()

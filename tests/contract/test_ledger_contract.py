@@ -1,0 +1,134 @@
+"""Ledger contract (gateway.core.ports.Ledger): the gateway's control records, typed — audit,
+aliases, proposals, the review queue, settings, pending facts and task steps — kept across a
+restart."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from gateway.core.commands import MemoryWrite, TurnAppend
+from gateway.core.control import AuditEntry, Proposal, ReviewItem
+from gateway.core.models import Layer
+from gateway.core.ports import Ledger
+from stores.sqlite_ledger import SqliteLedger
+
+
+@pytest.fixture
+async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
+    store = SqliteLedger(tmp_path / "ledger.db")
+    await store.start()
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+async def test_audit_filters_newest_first(ledger: Ledger) -> None:
+    await ledger.audit(
+        [
+            AuditEntry("master", "write", "user/a", "w1", "semantic"),
+            AuditEntry("researcher", "read", "user/a", "w1", "get"),
+            AuditEntry("master", "recall", "user/b", "", "tea"),
+        ]
+    )
+    everything = await ledger.query_audit("", "", 0.0, 10)
+    assert [e.action for e in everything] == ["recall", "read", "write"]
+    assert all(e.at > 0 for e in everything)
+    assert [e.target for e in await ledger.query_audit("researcher", "", 0.0, 10)] == ["w1"]
+    assert [e.action for e in await ledger.query_audit("", "user/b", 0.0, 10)] == ["recall"]
+    assert await ledger.query_audit("", "", everything[0].at + 1, 10) == []
+    assert len(await ledger.query_audit("", "", 0.0, 2)) == 2
+
+
+async def test_aliases_resolve_merged_writes(ledger: Ledger) -> None:
+    assert await ledger.resolve("w1") == "w1"
+    await ledger.set_aliases([("w1", "m1"), ("w2", "m1")])
+    assert (await ledger.resolve("w1"), await ledger.resolve("w2")) == ("m1", "m1")
+
+
+async def test_proposals_add_once_list_and_decide_once(ledger: Ledger) -> None:
+    item = MemoryWrite("user/a", Layer.SEMANTIC, "likes tea", confidence=0.6)
+    stored = await ledger.add_proposal(Proposal("p1", "researcher", item))
+    assert (stored.state, stored.item, stored.proposer) == ("pending", item, "researcher")
+    assert stored.created > 0
+    other = MemoryWrite("user/a", Layer.SEMANTIC, "something else")
+    again = await ledger.add_proposal(Proposal("p1", "researcher", other))
+    assert again.item == item  # an existing id keeps what it first stored
+    turn = TurnAppend("user/a", "s1", "hello")
+    await ledger.add_proposal(Proposal("p2", "coder", turn))
+    assert [p.id for p in await ledger.list_proposals("pending", 10)] == ["p1", "p2"]
+    assert (await ledger.get_proposal("p2")).item == turn  # type: ignore[union-attr]
+    assert await ledger.decide_proposal("p1", "approved", "master", "fine", "m9")
+    assert not await ledger.decide_proposal("p1", "rejected", "master", "late")
+    decided = await ledger.get_proposal("p1")
+    assert decided is not None
+    assert (decided.state, decided.decided_by, decided.reason, decided.memory_id) == (
+        "approved",
+        "master",
+        "fine",
+        "m9",
+    )
+    assert [p.id for p in await ledger.list_proposals("", 10)] == ["p1", "p2"]
+    assert await ledger.get_proposal("nope") is None
+
+
+async def test_review_queue_keeps_one_entry_per_memory(ledger: Ledger) -> None:
+    await ledger.add_review([ReviewItem("m1", "user/a", "quarantined")])
+    await ledger.add_review([ReviewItem("m1", "user/a", "again"), ReviewItem("m2", "global", "x")])
+    assert await ledger.list_review(10) == [
+        ReviewItem("m1", "user/a", "quarantined"),
+        ReviewItem("m2", "global", "x"),
+    ]
+
+
+async def test_settings_round_trip(ledger: Ledger) -> None:
+    assert await ledger.get_setting("policy") is None
+    await ledger.put_setting("policy", {"auto_approve": ["user/*"], "min_confidence": 0.5})
+    await ledger.put_setting("policy", {"auto_approve": [], "min_confidence": 0.9})
+    assert await ledger.get_setting("policy") == {"auto_approve": [], "min_confidence": 0.9}
+
+
+async def test_pending_fact_counts_distinct_sessions(ledger: Ledger) -> None:
+    first = await ledger.see_fact("p1", "user/a", "likes tea", "Likes tea", "s1", ["e1"], 0.6)
+    assert (first.id, first.sessions, first.evidence, first.promoted_to) == ("p1", ["s1"], ["e1"], "")
+    same = await ledger.see_fact("p9", "user/a", "likes tea", "Likes tea", "s1", ["e1"], 0.5)
+    assert same.id == "p1" and same.sessions == ["s1"]  # the same session counts once
+    second = await ledger.see_fact("p9", "user/a", "likes tea", "Likes tea", "s2", ["e2"], 0.8)
+    assert second.sessions == ["s1", "s2"] and second.evidence == ["e1", "e2"]
+    assert second.confidence == 0.8
+    await ledger.mark_promoted("p1", "m1")
+    got = await ledger.get_pending_fact("p1")
+    assert got is not None and got.promoted_to == "m1" and got.sessions == ["s1", "s2"]
+    assert await ledger.get_pending_fact("nope") is None
+
+
+async def test_task_steps_never_undo_a_done_step(ledger: Ledger) -> None:
+    await ledger.start_task("t1", ["fetch", "parse"])
+    await ledger.start_task("t1", ["fetch", "parse"])  # idempotent
+    assert [(s.index, s.name, s.state) for s in await ledger.task_steps("t1")] == [
+        (0, "fetch", "pending"),
+        (1, "parse", "pending"),
+    ]
+    assert await ledger.update_step("t1", 0, "running", "", "")
+    assert await ledger.update_step("t1", 0, "done", "ok", "")
+    assert await ledger.update_step("t1", 0, "failed", "", "late")  # ignored: done stays done
+    step = (await ledger.task_steps("t1"))[0]
+    assert (step.state, step.output, step.attempts) == ("done", "ok", 1)
+    assert not await ledger.update_step("t1", 5, "done", "", "")
+    assert await ledger.task_steps("nope") == []
+
+
+async def test_records_survive_a_restart(tmp_path: Path) -> None:
+    first = SqliteLedger(tmp_path / "l.db")
+    await first.start()
+    await first.add_proposal(Proposal("p1", "r", MemoryWrite("global", Layer.SEMANTIC, "rule")))
+    await first.audit([AuditEntry("master", "write", "global", "w", "")])
+    await first.close()
+    again = SqliteLedger(tmp_path / "l.db")
+    await again.start()
+    assert (await again.get_proposal("p1")) is not None
+    assert len(await again.query_audit("", "", 0.0, 10)) == 1
+    await again.close()

@@ -1,0 +1,116 @@
+"""VectorIndex contract (gateway.core.ports.VectorIndex), run against every way it is deployed:
+FAISS in memory, FAISS persisted to a data dir, and the persisted one behind the circuit breaker.
+(FAISS internals — sharding, crash points — are in tests/unit/test_faiss_index.py.)"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gateway.core.models import Layer, VectorItem
+from gateway.core.ports import VectorIndex
+from stores.breaker import Breaker, BreakerPolicy, guard
+from stores.faiss_index import ShardedFaissIndex
+
+DIM = 16
+
+
+def unit(seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def near(v: np.ndarray, seed: int, noise: float) -> np.ndarray:
+    w = v + noise * unit(seed)
+    return (w / np.linalg.norm(w)).astype(np.float32)
+
+
+@pytest.fixture(params=["memory", "disk", "disk+breaker"])
+async def index(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[VectorIndex]:
+    data = None if request.param == "memory" else tmp_path / "faiss"
+    raw = ShardedFaissIndex(data, dim=DIM, shards=4)
+    await raw.start()
+    store: VectorIndex = raw
+    if request.param.endswith("+breaker"):
+        store = guard(VectorIndex, raw, Breaker("vectors", raw, BreakerPolicy()))
+    try:
+        yield store
+    finally:
+        await raw.close()
+
+
+async def test_satisfies_the_protocol(index: VectorIndex) -> None:
+    assert isinstance(index, VectorIndex)
+    await index.ping()
+
+
+async def test_nearest_first_by_cosine(index: VectorIndex) -> None:
+    q = unit(1)
+    items = [
+        VectorItem("close", "user/a", Layer.SEMANTIC, near(q, 2, 0.1)),
+        VectorItem("mid", "user/a", Layer.SEMANTIC, near(q, 3, 1.0)),
+        VectorItem("far", "user/a", Layer.SEMANTIC, (-q).astype(np.float32)),
+    ]
+    await index.upsert(items)
+    hits = await index.search(q, ["user/a"], 3)
+    assert [h[0] for h in hits] == ["close", "mid", "far"]
+    assert hits[0][1] == pytest.approx(float(np.dot(q, items[0].vector)), abs=1e-5)
+    assert hits[2][1] == pytest.approx(-1.0, abs=1e-5)
+    assert await index.count() == 3
+
+
+async def test_search_stays_within_namespaces_and_layers(index: VectorIndex) -> None:
+    q = unit(4)
+    await index.upsert(
+        [
+            VectorItem("a-sem", "user/a", Layer.SEMANTIC, q),
+            VectorItem("a-epi", "user/a", Layer.EPISODIC, q),
+            VectorItem("b-sem", "user/b", Layer.SEMANTIC, q),
+        ]
+    )
+    assert {h[0] for h in await index.search(q, ["user/a"], 10)} == {"a-sem", "a-epi"}
+    assert [h[0] for h in await index.search(q, ["user/a"], 10, [Layer.EPISODIC])] == ["a-epi"]
+    assert {h[0] for h in await index.search(q, ["user/a", "user/b"], 10, [Layer.SEMANTIC])} == {
+        "a-sem",
+        "b-sem",
+    }
+    assert await index.search(q, ["user/nobody"], 10) == []
+
+
+async def test_upsert_replaces_by_id_and_delete_removes(index: VectorIndex) -> None:
+    q = unit(5)
+    await index.upsert([VectorItem("m", "user/a", Layer.SEMANTIC, (-q).astype(np.float32))])
+    await index.upsert([VectorItem("m", "user/a", Layer.SEMANTIC, q)])  # same id: replaced
+    hits = await index.search(q, ["user/a"], 5)
+    assert hits == [("m", pytest.approx(1.0, abs=1e-5))]
+    await index.upsert([VectorItem("m", "user/b", Layer.SEMANTIC, q)])  # moved namespace
+    assert await index.search(q, ["user/a"], 5) == []
+    assert [h[0] for h in await index.search(q, ["user/b"], 5)] == ["m"]
+    await index.delete(["m", "never-there"])
+    assert await index.search(q, ["user/b"], 5) == [] and await index.count() == 0
+
+
+async def test_reset_drops_everything(index: VectorIndex) -> None:
+    q = unit(6)
+    await index.upsert([VectorItem(f"m{i}", "user/a", Layer.SEMANTIC, unit(i)) for i in range(20)])
+    assert await index.count() == 20
+    await index.reset()
+    assert await index.count() == 0 and await index.search(q, ["user/a"], 5) == []
+
+
+async def test_flushed_vectors_survive_a_restart(tmp_path: Path) -> None:
+    q = unit(7)
+    first = ShardedFaissIndex(tmp_path / "f", dim=DIM, shards=4)
+    await first.start()
+    assert first.needs_rebuild()  # nothing persisted yet
+    await first.upsert([VectorItem("kept", "user/a", Layer.SEMANTIC, q)])
+    await first.flush()
+    await first.close()
+    again = ShardedFaissIndex(tmp_path / "f", dim=DIM, shards=4)
+    await again.start()
+    assert not again.needs_rebuild()
+    assert [h[0] for h in await again.search(q, ["user/a"], 1)] == ["kept"]
+    await again.close()

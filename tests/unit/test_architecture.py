@@ -1,0 +1,153 @@
+"""The shape of the code, checked: the domain core imports no store, driver or transport, and no
+module of the project takes part in an import cycle."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("gateway", "stores", "agents_demo", "bench")
+FORBIDDEN_IN_CORE = ("stores", "grpc", "redis", "neo4j", "faiss", "sqlite3", "memgate")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+    return out
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(module: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
+    """Every module ``module`` imports at run time (anywhere in the file, not under
+    TYPE_CHECKING), resolved to the most specific project module or the top-level name."""
+    tree = ast.parse(path.read_text())
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            skip |= {id(n) for child in node.body for n in ast.walk(child)}
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                yield sub if sub in modules else target
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {
+        m: {i for i in _imports(m, p, modules) if i in modules and i != m}
+        for m, p in modules.items()
+    }
+
+
+def test_core_imports_no_store_driver_or_transport() -> None:
+    modules = _modules()
+    bad = []
+    for name, path in modules.items():
+        if not name.startswith("gateway.core"):
+            continue
+        for imported in _imports(name, path, modules):
+            if imported.split(".")[0] in FORBIDDEN_IN_CORE:
+                bad.append(f"{name} imports {imported}")
+    assert bad == []
+
+
+def test_importing_the_core_loads_no_driver() -> None:
+    code = (
+        "import sys, gateway.core.service, gateway.core.ports;"
+        f"print(sorted(m for m in {FORBIDDEN_IN_CORE!r} if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    sys.setrecursionlimit(10_000)
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_no_import_cycles() -> None:
+    assert _cycles(_graph()) == []
+
+
+def test_the_cycle_check_sees_a_cycle() -> None:
+    """The check itself is not blind: a made-up cycle is found, a chain is not."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_core_modules_are_small_and_say_what_they_own() -> None:
+    for path in (ROOT / "gateway" / "core").glob("*.py"):
+        text = path.read_text()
+        assert len(text.splitlines()) <= 400, f"{path.name} is over 400 lines: split it"
+        if path.name != "__init__.py":
+            assert text.startswith('"""'), f"{path.name} does not start with what it owns"
+
+
+def test_client_imports_nothing_from_the_server() -> None:
+    graph = _graph()
+    for name, imported in graph.items():
+        if name.startswith("gateway.client"):
+            server = [i for i in imported if i.split(".")[:2] != ["gateway", "client"]]
+            assert server == [], f"{name} imports {server}"
