@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from agents_demo.master import MasterAgent
 from agents_demo.subagent import ResearchAgent
+from gateway.embedding.factory import EMBEDDER_KINDS
 
 USER = "user/alice"
 
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m agents_demo", description=__doc__)
     parser.add_argument("--target", help="a running gateway (default: start an embedded one)")
-    parser.add_argument("--embedder", default="minilm", choices=["minilm", "hash"])
+    parser.add_argument("--embedder", default="minilm", choices=list(EMBEDDER_KINDS))
     args = parser.parse_args(argv)
     if args.target:
         outcome = run(args.target)

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from gateway.core.errors import MemgateError
+from gateway.embedding.factory import EMBEDDER_KINDS
 from gateway.settings import Settings, load_settings
 
 
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument(
         "--neo4j-uri", default=None, help="graph and records in Neo4j, e.g. bolt://127.0.0.1:7687"
     )
-    serve.add_argument("--embedder", choices=["minilm", "hash"], default=None)
+    serve.add_argument("--embedder", choices=list(EMBEDDER_KINDS), default=None)
     serve.add_argument("--shards", type=int, default=None)
     serve.add_argument(
         "--metrics-port",

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from gateway.embedding.factory import EMBEDDER_KINDS
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -42,8 +44,11 @@ class Settings:
     neo4j_password: str = ""
     neo4j_database: str = "neo4j"
 
-    embedder: str = "minilm"  # minilm | hash
+    #: minilm (ONNX Runtime fp32) | minilm-int8 | minilm-numpy (reference) | hash (tests)
+    embedder: str = "minilm"
     embed_cache_size: int = 1024
+    #: ONNX Runtime intra-op threads of the embedder; 0 = all cores
+    embed_threads: int = 0
     shards: int = 8
 
     # write path
@@ -95,8 +100,10 @@ class Settings:
             problems.append("half_life_days must be >= 7 (seed 000 §4.2)")
         if self.shards < 1:
             problems.append("shards must be >= 1")
-        if self.embedder not in ("minilm", "hash"):
-            problems.append("embedder must be 'minilm' or 'hash'")
+        if self.embedder not in EMBEDDER_KINDS:
+            problems.append("embedder must be one of " + ", ".join(map(repr, EMBEDDER_KINDS)))
+        if self.embed_threads < 0:
+            problems.append("embed_threads must be >= 0 (0 = all cores)")
         if self.dialogue_max_turns < 2:
             problems.append("dialogue_max_turns must be >= 2")
         if problems:

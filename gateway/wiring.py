@@ -90,7 +90,9 @@ def guarded(stores: Stores, s: Settings) -> Stores:
 
 def build_service(settings: Settings) -> MemoryService:
     data = settings.data_dir
-    embedder = build_embedder(settings.embedder, cache_size=settings.embed_cache_size)
+    embedder = build_embedder(
+        settings.embedder, cache_size=settings.embed_cache_size, threads=settings.embed_threads
+    )
     return MemoryService(
         settings=settings,
         stores=build_stores(settings, dim=embedder.dim),

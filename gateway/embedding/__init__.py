@@ -1,9 +1,12 @@
 """Text embedders for memgate.
 
-* :class:`MiniLMEmbedder` -- all-MiniLM-L6-v2 in pure numpy (384-d, semantic).
+* :class:`OnnxMiniLMEmbedder` -- all-MiniLM-L6-v2 on ONNX Runtime, fp32 or int8
+  (384-d, semantic; the graph is built from the same weights, no download).
+* :class:`MiniLMEmbedder` -- all-MiniLM-L6-v2 in pure numpy: the reference.
 * :class:`HashEmbedder` -- deterministic feature hashing (384-d, NOT semantic; tests).
 * :class:`CachedEmbedder` -- thread-safe LRU wrapper around any embedder.
-* :func:`build_embedder` -- factory: ``build_embedder("minilm" | "hash", cache_size=1024)``.
+* :func:`build_embedder` -- factory: ``build_embedder(kind, cache_size=1024)`` with kind
+  ``"minilm"`` (ONNX fp32), ``"minilm-int8"``, ``"minilm-numpy"`` or ``"hash"``.
 
 Every embedder follows the :class:`Embedder` protocol: ``embed(texts)`` returns
 a float32 array of shape ``(len(texts), dim)`` whose rows are L2-normalised
@@ -18,5 +21,13 @@ from .cache import CachedEmbedder
 from .factory import build_embedder
 from .hashed import HashEmbedder
 from .minilm import MiniLMEmbedder
+from .onnx_minilm import OnnxMiniLMEmbedder  # imports onnxruntime lazily
 
-__all__ = ["Embedder", "MiniLMEmbedder", "HashEmbedder", "CachedEmbedder", "build_embedder"]
+__all__ = [
+    "Embedder",
+    "MiniLMEmbedder",
+    "OnnxMiniLMEmbedder",
+    "HashEmbedder",
+    "CachedEmbedder",
+    "build_embedder",
+]

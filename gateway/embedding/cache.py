@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -12,13 +13,32 @@ import numpy as np
 if TYPE_CHECKING:
     from . import Embedder
 
-__all__ = ["CachedEmbedder"]
+__all__ = ["CachedEmbedder", "normalize_text"]
+
+# Characters that every memgate embedder treats as a plain separator: ASCII space, tab, CR, LF and
+# the Unicode space separators (Zs) plus U+2028/U+2029.  The BERT normaliser maps exactly these to
+# a space and its pre-tokeniser splits on them; HashEmbedder collapses them too.  Deliberately NOT
+# included: \v, \f, \x1c-\x1f, \x85 (Python whitespace, but control characters the BERT
+# normaliser *deletes*, so "a\x0bb" embeds as "ab", not "a b").
+_SEPARATORS = re.compile("[ \t\n\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+
+
+def normalize_text(text: str) -> str:
+    """Cache key of a text: separator runs collapsed to one space, ends stripped.
+
+    Texts with the same key get the same tokens (MiniLM) or features (hash),
+    so they have the same vector.
+    """
+    return _SEPARATORS.sub(" ", text).strip(" ")
 
 
 class CachedEmbedder:
     """Per-text LRU cache wrapping another embedder; same ``Embedder`` protocol.
 
     * ``name`` and ``dim`` are the inner embedder's (the vectors are identical).
+    * Keys are :func:`normalize_text` of the texts (whitespace collapsed and
+      stripped), and the inner embedder is given the normalised text, so
+      "hello  world" and " hello world\n" share one entry and one vector.
     * Only the texts not in the cache are embedded, in a single ``inner.embed``
       call (duplicates within a call are embedded once).
     * Counters: ``misses`` counts texts that had to be sent to the inner
@@ -64,10 +84,14 @@ class CachedEmbedder:
                 "embed() takes a sequence of strings, not a single str; wrap it in a list"
             )
         items = list(texts)
+        for i, text in enumerate(items):
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{i}] is {type(text).__name__}, expected str")
+        keys = [normalize_text(t) for t in items]
         out = np.empty((len(items), self.dim), dtype=np.float32)
         missing: dict[str, list[int]] = {}
         with self._lock:
-            for i, text in enumerate(items):
+            for i, text in enumerate(keys):
                 vec = self._cache.get(text)
                 if vec is not None:
                     self._cache.move_to_end(text)

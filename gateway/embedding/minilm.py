@@ -188,7 +188,7 @@ class MiniLMEmbedder:
     without a lock.
     """
 
-    name: str = MODEL_NAME
+    name: str = MODEL_NAME + ":numpy"
     dim: int
 
     def __init__(

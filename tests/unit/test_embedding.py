@@ -75,7 +75,7 @@ def test_minilm_matches_golden_vectors(minilm, golden):
 
 def test_minilm_protocol_and_attributes(minilm):
     assert isinstance(minilm, Embedder)
-    assert minilm.name == "all-MiniLM-L6-v2"
+    assert minilm.name == "all-MiniLM-L6-v2:numpy"
     assert minilm.dim == 384
     assert minilm.max_tokens == 256
 
@@ -305,7 +305,7 @@ def test_cached_minilm_equals_uncached(minilm, golden):
     mixed = cached.embed(sample)
     np.testing.assert_allclose(mixed, minilm.embed(sample), atol=1e-6)
     np.testing.assert_allclose(mixed[:5], warm, atol=1e-6)
-    assert cached.name == "all-MiniLM-L6-v2"
+    assert cached.name == "all-MiniLM-L6-v2:numpy"
     assert (cached.hits, cached.misses) == (5, 10)
 
 
@@ -371,9 +371,10 @@ def test_factory_hash_with_and_without_cache():
         build_embedder("hash", cache_size=-1)
 
 
-def test_factory_minilm(tmp_path):
-    emb = build_embedder("minilm", cache_size=0)
-    assert isinstance(emb, MiniLMEmbedder) and emb.name == "all-MiniLM-L6-v2"
-    with pytest.raises(RuntimeError) as exc:
-        build_embedder("minilm", model_dir=str(tmp_path))
-    assert INSTALL_HINT in str(exc.value)
+def test_factory_minilm_numpy(tmp_path):
+    emb = build_embedder("minilm-numpy", cache_size=0)
+    assert isinstance(emb, MiniLMEmbedder) and emb.name == "all-MiniLM-L6-v2:numpy"
+    for kind in ("minilm", "minilm-int8", "minilm-numpy"):
+        with pytest.raises(RuntimeError) as exc:
+            build_embedder(kind, model_dir=str(tmp_path))
+        assert INSTALL_HINT in str(exc.value)
