@@ -6,12 +6,25 @@ from __future__ import annotations
 import re
 from re import Match
 
-from gateway.core.redaction import Rule, class_switches, entropy, mixed, word_coverage
+from gateway.core.redaction import (
+    LONG_TOKEN,
+    Rule,
+    class_switches,
+    entropy,
+    mixed,
+    word_coverage,
+)
 
 # A token boundary for key-like strings: not preceded/followed by another token character.
 _TOK = r"A-Za-z0-9_\-"
 _PEM_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = r"-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+
+_VENDOR_PREFIXES = (
+    *("sk-ant-", "sk_live_", "sk_test_", "rk_live_", "rk_test_", "ghp_", "gho_", "ghu_", "ghs_"),
+    *("ghr_", "github_pat_", "xox", "aiza", "glpat-", "akia", "asia", "abia", "acca", "agpa"),
+    *("aida", "aroa", "aipa", "anpa", "anva", "apka"),
+)
 
 # Placeholders already in the text (a re-screened value) are never secrets themselves.
 _NOT_PLACEHOLDER = r"(?![\"']?\[[A-Z_]+\])"
@@ -65,19 +78,19 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "private_key",
         re.compile(_PEM_BEGIN + r"(?:[A-Za-z0-9+/=\s:,.]|-(?!----))*" + _PEM_END),
-        gate="PRIVATE KEY",
+        gate=("private key",),
     ),
     # ... or a pasted key cut short: the header and the base64 lines that follow it.
     Rule(
         "private_key",
         re.compile(_PEM_BEGIN + r"(?:\s+(?:[A-Za-z0-9+/=]{16,}|[A-Za-z-]+: [^\n]*))*"),
-        gate="PRIVATE KEY",
+        gate=("private key",),
     ),
     # JSON Web Token: base64url header starting {" (eyJ), payload, optional signature.
     Rule(
         "jwt",
         re.compile(rf"(?<![{_TOK}])eyJ[{_TOK}]{{8,}}\.[{_TOK}]{{8,}}\.[{_TOK}]*"),
-        gate="eyJ",
+        gate=("eyj",),
     ),
     # Vendor API keys with a recognisable prefix.
     Rule(
@@ -93,13 +106,14 @@ RULES: tuple[Rule, ...] = (
             r"|glpat-[A-Za-z0-9_\-]{20,}"  # GitLab
             rf")(?![{_TOK}])"
         ),
+        gate=_VENDOR_PREFIXES,
     ),
     # OpenAI (sk-, sk-proj-, sk-svcacct-, ...): the tail must hold a digit and a letter.
     Rule(
         "api_key",
         re.compile(rf"(?<![{_TOK}])sk-[A-Za-z0-9_\-]{{20,}}"),
         check=_sk_key,
-        gate="sk-",
+        gate=("sk-",),
     ),
     # Credentials inside a URL: scheme://user:PASSWORD@host keeps the user and host.
     Rule(
@@ -109,7 +123,7 @@ RULES: tuple[Rule, ...] = (
             rf"({_NOT_PLACEHOLDER}[^\s/@]{{1,128}})@"
         ),
         group=1,
-        gate="://",
+        gate=("://",),
     ),
     # password: VALUE / passwd=VALUE / pwd: VALUE / 密码：VALUE — the label stays, the value goes.
     Rule(
@@ -121,6 +135,7 @@ RULES: tuple[Rule, ...] = (
         ),
         group=1,
         trim=True,
+        gate=("pass", "pwd", "密码", "口令"),
     ),
     # "my password is hunter2" / "密码是abc123": only when the value is not a plain word.
     Rule(
@@ -132,6 +147,7 @@ RULES: tuple[Rule, ...] = (
         check=_looks_like_password,
         group=1,
         trim=True,
+        gate=("pass", "pwd", "密码"),
     ),
     # Labelled secrets: aws_secret_access_key=…, api_key: …, client_secret=…, token=…, Bearer …
     Rule(
@@ -145,12 +161,14 @@ RULES: tuple[Rule, ...] = (
         ),
         check=_looks_like_secret,
         group=1,
+        gate=("secret", "key", "token", "bearer"),
     ),
     # An AWS secret access key on its own: exactly 40 base64 characters, mixed, random-looking.
     Rule(
         "secret",
         re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_\-])"),
         check=_aws_secret,
+        needs=LONG_TOKEN,
     ),
 )
 
@@ -159,5 +177,5 @@ RANDOM_TOKEN = Rule(
     "secret",
     re.compile(r"(?<![A-Za-z0-9+=_\-])[A-Za-z0-9+=_\-]{24,}(?![A-Za-z0-9+=_\-])"),
     check=_random_token,
-    digits=True,
+    needs=LONG_TOKEN,
 )

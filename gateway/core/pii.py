@@ -8,7 +8,7 @@ import re
 from datetime import date
 from re import Match
 
-from gateway.core.redaction import Rule, luhn
+from gateway.core.redaction import DIGIT, NUMBERISH, Rule, luhn
 
 # PRC administrative-division prefixes (province level) that start a resident ID.
 _PROVINCE = r"(?:1[1-5]|2[1-3]|3[1-7]|4[1-6]|5[0-4]|6[1-5]|71|8[1-3])"
@@ -90,6 +90,7 @@ def _passport_number(value: str, _: Match[str]) -> bool:
     return sum(c.isdigit() for c in value) >= 6
 
 
+_HEX_COLONS = re.compile(r"[0-9A-Fa-f]?:[0-9A-Fa-f]*:")
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 
 RULES: tuple[Rule, ...] = (
@@ -99,7 +100,7 @@ RULES: tuple[Rule, ...] = (
             r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}@"
             r"[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z0-9\-])"
         ),
-        gate="@",
+        gate=("@",),
     ),
     # PRC resident ID, 18 digits: region, YYYYMMDD, sequence, check digit (0-9 or X).
     Rule(
@@ -109,14 +110,14 @@ RULES: tuple[Rule, ...] = (
             r"(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx](?![0-9])"
         ),
         check=_cn_id18,
-        digits=True,
+        needs=NUMBERISH,
     ),
     # Payment cards: Visa 4, Mastercard 2/5, Amex 34/37, Discover/UnionPay 6, JCB/Diners 3.
     Rule(
         "card",
         re.compile(r"(?<![0-9])[2-6][0-9]{3}(?:[ -]?[0-9]){9,15}(?![0-9])"),
         check=_card,
-        digits=True,
+        needs=NUMBERISH,
     ),
     # PRC resident ID, 15 digits (issued before 1999): region, YYMMDD, sequence.
     Rule(
@@ -126,13 +127,13 @@ RULES: tuple[Rule, ...] = (
             r"[0-9]{3}(?![0-9])"
         ),
         check=_cn_id15,
-        digits=True,
+        needs=NUMBERISH,
     ),
     # US social security number: AAA-GG-SSSS (no 000/666/9xx area, 00 group, 0000 serial) ...
     Rule(
         "ssn",
         re.compile(r"(?<![0-9\-])(?!000|666|9)[0-9]{3}-(?!00)[0-9]{2}-(?!0000)[0-9]{4}(?![0-9\-])"),
-        digits=True,
+        needs=NUMBERISH,
     ),
     # ... or spaced / run together right after the word SSN.
     Rule(
@@ -142,13 +143,14 @@ RULES: tuple[Rule, ...] = (
             r"((?!000|666|9)[0-9]{3} ?(?!00)[0-9]{2} ?(?!0000)[0-9]{4})(?![0-9])"
         ),
         group=1,
-        digits=True,
+        gate=("ssn", "social security"),
+        needs=NUMBERISH,
     ),
     # Passports: PRC E/G series on their own; any 6-9 char number close after passport/护照.
     Rule(
         "passport",
         re.compile(r"(?<![A-Za-z0-9])(?:E[0-9]{8}|E[A-HJ-NP-Z][0-9]{7}|G[0-9]{8})(?![A-Za-z0-9])"),
-        digits=True,
+        needs=NUMBERISH,
     ),
     Rule(
         "passport",
@@ -158,13 +160,14 @@ RULES: tuple[Rule, ...] = (
         ),
         check=_passport_number,
         group=1,
-        digits=True,
+        gate=("passport", "护照"),
+        needs=DIGIT,
     ),
     # PRC mobile: optional +86/0086, 1[3-9]X XXXX XXXX.
     Rule(
         "phone",
         re.compile(r"(?<![0-9])(?:(?:\+|00)86[ -]?)?1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])"),
-        digits=True,
+        needs=NUMBERISH,
     ),
     # PRC landline: area code 010/02X/0XXX with a dash or in brackets, then 7-8 digits.
     Rule(
@@ -173,7 +176,7 @@ RULES: tuple[Rule, ...] = (
             r"(?<![0-9\-])(?:\(0(?:10|2[0-9]|[3-9][0-9]{2})\) ?|0(?:10|2[0-9]|[3-9][0-9]{2})-)"
             r"[0-9]{7,8}(?![0-9\-])"
         ),
-        digits=True,
+        needs=NUMBERISH,
     ),
     # North America: (415) 555-0123, 415-555-0123, 415.555.0123, 4155550123, +1 …
     Rule(
@@ -183,20 +186,21 @@ RULES: tuple[Rule, ...] = (
             r"[2-9][0-9]{2}[ .\-]?[0-9]{4}(?![0-9\-])"
         ),
         check=_nanp,
-        digits=True,
+        needs=NUMBERISH,
     ),
     # Other international numbers: +CC then 8-15 digits in groups.
     Rule(
         "phone",
         re.compile(r"(?<![A-Za-z0-9+])\+[1-9][0-9]{0,3}(?:[ .\-]?\(?[0-9]{1,5}\)?){1,5}"),
         check=_intl_phone,
-        gate="+",
+        gate=("+",),
+        needs=NUMBERISH,
     ),
     Rule(
         "ip",
         re.compile(rf"(?<![A-Za-z0-9_.]){_OCTET}(?:\.{_OCTET}){{3}}(?![0-9]|\.[0-9])"),
         check=_ipv4,
-        digits=True,
+        needs=NUMBERISH,
     ),
     Rule(
         "ip",
@@ -205,6 +209,7 @@ RULES: tuple[Rule, ...] = (
             r"(?![A-Za-z0-9_:])"
         ),
         check=_ipv6,
-        gate=":",
+        gate=(":",),
+        needs=_HEX_COLONS,
     ),
 )

@@ -12,7 +12,10 @@ from re import Match, Pattern
 
 Check = Callable[[str, Match[str]], bool]
 _TRAILING = ".,;:!?)]}'\"`>"
-_DIGIT = re.compile(r"[0-9]")
+# Pre-checks shared by several rules, run at most once per text.
+DIGIT = re.compile(r"[0-9]")
+NUMBERISH = re.compile(r"[0-9][0-9 ().\-]{5,}[0-9]")  # 7+ chars of digits and separators
+LONG_TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{24}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,8 +24,9 @@ class Rule:
 
     ``group`` is the part of the match that is replaced (0 = all of it; a label such as
     ``password:`` outside the group stays readable). ``check`` sees the group's text and the match
-    and may veto it (Luhn, checksums, "looks random"). ``gate`` is a substring the text must
-    contain for the rule to run at all (a cheap pre-filter); ``digits`` skips digit-free text.
+    and may veto it (Luhn, checksums, "looks random"). Two cheap pre-filters decide whether the
+    rule runs at all: ``gate``, substrings of which the lower-cased text must hold one, and
+    ``needs``, a pre-check pattern that must match somewhere (shared between rules and run once).
     ``trim`` gives trailing punctuation back to the sentence instead of swallowing it.
     """
 
@@ -30,8 +34,8 @@ class Rule:
     pattern: Pattern[str]
     check: Check | None = None
     group: int = 0
-    gate: str = ""
-    digits: bool = False
+    gate: tuple[str, ...] = ()
+    needs: Pattern[str] | None = None
     trim: bool = False
 
     @property
@@ -40,15 +44,22 @@ class Rule:
 
 
 def apply(rules: Sequence[Rule], text: str, kinds: list[str]) -> str:
-    """Run ``rules`` in order over ``text``; append each kind found to ``kinds`` (once)."""
-    has_digit: bool | None = None
+    """Run ``rules`` in order over ``text``; append each kind found to ``kinds`` (once).
+
+    The pre-filters look at the text as it came in: a rule whose pre-filter passed may find
+    nothing once earlier rules have replaced its candidate, never the other way round (a
+    placeholder holds no digits and no keyword other than its own kind).
+    """
+    lower = text.lower()
+    seen: dict[Pattern[str], bool] = {}
     for rule in rules:
-        if rule.gate and rule.gate not in text:
+        if rule.gate and not any(g in lower for g in rule.gate):
             continue
-        if rule.digits:
-            if has_digit is None:
-                has_digit = _DIGIT.search(text) is not None
-            if not has_digit:
+        if rule.needs is not None:
+            ok = seen.get(rule.needs)
+            if ok is None:
+                ok = seen[rule.needs] = rule.needs.search(text) is not None
+            if not ok:
                 continue
         text = rule.pattern.sub(_replacer(rule, kinds), text)
     return text
