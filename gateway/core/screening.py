@@ -88,11 +88,28 @@ class Screened:
     injection: str = ""  # the matched phrase (normalised), when the text tries to steer the model
 
 
+# Full-width digits, letters and @ + - . (typed by CJK input methods) and their ASCII twins.
+_WIDE = {c: c - 0xFEE0 for c in (*range(0xFF10, 0xFF1B), *range(0xFF20, 0xFF3B))}
+_WIDE.update({c: c - 0xFEE0 for c in (*range(0xFF41, 0xFF5B), 0xFF0B, 0xFF0D, 0xFF0E)})
+_WIDE_ALNUM = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
+
+
 def redact(text: str) -> tuple[str, list[str]]:
     """``text`` with every secret and piece of personal data replaced by ``[KIND]``, and the
-    kinds found."""
+    kinds found.
+
+    A value typed in full-width characters (``１３８１２３４５６７８``) is found too: when the text
+    holds any, it is screened again with them folded to ASCII, and if that finds more, the folded
+    text is the one returned (full-width digits and letters become ASCII; other text is kept).
+    """
     kinds: list[str] = []
-    return redaction.apply(_RULES, text, kinds), kinds
+    clean = redaction.apply(_RULES, text, kinds)
+    if text.isascii() or not _WIDE_ALNUM.search(clean):
+        return clean, kinds
+    folded = clean.translate(_WIDE)
+    more = list(kinds)
+    again = redaction.apply(_RULES, folded, more)
+    return (again, more) if again != folded else (clean, kinds)
 
 
 def find_injection(text: str) -> str:
