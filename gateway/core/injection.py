@@ -74,7 +74,7 @@ def _respace(text: str) -> str:
 _Q = r"(?:all|any|every|each|the|these|those|of|your|its|their|such)"
 _PRIOR = (
     r"(?:previous|prior|preceding|above|earlier|former|foregoing|initial|original|system"
-    r"|developer|safety|security|hidden|given|provided)"
+    r"|developer|safety|security|hidden)"
 )
 _RULES = (
     r"(?:instructions?|rules|prompts?|directives?|directions|guidelines|guardrails|constraints"

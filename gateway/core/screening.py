@@ -42,9 +42,10 @@ KINDS: dict[str, tuple[str, str]] = {
         "value after aws_secret_access_key/secret_key/client_secret/api_key/access_token/token/"
         "secret/Bearer + ':' '=' (label kept); a lone 40-char base64 string (AWS secret key); "
         "any other token >= 24 chars of [A-Za-z0-9+=_-]",
-        "labelled: >= 8 chars with a digit and a letter, or >= 16 mixed-case; 40-char: upper, "
-        "lower and digit, class switches >= 0.3; generic: upper, lower and digit, class switches "
-        ">= 0.4 and Shannon entropy >= 3.7 bits/char (so never pure hex, words or identifiers)",
+        "labelled: >= 8 chars with a digit and a letter, or >= 16 mixed-case; 40-char and "
+        "generic: upper, lower and a digit (so never pure hex), upper/lower/digit class switches "
+        "on >= 30 % (40-char) / 35 % (generic) of adjacent pairs, < 60 % word-like pieces (so not "
+        "camelCase identifiers); generic also Shannon entropy >= 3.5 bits/char",
     ),
     "email": ("local@domain.tld", "none"),
     "cn_id": (
@@ -123,13 +124,16 @@ def screen(text: str) -> Screened:
     return Screened(text=clean, redactions=kinds, injection=found)
 
 
-# <memory>, </memory>, < / Memory >, <memory id="x">, a zero-width character inside the name, a
-# full-width bracket, an unclosed "</memory" at the end of a line.
+# <memory>, </memory>, < / Memory >, <memory id="x">, a zero-width character inside the name,
+# full-width or Cyrillic/Greek look-alike letters, full-width brackets, an unclosed "</memory".
 _ZW = "[\u00ad\u200b-\u200f\u2060\ufeff]*"
+_LOOKALIKE = {"m": "мМ", "e": "еЕ", "o": "оОοΟ", "y": "уУ"}
+_NAME = _ZW.join(
+    f"[{c}{c.upper()}{chr(ord(c) + 0xFEE0)}{chr(ord(c.upper()) + 0xFEE0)}{_LOOKALIKE.get(c, '')}]"
+    for c in "memory"
+)
 _MEMORY_TAG = re.compile(
-    r"[<＜]" + _ZW + r"\s*(/?)\s*" + _ZW + _ZW.join("memory") + r"(?![A-Za-z0-9_\-])"
-    r"([^<>＜＞\n]{0,80})([>＞]?)",
-    re.IGNORECASE,
+    r"[<＜]" + _ZW + r"\s*(/?)\s*" + _ZW + _NAME + r"(?![A-Za-z0-9_\-])([^<>＜＞\n]{0,80})([>＞]?)"
 )
 
 

@@ -291,6 +291,7 @@ def test_escape_block_neutralises_the_memory_delimiters() -> None:
     assert "<" not in out and "memory" in out
     assert out == "fact ‹/memory› then ‹/memory › and ‹memory id='x'› and ‹/memory end"
     assert screening.escape_block("＜/memory＞") == "‹/memory›"
+    assert screening.escape_block("</ＭＥＭＯＲＹ> </mеmоry>") == "‹/memory› ‹/memory›"
     for plain in ("I have a good memory", "a < b and c > d", "<memo> and <memories>"):
         assert screening.escape_block(plain) == plain
 
