@@ -22,7 +22,11 @@ pytest.importorskip("mcp", reason="the MCP extra is not installed: pip install m
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from tests.e2e.conftest import RunningGateway  # noqa: E402
+from tests.e2e.conftest import (  # noqa: E402
+    RunningGateway,
+    gateway_settings,
+    running_gateway,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 MASTER_TOOLS = {
@@ -44,12 +48,19 @@ def _command(address: str, agent: str, *extra: str) -> list[str]:
     return ["-m", "gateway.cli", "mcp", "--target", address, "--agent", agent, *extra]
 
 
+def _key_args(api_key: str | None) -> tuple[str, ...]:
+    return ("--api-key", api_key) if api_key else ()
+
+
 @contextmanager
-def _http_server(address: str, agent: str, log: Path) -> Iterator[str]:
+def _http_server(address: str, agent: str, log: Path, *extra: str) -> Iterator[str]:
     """``memgate mcp --transport http --port 0`` as a subprocess; yields its URL."""
     with log.open("w") as err:
         proc = subprocess.Popen(
-            [sys.executable, *_command(address, agent, "--transport", "http", "--port", "0")],
+            [
+                sys.executable,
+                *_command(address, agent, "--transport", "http", "--port", "0", *extra),
+            ],
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -77,18 +88,21 @@ def connect(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     """``connect(address, agent)``: an MCP client session with ``memgate mcp`` for that agent."""
 
     @asynccontextmanager
-    async def session(address: str, agent: str) -> AsyncIterator[Client]:
+    async def session(
+        address: str, agent: str, api_key: str | None = None
+    ) -> AsyncIterator[Client]:
         if request.param == "stdio":
             params = StdioServerParameters(
                 command=sys.executable,
-                args=_command(address, agent),
+                args=_command(address, agent, *_key_args(api_key)),
                 cwd=str(ROOT),
                 env={"PYTHONPATH": str(ROOT)},
             )
             async with Client(params, read_timeout_seconds=60) as client:
                 yield client
             return
-        with _http_server(address, agent, tmp_path / f"mcp-{agent}.log") as url:
+        log = tmp_path / f"mcp-{agent}-{uuid.uuid4().hex[:6]}.log"
+        with _http_server(address, agent, log, *_key_args(api_key)) as url:
             async with Client(url, read_timeout_seconds=60) as client:
                 yield client
 
@@ -226,3 +240,16 @@ async def test_sub_agent_is_bound_by_the_gateway_rules(
     with gw.client() as cm:
         assert cm.get(private).status == "active"
         assert cm.recall("jazz", namespaces=[ns]).hits == []
+
+
+async def test_api_key_is_passed_to_the_gateway(tmp_path: Path, connect: Any) -> None:
+    settings = gateway_settings(tmp_path / "gw", api_keys={"master": "s3cret"})
+    with running_gateway(settings) as running:
+        async with connect(running.address, "master", api_key="s3cret") as client:
+            written = await _call(
+                client, "remember", content="Alice is vegetarian", namespace="user/a"
+            )
+            assert written["id"]
+        async with connect(running.address, "master", api_key="wrong") as client:
+            refused = await _refused(client, "recall", query="Alice", namespaces=["user/a"])
+            assert "UNAUTHENTICATED" in refused
