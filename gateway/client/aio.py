@@ -1,0 +1,47 @@
+"""``GatewayClient`` for asyncio (grpc.aio): the same methods, types, errors, retries and
+idempotency as the blocking client, each method awaitable.
+
+    from gateway.aio import GatewayClient
+    async with GatewayClient("127.0.0.1:50051", agent_id="master") as c:
+        mid = await c.write(namespace="user/u1", layer="semantic", content="...", wait=True)
+        hits = await c.recall("...", namespaces=["user/u1"])
+
+Its methods are the RPCs of ``gateway.client.api.Api``; this module only carries them. Create
+and use a client on one event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, TypeVar
+
+import grpc
+import grpc.aio
+
+from gateway.client.api import Api, Asynchronous, Call
+
+T = TypeVar("T")
+
+
+class GatewayClient(Api, Asynchronous):
+    """``GatewayClient(target, agent_id, api_key=None, timeout=30.0, retries=3)``."""
+
+    def _open(self, target: str) -> Any:
+        return grpc.aio.insecure_channel(target)
+
+    async def _run(self, call: Call[T]) -> T:
+        attempt = 0
+        while True:
+            try:
+                return call.parse(await self._send(call))
+            except grpc.RpcError as err:
+                await asyncio.sleep(self._retry.after_failure(call, err, attempt))
+                attempt += 1
+
+    async def __aenter__(self) -> GatewayClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._channel.close()

@@ -1,0 +1,255 @@
+"""``memgate mcp`` driven by the ``mcp`` SDK's own client, over stdio (the server is a subprocess,
+as an MCP host launches it) and over streamable HTTP (a subprocess on 127.0.0.1), against a real
+gateway on both backends: tools/list, every tool called, the timeline resource, and refusals."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP extra is not installed: pip install memgate[mcp]")
+
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+from tests.e2e.conftest import (  # noqa: E402
+    RunningGateway,
+    gateway_settings,
+    running_gateway,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+MASTER_TOOLS = {
+    "remember",
+    "recall",
+    "forget",
+    "append_turn",
+    "end_session",
+    "propose_fact",
+    "submit_result",
+    "match_skill",
+    "list_proposals",
+    "approve",
+    "reject",
+}
+
+
+def _command(address: str, agent: str, *extra: str) -> list[str]:
+    return ["-m", "gateway.cli", "mcp", "--target", address, "--agent", agent, *extra]
+
+
+def _key_args(api_key: str | None) -> tuple[str, ...]:
+    return ("--api-key", api_key) if api_key else ()
+
+
+@contextmanager
+def _http_server(address: str, agent: str, log: Path, *extra: str) -> Iterator[str]:
+    """``memgate mcp --transport http --port 0`` as a subprocess; yields its URL."""
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                *_command(address, agent, "--transport", "http", "--port", "0", *extra),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+    try:
+        deadline = time.monotonic() + 90
+        while not (m := re.search(r"streamable HTTP on (http://\S+)", log.read_text())):
+            assert proc.poll() is None, f"memgate mcp exited: {log.read_text()}"
+            assert time.monotonic() < deadline, f"memgate mcp did not start: {log.read_text()}"
+            time.sleep(0.1)
+        assert m.group(1).startswith("http://127.0.0.1:")  # loopback by default
+        yield m.group(1)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+@pytest.fixture(params=["stdio", "http"])
+def connect(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    """``connect(address, agent)``: an MCP client session with ``memgate mcp`` for that agent."""
+
+    @asynccontextmanager
+    async def session(
+        address: str, agent: str, api_key: str | None = None
+    ) -> AsyncIterator[Client]:
+        if request.param == "stdio":
+            params = StdioServerParameters(
+                command=sys.executable,
+                args=_command(address, agent, *_key_args(api_key)),
+                cwd=str(ROOT),
+                env={"PYTHONPATH": str(ROOT)},
+            )
+            async with Client(params, read_timeout_seconds=60) as client:
+                yield client
+            return
+        log = tmp_path / f"mcp-{agent}-{uuid.uuid4().hex[:6]}.log"
+        with _http_server(address, agent, log, *_key_args(api_key)) as url:
+            async with Client(url, read_timeout_seconds=60) as client:
+                yield client
+
+    return session
+
+
+async def _call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, f"{tool}: {result.content}"
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+async def _refused(client: Client, tool: str, **arguments: Any) -> str:
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, f"{tool} should have failed: {result.structured_content}"
+    return " ".join(getattr(c, "text", "") for c in result.content)
+
+
+async def test_master_uses_every_tool(gw: RunningGateway, ns: str, connect: Any) -> None:
+    sub = f"sub-{uuid.uuid4().hex[:8]}"
+    skills_ns = f"task/skills-{uuid.uuid4().hex[:8]}"
+    with gw.client(sub) as cs, gw.client() as cm:
+        proposal = cs.write_result(ns, "semantic", "The user prefers morning meetings")
+        other = cs.write_result(ns, "semantic", "The user hates all meetings")
+        cm.register_skill("save-md", "Save a web page as Markdown", namespace=skills_ns)
+        event = cm.record_event(ns, "Booked a table for two at Noma", wait=True)
+
+    async with connect(gw.address, "master") as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(tools) == MASTER_TOOLS
+        for tool in tools.values():  # schemas an LLM can act on
+            assert tool.description and len(tool.description) > 30, tool.name
+        remember = tools["remember"].input_schema
+        assert set(remember["required"]) == {"content", "namespace"}
+        assert "user/<id>" in remember["properties"]["namespace"]["description"]
+        assert remember["properties"]["layer"]["enum"] == ["semantic", "episodic", "procedural"]
+
+        written = await _call(
+            client,
+            "remember",
+            content="Alice is vegetarian",
+            namespace=ns,
+            importance=0.8,
+            entities=["Alice"],
+        )
+        assert written["id"] and written["applied"] and not written["proposal_id"]
+        recalled = await _call(client, "recall", query="what does Alice eat?", namespaces=[ns])
+        assert recalled["hits"][0]["id"] == written["id"]
+        assert "Alice is vegetarian" in recalled["memory_block"]
+
+        turn = await _call(
+            client, "append_turn", namespace=ns, session_id="s1", role="user", content="hi"
+        )
+        assert turn["dialogue_length"] == 1 and not turn["duplicate"]
+        fact = await _call(
+            client,
+            "propose_fact",
+            namespace=ns,
+            fact="Prefers replies in English",
+            session_id="s1",
+            explicit=True,
+        )
+        assert fact["promoted"] and fact["memory_id"]
+        task = f"t-{uuid.uuid4().hex[:8]}"
+        result = await _call(
+            client,
+            "submit_result",
+            task_id=task,
+            status="done",
+            summary="Compared three vendors",
+            decisions=["pick vendor B"],
+            memory_updates=[dict(namespace=ns, content="The user's company uses Salesforce")],
+        )
+        assert result["event_id"] and len(result["committed"]) == 1
+        matches = (
+            await _call(
+                client, "match_skill", intent="save page as markdown", namespaces=[skills_ns]
+            )
+        )["matches"]
+        assert matches[0]["skill"]["name"] == "save-md"
+
+        pending = (await _call(client, "list_proposals"))["proposals"]
+        assert {proposal.proposal_id, other.proposal_id} <= {p["id"] for p in pending}
+        approved = await _call(client, "approve", proposal_id=proposal.proposal_id, reason="ok")
+        assert approved["state"] == "approved" and approved["memory_id"]
+        rejected = await _call(client, "reject", proposal_id=other.proposal_id)
+        assert rejected["state"] == "rejected"
+
+        forgotten = await _call(client, "forget", memory_id=written["id"], reason="asked to")
+        assert forgotten["status"] == "forgotten"
+        again = await _call(client, "recall", query="Alice vegetarian", namespaces=[ns])
+        assert written["id"] not in {h["id"] for h in again["hits"]}
+
+        message = await _refused(client, "end_session", namespace=ns, session_id="s1")
+        assert "not supported by this gateway" in message
+
+        kind, owner = ns.split("/")
+        read = await client.read_resource(f"memgate://timeline/{kind}/{owner}")
+        text = read.contents[0].text  # type: ignore[union-attr]
+        assert event in text and "Booked a table for two at Noma" in text
+
+        # refusals come back as tool errors carrying the gRPC reason, and change nothing
+        bad = await _refused(client, "remember", content="x", namespace="not a namespace")
+        assert "INVALID_ARGUMENT" in bad and "namespace" in bad
+        missing = await _refused(client, "approve", proposal_id="nope")
+        assert "NOT_FOUND" in missing
+    with gw.client() as cm:
+        assert [e.id for e in cm.timeline(ns)] == [event]
+
+
+async def test_sub_agent_is_bound_by_the_gateway_rules(
+    gw: RunningGateway, ns: str, connect: Any
+) -> None:
+    sub, other = f"sub-{uuid.uuid4().hex[:8]}", f"sub-{uuid.uuid4().hex[:8]}"
+    with gw.client(other) as co:
+        private = co.write(f"agent/{other}", "semantic", "other's private note", wait=True)
+    async with connect(gw.address, sub) as client:
+        tools = {t.name for t in (await client.list_tools()).tools}
+        assert tools == MASTER_TOOLS - {"list_proposals", "approve", "reject"}
+        denied = await _refused(client, "recall", query="note", namespaces=[f"agent/{other}"])
+        assert "PERMISSION_DENIED" in denied
+        forgot = await _refused(client, "forget", memory_id=private)
+        assert "PERMISSION_DENIED" in forgot
+        # a write into a shared namespace is a proposal, not a memory
+        written = await _call(client, "remember", content="The user likes jazz", namespace=ns)
+        assert written["id"] == "" and written["proposal_id"]
+        screened = await _call(
+            client,
+            "remember",
+            content="My card is 4111 1111 1111 1111",
+            namespace=f"agent/{sub}",
+        )
+        assert screened["redactions"]
+    with gw.client() as cm:
+        assert cm.get(private).status == "active"
+        assert cm.recall("jazz", namespaces=[ns]).hits == []
+
+
+async def test_api_key_is_passed_to_the_gateway(tmp_path: Path, connect: Any) -> None:
+    settings = gateway_settings(tmp_path / "gw", api_keys={"master": "s3cret"})
+    with running_gateway(settings) as running:
+        async with connect(running.address, "master", api_key="s3cret") as client:
+            written = await _call(
+                client, "remember", content="Alice is vegetarian", namespace="user/a"
+            )
+            assert written["id"]
+        async with connect(running.address, "master", api_key="wrong") as client:
+            refused = await _refused(client, "recall", query="Alice", namespaces=["user/a"])
+            assert "UNAUTHENTICATED" in refused

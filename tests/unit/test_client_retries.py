@@ -1,0 +1,124 @@
+"""Both clients retry UNAVAILABLE — and only that — with the very same request, so a write
+retried after a lost answer carries the same idempotency key. The far end is a real gRPC server
+(on loopback) whose Write answers UNAVAILABLE a set number of times and records what it got."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from concurrent import futures
+from typing import Any
+
+import grpc
+import pytest
+
+from gateway import aio
+from gateway import client as gc
+from memgate.v1 import memgate_pb2 as pb
+from memgate.v1 import memgate_pb2_grpc as pb_grpc
+
+
+class FlakyGateway(pb_grpc.MemoryGatewayServicer):
+    def __init__(self) -> None:
+        self.failures: list[grpc.StatusCode] = []  # answered in order, then success
+        self.keys: list[str] = []
+        self.agents: list[str] = []
+
+    def Write(self, request: pb.WriteRequest, context: grpc.ServicerContext) -> pb.WriteResponse:  # noqa: N802
+        self.keys.append(request.item.idempotency_key)
+        self.agents.append(dict(context.invocation_metadata()).get("x-agent-id", ""))
+        if self.failures:
+            context.abort(self.failures.pop(0), "store down")
+        return pb.WriteResponse(result=pb.WriteResult(id="m-1", applied=True))
+
+
+@pytest.fixture
+def flaky() -> Iterator[tuple[FlakyGateway, str]]:
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    servicer = FlakyGateway()
+    pb_grpc.add_MemoryGatewayServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    yield servicer, f"127.0.0.1:{port}"
+    server.stop(0)
+
+
+def _write_with(kind: str, address: str, retries: int, **kw: Any) -> gc.WriteResult:
+    """One ``write_result`` through the blocking or the asyncio client."""
+    if kind == "sync":
+        with gc.GatewayClient(address, agent_id="a1", retries=retries) as c:
+            return c.write_result("user/u1", "semantic", "a fact", **kw)
+
+    async def run() -> gc.WriteResult:
+        async with aio.GatewayClient(address, agent_id="a1", retries=retries) as c:
+            return await c.write_result("user/u1", "semantic", "a fact", **kw)
+
+    return asyncio.run(run())
+
+
+KINDS = ["sync", "aio"]
+Flaky = tuple[FlakyGateway, str]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_unavailable_is_retried_with_the_same_key(flaky: Flaky, kind: str) -> None:
+    servicer, address = flaky
+    servicer.failures = [grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.UNAVAILABLE]
+    result = _write_with(kind, address, retries=3)
+    assert result.id == "m-1"
+    assert len(servicer.keys) == 3 and len(set(servicer.keys)) == 1 and servicer.keys[0]
+    assert servicer.agents == ["a1"] * 3
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_given_key_is_sent_as_is(flaky: Flaky, kind: str) -> None:
+    servicer, address = flaky
+    servicer.failures = [grpc.StatusCode.UNAVAILABLE]
+    _write_with(kind, address, retries=1, idempotency_key="mine")
+    assert servicer.keys == ["mine", "mine"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_retries_run_out_with_unavailable(flaky: Flaky, kind: str) -> None:
+    servicer, address = flaky
+    servicer.failures = [grpc.StatusCode.UNAVAILABLE] * 5
+    with pytest.raises(gc.Unavailable, match="store down"):
+        _write_with(kind, address, retries=2)
+    assert len(servicer.keys) == 3
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(
+    ("code", "error"),
+    [
+        (grpc.StatusCode.INVALID_ARGUMENT, gc.InvalidArgument),
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, gc.Overloaded),
+        (grpc.StatusCode.PERMISSION_DENIED, gc.PermissionDenied),
+    ],
+)
+def test_other_errors_are_not_retried(
+    flaky: Flaky, kind: str, code: grpc.StatusCode, error: Callable[..., Exception]
+) -> None:
+    servicer, address = flaky
+    servicer.failures = [code]
+    with pytest.raises(error) as err:  # type: ignore[call-overload]
+        _write_with(kind, address, retries=3)
+    assert err.value.code == code and len(servicer.keys) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_unimplemented_rpc_is_typed(flaky: Flaky, kind: str) -> None:
+    """An RPC the far end lacks is ``Unimplemented`` (how a newer client meets an older
+    gateway), and is not retried."""
+    _, address = flaky
+    if kind == "sync":
+        with gc.GatewayClient(address, agent_id="a1") as c, pytest.raises(gc.Unimplemented):
+            c.stats()
+        return
+
+    async def run() -> None:
+        async with aio.GatewayClient(address, agent_id="a1") as c:
+            with pytest.raises(gc.Unimplemented):
+                await c.stats()
+
+    asyncio.run(run())
