@@ -136,9 +136,7 @@ def load_conversation(
     return ids, time.perf_counter() - t0
 
 
-def ask(
-    client: GatewayClient, conv: Conv, namespace: str, ids: dict[str, str], run: Run
-) -> None:
+def ask(client: GatewayClient, conv: Conv, namespace: str, ids: dict[str, str], run: Run) -> None:
     top = max(run.ks)
     for q in conv["questions"]:
         t0 = time.perf_counter()
