@@ -143,26 +143,29 @@ def ask(client: GatewayClient, conv: Conv, namespace: str, ids: dict[str, str], 
         recall = client.recall(q["question"], namespaces=[namespace], top_k=top)
         run.latencies_ms.append((time.perf_counter() - t0) * 1000)
         got = [ids.get(h.id) or h.metadata.get("turn_id", "") for h in recall.hits]
-        evidence = q["evidence"]
-        ranks = {e: (got.index(e) + 1 if e in got else None) for e in evidence}
-        run.results.append(
-            {
-                "conversation": conv["id"],
-                "id": q["id"],
-                "category": q["category"],
-                "kind": q["kind"],
-                "question": q["question"],
-                "evidence": evidence,
-                "ranks": ranks,
-                "hits": got,
-                "recall": {
-                    k: (sum(1 for r in ranks.values() if r and r <= k) / len(evidence))
-                    for k in run.ks
-                }
-                if evidence
-                else None,
+        _score(run, conv, q, got)
+
+
+def _score(run: Run, conv: Conv, q: dict[str, Any], got: list[str]) -> None:
+    evidence = q["evidence"]
+    ranks = {e: (got.index(e) + 1 if e in got else None) for e in evidence}
+    run.results.append(
+        {
+            "conversation": conv["id"],
+            "id": q["id"],
+            "category": q["category"],
+            "kind": q["kind"],
+            "question": q["question"],
+            "evidence": evidence,
+            "ranks": ranks,
+            "hits": got,
+            "recall": {
+                k: (sum(1 for r in ranks.values() if r and r <= k) / len(evidence)) for k in run.ks
             }
-        )
+            if evidence
+            else None,
+        }
+    )
 
 
 def evaluate(
@@ -232,12 +235,29 @@ def render(fig: dict[str, Any], ks: Sequence[int]) -> str:
             f"{100 * row[f'R@{k}']:6.1f}" if row[f"R@{k}"] is not None else f"{'-':>6}" for k in ks
         )
         lines.append(f"{cat:<12} {row['questions']:>5} {row['no_evidence']:>5} {cells}")
-    lines.append(
-        f"recall latency p50 {fig['recall_p50_ms']:.1f} ms, p95 {fig['recall_p95_ms']:.1f} ms; "
-        f"{fig['turns']} turns written at {fig['writes_per_s']:.0f} writes/s applied"
-        + (f" ({fig['skipped_writes']} skipped)" if fig["skipped_writes"] else "")
-    )
+    tail = f"recall latency p50 {fig['recall_p50_ms']:.1f} ms, p95 {fig['recall_p95_ms']:.1f} ms"
+    if fig["writes_per_s"]:
+        tail += f"; {fig['turns']} turns written at {fig['writes_per_s']:.0f} writes/s applied"
+    if fig["skipped_writes"]:
+        tail += f" ({fig['skipped_writes']} skipped)"
+    lines.append(tail)
     return "\n".join(lines)
+
+
+def run_bm25(convs: Sequence[Conv], ks: Sequence[int]) -> Run:
+    """The lexical reference (no gateway): BM25 over each turn plus the previous turn."""
+    from bench.dialogues.bm25 import index_conversation
+
+    run = Run(backend="bm25", ks=sorted(ks))
+    for conv in convs:
+        index, turn_ids = index_conversation(conv)
+        run.turns += len(turn_ids)
+        for q in conv["questions"]:
+            t0 = time.perf_counter()
+            got = [turn_ids[i] for i in index.top(q["question"], max(ks))]
+            run.latencies_ms.append((time.perf_counter() - t0) * 1000)
+            _score(run, conv, q, got)
+    return run
 
 
 def backend_settings(backend: str, data_dir: Path, embedder: str) -> Settings:
@@ -276,7 +296,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--backend", choices=["embedded", "real", "both"], default="embedded")
+    ap.add_argument(
+        "--backend",
+        choices=["embedded", "real", "both", "bm25"],
+        default="embedded",
+        help="bm25: the lexical reference retriever, no gateway",
+    )
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--conversations", type=int, default=0, help="first N (default: all)")
     ap.add_argument("--questions-per-category", type=int, default=0, help="default: all")
@@ -296,11 +321,12 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {"command": " ".join(["python -m bench.recall_eval", *sys.argv[1:]])}
     dump: list[dict[str, Any]] = []
     for backend in backends:
-        run = run_backend(backend, convs, args)
+        run = run_bm25(convs, args.ks) if backend == "bm25" else run_backend(backend, convs, args)
         fig = figures(run)
         out[backend] = fig
         dump += [{"backend": backend, **r} for r in run.results]
-        print(f"\n== {backend} ({args.embedder}, {len(convs)} conversations)")
+        how = "turn + previous turn" if backend == "bm25" else args.embedder
+        print(f"\n== {backend} ({how}, {len(convs)} conversations)")
         print(render(fig, args.ks), flush=True)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)

@@ -190,8 +190,10 @@ class Dialogue:
     def entry(self, who: int, e: T.Entry, lang: str = "en", **kw: Any) -> list[str]:
         """Say a template entry; returns its evidence turns (both turns of a question+answer)."""
         if isinstance(e, tuple):
-            q = self.say(1 - who, self.fill(e[0], 1 - who, **kw), lang)
-            return [q, self.say(who, self.fill(e[1], who, **kw), lang)]
+            context_only = e[0].startswith("~")
+            q = self.say(1 - who, self.fill(e[0].lstrip("~"), 1 - who, **kw), lang)
+            a = self.say(who, self.fill(e[1], who, **kw), lang)
+            return [a] if context_only else [q, a]
         return [self.say(who, self.fill(e, who, **kw), lang)]
 
     def react(self, who: int, lang: str = "en", p: float = 0.6, neutral: bool = False) -> None:

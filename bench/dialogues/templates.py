@@ -4,7 +4,8 @@ Placeholders: ``{me}`` the speaker the line is about, ``{you}`` the other speake
 facet of the value (see ``pools.py``), ``{p}`` a third person, ``{n}`` a small number, ``{when}``
 a relative time phrase. A ``str`` entry is one turn by the subject; a ``(prompt, answer)`` tuple is
 a question by the other speaker and the subject's answer, which only makes sense with the question
-(both turns are evidence).
+(both turns are evidence), unless the question starts with ``~``: then it only sets the scene and
+the answer alone is the evidence.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ STATE: dict[str, dict[str, list[Entry]]] = {
             "I've lived in {v[city]} for {n} years now and I still find new little streets every weekend.",
             "Nothing beats an evening walk along {v[spot]} here in {v[city]}, I try to go every Sunday.",
             (
-                "Is it cold where you are?",
+                "~Is it cold where you are?",
                 "Typical {v[city]}, {v[weather]} as always. I've stopped checking the forecast.",
             ),
         ],
@@ -27,7 +28,7 @@ STATE: dict[str, dict[str, list[Entry]]] = {
             "Work was chaos today, I spent nine hours {v[activity]}.",
             "Being {v[a_title]} has its perks, but {v[downside]} are not one of them.",
             (
-                "How's work treating you?",
+                "~How's work treating you?",
                 "Busy as ever. You know how it is as {v[a_title]}, {v[downside]} never end.",
             ),
             "I'm wiped. Spent the morning {v[activity]}, then a staff meeting at {v[place]} that could have been an email.",
@@ -36,13 +37,13 @@ STATE: dict[str, dict[str, list[Entry]]] = {
             "Hang on, {v[name]} {v[antic]}. Adopting a {v[kind]} was the best chaos I ever signed up for.",
             "Sorry, typing one-handed, my {v[kind]} {v[name]} {v[antic]}.",
             (
-                "Is that noise in the background your neighbours?",
+                "~Is that noise in the background your neighbours?",
                 "No, it's {v[name]}, my {v[kind]}. {v[pron_cap]} {v[antic]}.",
             ),
         ],
         "diet": [
             (
-                "What are you ordering?",
+                "~What are you ordering?",
                 "Probably the {v[ok_dish]}. {v[why_cap]}, so the menu here is kind of limited for me.",
             ),
             "Made a huge pot of {v[ok_dish]} tonight. {v[why_cap]}, so I'm always hunting for new recipes.",
@@ -51,14 +52,15 @@ STATE: dict[str, dict[str, list[Entry]]] = {
         "allergy": [
             "Had to send my dessert back, it had {v[thing]} in it and I can't risk it, {v[reaction]}.",
             (
-                "You coming to the picnic on Saturday?",
+                "~You coming to the picnic on Saturday?",
                 "Maybe, as long as there's nothing with {v[thing]} near me. Last time {v[reaction]}.",
             ),
             "Reminder to self: always ask about {v[thing]}. {v[reaction_cap]} and I'm not doing that again.",
+            "Turns out I'm properly allergic to {v[thing]}, the doctor confirmed it. {v[reaction_cap]}.",
         ],
         "hobby": [
             "Quick update from my weekend: {v[did]}.",
-            ("What did you get up to on Sunday?", "Mostly {v[hobby]}. {v[did_cap]}."),
+            ("~What did you get up to on Sunday?", "Mostly {v[hobby]}. {v[did_cap]}."),
             "I'm hooked on {v[hobby]} at the moment, {v[did]}.",
             "Don't laugh, but {v[did]}. Best feeling ever.",
         ],
@@ -74,7 +76,7 @@ STATE: dict[str, dict[str, list[Entry]]] = {
             "My neighbours must hate me, I practised {v[piece]} on the {v[inst]} for two hours.",
             "I've been at the {v[inst]} every evening this week and {v[sore]} can feel it.",
             (
-                "Are you still doing your music lessons?",
+                "~Are you still doing your music lessons?",
                 "Yes! My {v[inst]} teacher says I'm finally ready for {v[piece]}.",
             ),
         ],
@@ -82,13 +84,13 @@ STATE: dict[str, dict[str, list[Entry]]] = {
             "My {v[lang]} tutor made me order lunch on the phone today. Terrifying.",
             "Flashcards every morning on the bus. {v[bit_cap]} in {v[lang]} are slowly sticking.",
             (
-                "How's the language app going?",
+                "~How's the language app going?",
                 "Day {n}0 of my streak! {v[bit_cap]} still confuse me but I can read a menu in {v[lang]} now.",
             ),
         ],
         "drink": [
             "I switched from coffee to {v[drink]} a while ago, caffeine was giving me the jitters.",
-            ("Coffee?", "No thanks, I'm a {v[drink]} person now. Coffee and I broke up."),
+            ("~Coffee?", "No thanks, I'm a {v[drink]} person now. Coffee and I broke up."),
         ],
         "commute": [
             "Ugh, {v[hassle]}. The joys of getting to work {v[mode]}.",
@@ -102,23 +104,23 @@ STATE: dict[str, dict[str, list[Entry]]] = {
         "home_city": [
             "今天回复晚了，{v[zh]}这边早上堵得不行。",
             "我在{v[zh]}住了{n}年了，周末还总能发现新的小巷子。",
-            ("你那边冷吗？", "{v[zh]}还是老样子，我已经懒得看天气预报了。"),
+            ("~你那边冷吗？", "{v[zh]}还是老样子，我已经懒得看天气预报了。"),
         ],
         "job": [
             "今天上班太乱了，一整天都在{v[activity_zh]}。",
-            ("最近工作怎么样？", "忙死了。当{v[zh]}就是这样，没完没了。"),
+            ("~最近工作怎么样？", "忙死了。当{v[zh]}就是这样，没完没了。"),
         ],
         "pet": [
             "等一下，{v[name]}{v[antic_zh]}。养{v[kind_zh]}真是自找的快乐。",
-            ("你那边什么声音？", "是{v[name]}，我家的{v[kind_zh]}，它{v[antic_zh]}。"),
+            ("~你那边什么声音？", "是{v[name]}，我家的{v[kind_zh]}，它{v[antic_zh]}。"),
         ],
         "diet": [
-            ("你点什么？", "我就点个{v[ok_dish_zh]}吧。{v[why_zh]}，菜单上能吃的不多。"),
+            ("~你点什么？", "我就点个{v[ok_dish_zh]}吧。{v[why_zh]}，菜单上能吃的不多。"),
             "今晚做了一大锅{v[ok_dish_zh]}。{v[why_zh]}，所以老是在找新菜谱。",
         ],
         "hobby": [
             "周末汇报一下：{v[did_zh]}。",
-            ("周日干嘛了？", "主要是{v[hobby_zh]}。{v[did_zh]}。"),
+            ("~周日干嘛了？", "主要是{v[hobby_zh]}。{v[did_zh]}。"),
             "最近迷上了{v[hobby_zh]}，{v[did_zh]}。",
         ],
         "fav_food": [
@@ -134,7 +136,7 @@ RESTATE: dict[str, dict[str, list[Entry]]] = {
         "home_city": [
             "The {v[hassle]} in {v[city]} are getting worse, I swear.",
             (
-                "Any plans for the long weekend?",
+                "~Any plans for the long weekend?",
                 "Staying put in {v[city]}, everyone else leaves so it's actually quiet.",
             ),
         ],
@@ -149,7 +151,7 @@ RESTATE: dict[str, dict[str, list[Entry]]] = {
         "diet": [
             "Found a great place that does proper {v[ok_dish]}, finally somewhere I can eat everything on the menu.",
             (
-                "Do you miss it? You know, the food you gave up?",
+                "~Do you miss it? You know, the food you gave up?",
                 "Honestly not at all anymore. {v[why_cap]} and I feel better for it.",
             ),
         ],
@@ -163,7 +165,7 @@ RESTATE: dict[str, dict[str, list[Entry]]] = {
         ],
         "instrument": [
             (
-                "Did the recital happen?",
+                "~Did the recital happen?",
                 "Yes, I played the {v[inst]} in front of forty people and only messed up twice.",
             ),
         ],
@@ -190,7 +192,7 @@ CHANGE: dict[str, list[Entry]] = {
     "home_city": [
         "Big news: I signed the lease! I'm moving to {v2[city]} at the end of the month.",
         (
-            "Any news on the flat hunt?",
+            "~Any news on the flat hunt?",
             "Yes! We got the place in {v2[city]}, moving in a few weeks. Terrified and excited.",
         ),
     ],
@@ -204,7 +206,7 @@ CHANGE: dict[str, list[Entry]] = {
     "job": [
         "I handed in my notice! Starting as {v2[a_title]} in two weeks, totally new field for me.",
         (
-            "Wait, you're quitting?",
+            "~Wait, you're quitting?",
             "Yep, I got an offer to work as {v2[a_title]}. Time for a change.",
         ),
     ],
@@ -218,7 +220,7 @@ CHANGE: dict[str, list[Entry]] = {
     "pet2": [
         "We adopted a {v2[kind]} {when}! {v2[pron_cap]} is called {v2[name]}, and {v[name]} is not impressed.",
         (
-            "You sound distracted.",
+            "~You sound distracted.",
             "Sorry, new family member! We brought home a {v2[kind]} called {v2[name]} {when}.",
         ),
     ],
@@ -559,7 +561,7 @@ DISTRACT: dict[str, list[str]] = {
 PERSON_INTRO: list[Entry] = [
     "My {rel} {p} is coming to stay this weekend, so the spare room is a disaster zone right now.",
     "Had dinner with my {rel} {p} last night, we talked until the restaurant kicked us out.",
-    ("Who was that in your photo?", "That's {p}, my {rel}! We've been close since we were kids."),
+    ("~Who was that in your photo?", "That's {p}, my {rel}! We've been close since we were kids."),
     "{p}, my {rel}, just called me for an hour about nothing. Love her.",
 ]  # fmt: skip
 PERSON_DETAIL: list[Entry] = [
@@ -571,11 +573,11 @@ PERSON_DETAIL: list[Entry] = [
 # ---------------------------------------------------------------- dated events
 TRIP_FUTURE: list[Entry] = [
     "I'm off to {x[place]} {when}, {x[why]}! Already overpacked.",
-    ("Any holiday plans?", "Actually yes, {x[place]} {when}, {x[why]}. Flights are booked!"),
+    ("~Any holiday plans?", "Actually yes, {x[place]} {when}, {x[why]}. Flights are booked!"),
 ]  # fmt: skip
 TRIP_PAST: list[Entry] = [
     "Just got back from {x[place]}, we went {when}. I'm still jet-lagged.",
-    ("You've been quiet, where were you?", "In {x[place]}! Flew out {when} {x[why]}."),
+    ("~You've been quiet, where were you?", "In {x[place]}! Flew out {when} {x[why]}."),
 ]  # fmt: skip
 TRIP_FOLLOW: list[tuple[str, str]] = [
     ("So how was {x[place]}?", "Incredible. {x[review_cap]}, I want to go back already."),
@@ -584,7 +586,7 @@ TRIP_FOLLOW: list[tuple[str, str]] = [
 TRIP_FUTURE_ZH: list[Entry] = ["我{when_zh}要去{x[zh]}玩！行李已经收拾好了。"]
 PURCHASE: list[Entry] = [
     "I finally bought {x} {when}, no regrets so far.",
-    ("What's that big box in your photo?", "Ha, that's {x}! Bought it {when}, still assembling it."),
+    ("~What's that big box in your photo?", "Ha, that's {x}! Bought it {when}, still assembling it."),
     "Treated myself to {x} {when}. My bank account is crying.",
 ]  # fmt: skip
 PURCHASE_ZH: list[Entry] = ["我{when_zh}终于买了{x}，到现在还没后悔。"]
@@ -602,7 +604,7 @@ APPOINTMENT_FOLLOW: list[tuple[str, str]] = [
 ]  # fmt: skip
 RACE: list[Entry] = [
     "I signed up for {x} {when}. What was I thinking?",
-    ("Training for anything?", "Yes, {x} {when}! I'm equal parts excited and scared."),
+    ("~Training for anything?", "Yes, {x} {when}! I'm equal parts excited and scared."),
 ]  # fmt: skip
 RACE_FOLLOW: list[tuple[str, str]] = [
     ("Did you survive the big day?", "Barely! I finished and I didn't come last, that's all I wanted."),
@@ -614,7 +616,7 @@ CONCERT: list[Entry] = [
 ]  # fmt: skip
 EXAM: list[Entry] = [
     "I passed {x} {when}! I was so nervous I nearly didn't show up.",
-    ("You look happy.", "I am! Passed {x} {when}, first try."),
+    ("~You look happy.", "I am! Passed {x} {when}, first try."),
 ]  # fmt: skip
 
 # ---------------------------------------------------------------- opinions that need the question for context
