@@ -387,6 +387,32 @@ def ep_event(who: int, kind: str, x: Any) -> Episode:
             j = d.session_after(day)
             if j is not None and j - d.cur <= 4:
                 d.plan[j].append(ep_follow(event))
+        if not zh_ok and d.rng.random() < 0.7:
+            j = d.session_after(day)
+            if j is not None:
+                d.plan[min(len(d.days) - 1, j + d.rng.randint(0, 4))].append(ep_echo(event))
+
+    return run
+
+
+def _bare(phrase: str) -> str:
+    for article in ("a ", "an ", "my "):
+        if phrase.startswith(article):
+            return phrase[len(article) :]
+    return phrase
+
+
+def ep_echo(event: V) -> Episode:
+    """The event's thing mentioned again later, without its date: a near miss for 'when'."""
+
+    def run(d: Dialogue) -> None:
+        x = event["x"]
+        label, short = (x[0], x[1]) if isinstance(x, tuple) else (x, "")
+        kind = event["kind"].split("_")[0]
+        tpl = d.rng.choice(T.ECHO[kind])
+        xn = _bare(label) if isinstance(label, str) else ""
+        d.say(event["who"], d.fill(tpl, event["who"], x=label, y=short, xn=xn))
+        d.react(event["who"], p=0.5, neutral=True)
 
     return run
 

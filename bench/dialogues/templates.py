@@ -643,3 +643,34 @@ ZH_OPINION: dict[str, list[str]] = {
     "neg": ["一般般，中间太拖了。", "没看完，不是我的菜。"],
     "q": ["{me}觉得{x}怎么样？"],
 }
+
+# ---------------------------------------------------------------- later mentions of an event (no date)
+# Said by the subject after the event: the same words as the temporal question, none of the date.
+ECHO: dict[str, list[str]] = {
+    "trip": [
+        "I keep scrolling through my photos from {x[place]}, I miss it already.",
+        "My fridge magnet from {x[place]} fell off and smashed. Tragic.",
+        "Someone at work is going to {x[place]} and asked me for tips, I talked for an hour.",
+    ],
+    "purchase": [
+        "The {xn} is still taking over my hallway, I need to find a proper place for it.",
+        "My neighbour asked to borrow the {xn} this weekend, I said maybe.",
+        "Spent the evening watching tutorials about the {xn}. There's so much to learn.",
+    ],
+    "appointment": [
+        "They sent me a feedback survey about the {y}, as if I want to relive it.",
+        "Still annoyed about how long I waited at the {y}, honestly.",
+    ],
+    "race": [
+        "Looking at the photos from the {xn}, I look awful in every single one.",
+        "My legs still remember the {xn}, weirdly I want to do another one.",
+    ],
+    "concert": [
+        "I've had {x} on repeat ever since that gig.",
+        "Found the ticket stub from the {x} gig in my jacket pocket, made me smile.",
+    ],
+    "exam": [
+        "Put {x} on my CV finally, it looks very official.",
+        "Someone asked me about {x} today and I felt like an expert.",
+    ],
+}
