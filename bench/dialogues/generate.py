@@ -176,8 +176,12 @@ class Dialogue:
         turns = self.sessions[self.cur]["turns"]
         if turns and turns[-1]["speaker"] == self.name(who):
             # keep the turns alternating: an acknowledgement before a question, else a hand-over
-            filler = T.ACK if text.rstrip().endswith(("?", "？")) else T.BRIDGE
-            self.say(1 - who, self.rng.choice(filler[lang]), lang)
+            if text.rstrip().endswith(("?", "？")):
+                filler = self.pad(self.rng.choice(T.ACK[lang]), T.TAIL_STATUS, lang, 0.9)
+            else:
+                filler = f"{self.rng.choice(T.TAIL_STATUS[lang])} {self.rng.choice(T.BRIDGE[lang])}"
+                filler = filler if self.rng.random() < 0.85 else self.rng.choice(T.BRIDGE[lang])
+            self.say(1 - who, filler, lang)
         tid = f"D{self.cur + 1}:{len(turns) + 1}"
         turns.append({"id": tid, "speaker": self.name(who), "text": text, "lang": lang})
         return tid
@@ -191,16 +195,23 @@ class Dialogue:
         """Say a template entry; returns its evidence turns (both turns of a question+answer)."""
         if isinstance(e, tuple):
             context_only = e[0].startswith("~")
-            q = self.say(1 - who, self.fill(e[0].lstrip("~"), 1 - who, **kw), lang)
-            a = self.say(who, self.fill(e[1], who, **kw), lang)
+            prompt = self.pad(self.fill(e[0].lstrip("~"), 1 - who, **kw), T.TAIL_ASK, lang, 0.3)
+            q = self.say(1 - who, prompt, lang)
+            a = self.say(who, self.pad(self.fill(e[1], who, **kw), T.TAIL_SAY, lang, 0.3), lang)
             return [a] if context_only else [q, a]
-        return [self.say(who, self.fill(e, who, **kw), lang)]
+        return [self.say(who, self.pad(self.fill(e, who, **kw), T.TAIL_SAY, lang, 0.35), lang)]
 
     def react(self, who: int, lang: str = "en", p: float = 0.6, neutral: bool = False) -> None:
         if self.rng.random() < p:
-            self.say(
-                1 - who, self.rng.choice((T.REACT_NEUTRAL if neutral else T.REACT)[lang]), lang
-            )
+            short = self.rng.choice((T.REACT_NEUTRAL if neutral else T.REACT)[lang])
+            self.say(1 - who, self.pad(short, T.TAIL_REACT, lang, 0.85), lang)
+
+    def pad(self, text: str, tails: dict[str, list[str]], lang: str, p: float = 0.75) -> str:
+        """A short line plus a chatty follow-on sentence (most of the time)."""
+        if self.rng.random() >= p:
+            return text
+        sep = "" if lang == "zh" else " "
+        return f"{text}{sep}{self.rng.choice(tails[lang])}"
 
     def session_after(self, day: date, at_least: int = 1) -> int | None:
         """The first session after ``day`` (and at least ``at_least`` sessions later)."""
@@ -262,16 +273,8 @@ def ep_change(who: int, kind: str, new: V) -> Episode:
                 " in two weeks", f" {en}"
             )
         ev = d.entry(who, tpl, v=fact["value"], v2=new)
-        d.say(
-            1 - who,
-            d.rng.choice(
-                [
-                    "Whoa, congratulations!",
-                    "No way! That's huge.",
-                    "Wait, what?! Tell me everything.",
-                ]
-            ),
-        )
+        wow = d.rng.choice(["Whoa, congratulations!", "No way! That's huge.", "Wait, what?!"])
+        d.say(1 - who, d.pad(wow, T.TAIL_REACT, "en"))
         change = {"value": new, "turns": list(ev), "from_session": d.cur + 1}
         fact["changed"].append(change)
         d.events.append(
@@ -484,8 +487,8 @@ def ep_passing(who: int, key: str, tpl: str, x: str) -> Episode:
 def ep_small_talk(who: int) -> Episode:
     def run(d: Dialogue) -> None:
         lang = d.lang(who)
-        d.say(who, d.rng.choice(T.SMALL_TALK[lang]), lang)
-        d.say(1 - who, d.rng.choice(T.SMALL_TALK_REPLY[lang]), lang)
+        d.say(who, d.pad(d.rng.choice(T.SMALL_TALK[lang]), T.TAIL_SMALL, lang, 0.6), lang)
+        d.say(1 - who, d.pad(d.rng.choice(T.SMALL_TALK_REPLY[lang]), T.TAIL_REACT, lang), lang)
 
     return run
 
@@ -662,7 +665,7 @@ def run_sessions(d: Dialogue) -> None:
         lang = "zh" if zh_conv and rng.random() < 0.35 else "en"
         first = rng.randrange(2)
         d.say(first, d.fill(rng.choice(T.OPEN[lang]), first), lang)
-        d.say(1 - first, rng.choice(T.OPEN_REPLY[lang]), lang)
+        d.say(1 - first, d.pad(rng.choice(T.OPEN_REPLY[lang]), T.TAIL_STATUS, lang, 0.5), lang)
         episodes = list(d.plan[i])
         rng.shuffle(episodes)
         for ep in episodes:

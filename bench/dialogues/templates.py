@@ -674,3 +674,73 @@ ECHO: dict[str, list[str]] = {
         "Someone asked me about {x} today and I felt like an expert.",
     ],
 }
+
+# ---------------------------------------------------------------- padding: what makes a turn chat-length
+# A short reaction, hand-over or small-talk line gets one of these after it, so turns are 10-40
+# words like real chat (and short generic turns don't dominate a retriever by being short).
+TAIL_REACT: dict[str, list[str]] = {
+    "en": [
+        "I was literally telling my sister about something like that last week.",
+        "We really need to catch up properly over dinner soon, it's been ages.",
+        "Honestly, you always seem to have something going on, I don't know how you keep up.",
+        "I'm a bit jealous, my life is mostly work, laundry and falling asleep on the sofa.",
+        "That reminds me of that summer we spent doing absolutely nothing, good times.",
+        "You'll have to tell me the full story next time, with all the details.",
+        "I'd never have the patience for that, but I admire it from a distance.",
+        "It sounds like a lot, so please don't forget to take a break at some point.",
+        "Keep me posted, I want to hear how it all turns out.",
+        "My mum would have something to say about that, she always does.",
+    ],
+    "zh": [
+        "改天一定要好好聊聊，好久没见了。",
+        "你总是有这么多事情，真佩服你。",
+        "下次见面跟我讲讲细节吧。",
+        "记得给自己放个假啊。",
+    ],
+}
+TAIL_STATUS: dict[str, list[str]] = {
+    "en": [
+        "My week has been a blur of meetings and emails, nothing worth reporting.",
+        "I've mostly been catching up on sleep and ignoring my to-do list.",
+        "Things are calm on my side for once, which is suspicious.",
+        "I spent most of the weekend cleaning the flat and pretending it was fun.",
+        "Not much to report here, just the usual chaos.",
+        "I've had a slow few days, which honestly I needed.",
+    ],
+    "zh": ["我这边没什么新鲜事，就是上班下班。", "这几天主要在补觉。", "周末一直在打扫卫生。"],
+}
+TAIL_SMALL: dict[str, list[str]] = {
+    "en": [
+        "I keep telling myself I'll sort it out this weekend, but we both know I won't.",
+        "It's such a small thing but it's been driving me slightly mad all week.",
+        "Anyway, that's the most exciting thing that happened to me in days, sad but true.",
+        "I mentioned it to a colleague and she just laughed at me, so thanks for listening.",
+        "Maybe it's the time of year, everyone seems a bit frazzled.",
+        "I'm trying to see the funny side, with mixed results.",
+    ],
+    "zh": [
+        "我一直说周末要处理，结果每次都没弄。",
+        "事情不大，但是真的很烦。",
+        "大概是季节的原因吧，大家都有点累。",
+    ],
+}
+TAIL_SAY: dict[str, list[str]] = {
+    "en": [
+        "Anyway, that's my news for the week.",
+        "Not sure why I'm telling you this, but there you go.",
+        "I'll tell you more about it when we actually see each other.",
+        "It's been on my mind all day, so I had to share.",
+        "Don't tell anyone, I'm still getting used to the idea.",
+        "Life is strange sometimes, isn't it?",
+    ],
+    "zh": ["反正这就是我这周的新闻。", "不知道为什么跟你说这个，哈哈。", "见面再跟你细说。"],
+}
+TAIL_ASK: dict[str, list[str]] = {
+    "en": [
+        "I was wondering about that the other day.",
+        "No pressure, just curious.",
+        "You mentioned it ages ago and I never asked.",
+        "Sorry, I'm nosy today.",
+    ],
+    "zh": ["我前几天还在想这事。", "随便问问。"],
+}
