@@ -168,6 +168,14 @@ class GatewayClient:
         resp = self._call(self._stub.CompactWindow, req)
         return t.CompactResult(resp.summarised, resp.summary)
 
+    def end_session(
+        self, namespace: str, session_id: str, *, wait: bool = False
+    ) -> t.EndSessionResult:
+        """Mine the session's new turns for facts (memory formation, on the gateway's background
+        lane). ``wait``: return once that ran, with what it formed. Safe to repeat."""
+        req = pb.EndSessionRequest(namespace=namespace, session_id=session_id, wait=wait)
+        return wire.end_session(self._call(self._stub.EndSession, req))
+
     def clear_scratch(self, namespace: str, session_id: str) -> None:
         self._call(
             self._stub.ClearScratch,
