@@ -23,6 +23,8 @@ log = logging.getLogger("memgate.working")
 
 TURN_RESULTS_KEPT = 4096
 SUMMARY_PREFIX = "[history_summary]"
+#: every summary ends with this (seed 004 §3.3): it was generated and may leave things out
+SUMMARY_NOTE = "（本摘要由系统自动生成，可能存在信息遗漏 / auto-generated, may omit details）"
 
 
 @dataclass(slots=True)
@@ -59,7 +61,9 @@ def summarise(turns: Sequence[Turn], max_chars: int = 600) -> str:
         text = " ".join(t.content.split())
         parts.append(f"{t.role}: {text[:120]}{'…' if len(text) > 120 else ''}")
     summary = " | ".join(parts)
-    return summary if len(summary) <= max_chars else summary[: max_chars - 1] + "…"
+    room = max_chars - len(SUMMARY_NOTE) - 1
+    summary = summary if len(summary) <= room else summary[: room - 1] + "…"
+    return f"{summary} {SUMMARY_NOTE}"
 
 
 async def summary_of(summariser: Summariser | None, turns: Sequence[Turn], budget: int) -> str:

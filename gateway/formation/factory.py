@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
+
+from gateway.core.errors import ExtractionFailed
+from gateway.core.models import Turn
 from gateway.core.ports import Extractor, Summariser
 from gateway.formation.chat import ChatClient, ChatSettings
 from gateway.formation.llm import LLMExtractor, LLMSummariser
 from gateway.formation.rules import RuleExtractor
 from gateway.formation.summary import ExtractiveSummariser
 from gateway.settings import Settings
+
+log = logging.getLogger("memgate.formation")
 
 
 def chat_client(s: Settings) -> ChatClient:
@@ -30,7 +37,23 @@ def build_formation(s: Settings) -> tuple[Extractor, Extractor, Summariser]:
     rules = RuleExtractor()
     client = chat_client(s) if "llm" in (s.extractor, s.summariser) else None
     extractor: Extractor = LLMExtractor(client) if client and s.extractor == "llm" else rules
-    summariser: Summariser = (
-        LLMSummariser(client) if client and s.summariser == "llm" else ExtractiveSummariser()
-    )
+    summariser: Summariser = ExtractiveSummariser()
+    if client and s.summariser == "llm":
+        summariser = SummariserWithFallback(LLMSummariser(client), summariser)
     return extractor, rules, summariser
+
+
+class SummariserWithFallback:
+    """The model's summary, or the extractive one when the model fails."""
+
+    def __init__(self, primary: Summariser, fallback: Summariser) -> None:
+        self._primary = primary
+        self._fallback = fallback
+        self.name = primary.name
+
+    async def summarise(self, turns: Sequence[Turn], budget_tokens: int) -> str:
+        try:
+            return await self._primary.summarise(turns, budget_tokens)
+        except ExtractionFailed as exc:
+            log.warning("%s failed (%s); using %s", self.name, exc.message, self._fallback.name)
+            return await self._fallback.summarise(turns, budget_tokens)

@@ -155,7 +155,8 @@ class LLMExtractor:
             key = fact_key(subject, "note", slug(f["fact"])[:30] or "item")
         elif key.split(".", 1)[0] != subject:
             key = fact_key(subject, *key.split(".")[1:]) if "." in key else key
-        explicit = bool(f.get("explicit")) or is_explicit(f["evidence"])
+        # "remember …" counts when the model says so or the quoted turn says it
+        explicit = bool(f.get("explicit")) or is_explicit(said_by.content)
         confidence = float(f.get("confidence", 0.7))
         return Candidate(
             key=key,

@@ -10,9 +10,10 @@ from collections.abc import Sequence
 
 from gateway.core.importance import is_small_talk
 from gateway.core.models import Turn
+from gateway.core.working import SUMMARY_NOTE
 
 NAME = "extractive/1"
-NOTE = "（本摘要由系统自动生成，可能存在信息遗漏 / auto-generated, may omit details）"
+NOTE = SUMMARY_NOTE
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _KEEP = (
     # decisions and commitments
