@@ -29,7 +29,7 @@ _NOT_A_STATEMENT = re.compile(
     re.I,
 )
 _EXPLICIT = re.compile(
-    r"^\s*(?:please\s+)?(?:remember|don'?t forget|note|keep in mind)\s*(?:that\b|:|：|,|，)?\s*"
+    r"^\s*(?:please\s+)?(?:remember|don'?t forget|note|keep in mind)\b\s*(?:that\b|:|：|,|，)?\s*"
     r"|^\s*from now on,?\s*|^\s*(?:请)?(?:记住|记下|别忘了|请记得)[：:，,\s]*",
     re.I,
 )
@@ -279,6 +279,30 @@ RULES: tuple[Rule, ...] = (
         0.7,
         "{s} is from {v}",
         flags=_CS,
+    ),
+    _r(
+        r"\bI(?:'ve| have) (?i:lived) in (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)",
+        "home_city",
+        "attribute",
+        0.7,
+        "{s} lives in {v}",
+        flags=_CS,
+    ),
+    _r(
+        r"\b(?i:here in) (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)",
+        "home_city",
+        "attribute",
+        0.6,
+        "{s} lives in {v}",
+        flags=_CS,
+    ),
+    _r(r"我在(?P<v>[\u4e00-\u9fff]{2,6}?)住了", "home_city", "attribute", 0.7, "{s}住在{v}"),
+    _r(
+        rf"^(?:being) an? (?P<v>{_JOBS}) has\b",
+        "job",
+        "attribute",
+        0.6,
+        "{s}'s job: {v}",
     ),
     _r(
         r"我(?:现在)?(?:住在|家在|搬到了?|定居在)(?P<v>[\u4e00-\u9fff]{2,6}?)(?:市|了|$|，|,|。)",
