@@ -32,7 +32,6 @@ import sys
 import tempfile
 import time
 import uuid
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -200,7 +199,9 @@ def formation(client: GatewayClient, conv: dict[str, Any], tally: Tally) -> None
             tally.turns += 1
         client.end_session(ns, sid, wait=True)
     tally.seconds += time.perf_counter() - start
-    ids = {e.target for e in client.audit("memgate.formation", ns, limit=1000) if e.action == "form"}
+    ids = {
+        e.target for e in client.audit("memgate.formation", ns, limit=1000) if e.action == "form"
+    }
     stable = [f for f in conv["facts"] if f["type"] in STABLE]
     formed_facts: set[int] = set()
     for mem in (client.get(i) for i in sorted(ids)):
