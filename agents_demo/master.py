@@ -32,6 +32,19 @@ class MasterAgent:
             )
         self.client.append_turn(self.user_ns, session, role="assistant", content="(answer)")
 
+    def end_session(self, session: str):  # type: ignore[no-untyped-def]
+        """The conversation is over: the gateway mines it for facts (no propose_fact here)."""
+        return self.client.end_session(self.user_ns, session, wait=True)
+
+    def formed_facts(self) -> list:  # type: ignore[type-arg]
+        """Semantic memories the gateway formed on its own, per its audit log."""
+        ids = {
+            e.target
+            for e in self.client.audit(agent_id="memgate.formation", namespace=self.user_ns)
+            if e.action == "form"
+        }
+        return [self.client.get(i) for i in sorted(ids)]
+
     def window(self, session: str):  # type: ignore[no-untyped-def]
         return self.client.window(self.user_ns, session)
 

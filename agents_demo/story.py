@@ -5,13 +5,19 @@ goes on until the dialogue window has rolled far past that turn. A sub-agent res
 restaurants for a batch task and hands back its findings.
 Session 2 (a new window): the user asks for a takeout recommendation. The new window knows
 nothing — but recall brings the preference back, and the recommendation avoids cilantro.
+
+Memory formation (seed 000 §3.4, §5.1): in session 1 the user also mentions a peanut allergy and,
+chatting, that they are learning French; in session 2 the allergy comes up again. No agent calls
+propose_fact: ending each session lets the gateway mine it. After session 2 the allergy is a
+semantic fact with the user's words as evidence and a third session recalls it; French, said
+once in small talk, is not promoted.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agents_demo.master import MasterAgent
 from agents_demo.subagent import ResearchAgent
@@ -40,6 +46,10 @@ class Outcome:
     preference_recalled: bool
     rolled_out_of_window: bool
     recommendation: str
+    formed: list[str] = field(default_factory=list)  # facts the gateway formed by itself
+    formed_evidence: list[str] = field(default_factory=list)
+    allergy_recalled: bool = False
+    small_talk_promoted: bool = False
 
 
 def run(target: str, say: Callable[[str], object] = print, user: str = USER) -> Outcome:
@@ -48,6 +58,8 @@ def run(target: str, say: Callable[[str], object] = print, user: str = USER) -> 
     try:
         say("== session 1 ==")
         master.user_says("s1", "记住：我不吃香菜。Remember: I don't eat cilantro.")
+        master.user_says("s1", "Also, I'm allergic to peanuts.")
+        master.user_says("s1", "Ha, I'm learning French lately, just for fun.")
         for line in SMALL_TALK * 2:
             master.user_says("s1", line)
         window = master.window("s1")
@@ -69,7 +81,43 @@ def run(target: str, say: Callable[[str], object] = print, user: str = USER) -> 
             say(f"  recalled [{h.layer} {h.score:.2f}] {h.content}")
         say(f"  master: {recommendation}")
         recalled = any("香菜" in h.content or "cilantro" in h.content.lower() for h in hits)
-        return Outcome(recalled, not still_there, recommendation)
+
+        say("== memory formation: sessions end, the gateway mines them ==")
+        r1 = master.end_session("s1")
+        say(f"  after s1: {r1.outcomes} ({r1.extractor}, {r1.turns} turns)")
+        master.user_says("s2", "Anything without peanuts is fine, I'm allergic to peanuts.")
+        r2 = master.end_session("s2")
+        say(f"  after s2: {r2.outcomes}")
+        formed = [
+            m
+            for m in master.formed_facts()
+            if m.metadata.get("memgate.formed.reason") == "two-sessions"
+        ]
+        for m in formed:
+            say(
+                f"  formed [{m.type}] {m.content} — evidence {m.evidence} sessions {m.metadata['memgate.formed.sessions']}"
+            )
+        say("== session 3 (new window) ==")
+        allergy = master.client.recall(
+            "does the user have any food allergies?",
+            namespaces=[user],
+            layers=["semantic"],
+            top_k=3,
+        )
+        for h in allergy:
+            say(f"  recalled [{h.layer} {h.score:.2f}] {h.content}")
+        everything = master.client.recall(
+            "what language is the user learning? French", namespaces=[user], layers=["semantic"]
+        )
+        return Outcome(
+            recalled,
+            not still_there,
+            recommendation,
+            formed=[m.content for m in formed],
+            formed_evidence=[e for m in formed for e in m.evidence],
+            allergy_recalled=any("peanut" in h.content for h in allergy),
+            small_talk_promoted=any("French" in h.content for h in everything),
+        )
     finally:
         master.close()
         researcher.close()
@@ -89,7 +137,12 @@ def main(argv: list[str] | None = None) -> int:
 
         with embedded_gateway(args.embedder) as target:
             outcome = run(target)
-    ok = outcome.preference_recalled and outcome.rolled_out_of_window
+    ok = (
+        outcome.preference_recalled
+        and outcome.rolled_out_of_window
+        and outcome.allergy_recalled
+        and not outcome.small_talk_promoted
+    )
     print("demo:", "OK — the preference survived the window and the session" if ok else "FAILED")
     return 0 if ok else 1
 

@@ -90,6 +90,23 @@ class Settings:
     decay_interval_s: float = 21_600.0  # background sweep every 6 h; 0 = only on request
     compact_min_episodes: int = 5  # this many decayed episodes become one semantic summary
 
+    # memory formation (seed 000 §3.4): what mines sessions for facts, and when
+    extractor: str = "rules"  # rules | llm (any OpenAI-compatible chat-completions endpoint)
+    summariser: str = "extractive"  # extractive | llm
+    summary_token_budget: int = 200  # a rolled-off dialogue's summary stays within this
+    formation_idle_s: float = 900.0  # a session idle this long is mined; 0 = only EndSession
+    formation_every_turns: int = 50  # ... and one with this many new turns; 0 = off
+    formation_max_turns: int = 500  # turns per extractor call (a longer session is chunked)
+    formation_scan_s: float = 5.0  # how often the idle / every-N triggers are checked
+    # the model behind extractor/summariser "llm": base URL up to /v1, model name, key
+    llm_base_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = ""
+    llm_timeout_s: float = 30.0
+    llm_retries: int = 1  # extra attempts after a timeout, 5xx or invalid output
+    llm_breaker_failures: int = 3  # failed calls in a row that open the model's breaker
+    llm_breaker_cooldown_s: float = 60.0
+
     limits: Limits = field(default_factory=Limits)
 
     def validate(self) -> Settings:
@@ -106,9 +123,33 @@ class Settings:
             problems.append("embed_threads must be >= 0 (0 = all cores)")
         if self.dialogue_max_turns < 2:
             problems.append("dialogue_max_turns must be >= 2")
+        problems += self._formation_problems()
         if problems:
             raise ValueError("invalid settings: " + "; ".join(problems))
         return self
+
+    def _formation_problems(self) -> list[str]:
+        out: list[str] = []
+        if self.extractor not in ("rules", "llm"):
+            out.append("extractor must be 'rules' or 'llm'")
+        if self.summariser not in ("extractive", "llm"):
+            out.append("summariser must be 'extractive' or 'llm'")
+        if "llm" in (self.extractor, self.summariser) and not (
+            self.llm_base_url and self.llm_model
+        ):
+            out.append(
+                "extractor/summariser 'llm' needs llm_base_url (an OpenAI-compatible endpoint "
+                "up to /v1) and llm_model (MEMGATE_LLM_BASE_URL, MEMGATE_LLM_MODEL)"
+            )
+        if self.summary_token_budget < 20:
+            out.append("summary_token_budget must be >= 20")
+        if self.formation_every_turns < 0 or self.formation_idle_s < 0:
+            out.append("formation_every_turns and formation_idle_s must be >= 0 (0 = off)")
+        if self.formation_max_turns < 1 or self.formation_scan_s <= 0:
+            out.append("formation_max_turns must be >= 1 and formation_scan_s > 0")
+        if self.llm_timeout_s <= 0 or self.llm_retries < 0 or self.llm_breaker_failures < 1:
+            out.append("llm_timeout_s > 0, llm_retries >= 0, llm_breaker_failures >= 1")
+        return out
 
 
 _ENV_PREFIX = "MEMGATE_"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from gateway.core.ports import EpisodicGraph, RecordStore, Stores, VectorIndex, WorkingStore
 from gateway.core.service import MemoryService
 from gateway.embedding import build_embedder
+from gateway.formation.factory import build_formation
 from gateway.settings import Settings
 from stores.breaker import Breaker, BreakerPolicy, guard
 from stores.faiss_index import ShardedFaissIndex
@@ -93,10 +94,14 @@ def build_service(settings: Settings) -> MemoryService:
     embedder = build_embedder(
         settings.embedder, cache_size=settings.embed_cache_size, threads=settings.embed_threads
     )
+    extractor, rules, summariser = build_formation(settings)
     return MemoryService(
         settings=settings,
         stores=build_stores(settings, dim=embedder.dim),
         embedder=embedder,
         journal=SqliteJournal(data / "journal.db"),
         ledger=SqliteLedger(data / "ledger.db"),
+        extractor=extractor,
+        rules=rules,
+        summariser=summariser,
     )

@@ -1,6 +1,7 @@
 """The gateway's control records, kept locally beside the journal: the audit log, write-id
 aliases (a write merged into an existing memory), proposals to shared namespaces, pending facts
-awaiting their second confirmation, and batch-task steps."""
+awaiting their second confirmation, batch-task steps, and the turns waiting to be mined for facts
+(``sqlite_formation``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from gateway.core import commands
 from gateway.core.control import AuditEntry, PendingFact, Proposal, ReviewItem, TaskStep
 from stores.codec import dump_json
 from stores.sqlite_base import SqliteBacked, SqliteDb
+from stores.sqlite_formation import FORMATION_SCHEMA, FormationRecords
 
 T = TypeVar("T")
 
@@ -45,9 +47,9 @@ CREATE TABLE IF NOT EXISTS settings_kv (key TEXT PRIMARY KEY, value TEXT NOT NUL
 """
 
 
-class SqliteLedger(SqliteBacked):
+class SqliteLedger(FormationRecords, SqliteBacked):
     def __init__(self, path: Path) -> None:
-        self._db = SqliteDb(path, _SCHEMA, "ledger", synchronous="FULL")
+        self._db = SqliteDb(path, _SCHEMA + FORMATION_SCHEMA, "ledger", synchronous="FULL")
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         return await self._db.write(fn)

@@ -261,6 +261,15 @@ class Api:
         return Call("CompactWindow", req, lambda r: t.CompactResult(r.summarised, r.summary))
 
     @rpc
+    def end_session(
+        namespace: str, session_id: str, *, wait: bool = False
+    ) -> Call[t.EndSessionResult]:
+        """Mine the session's new turns for facts (memory formation, on the gateway's background
+        lane). ``wait``: return once that ran, with what it formed. Safe to repeat."""
+        req = pb.EndSessionRequest(namespace=namespace, session_id=session_id, wait=wait)
+        return Call("EndSession", req, wire.end_session)
+
+    @rpc
     def clear_scratch(namespace: str, session_id: str) -> Call[None]:
         req = pb.ClearScratchRequest(namespace=namespace, session_id=session_id)
         return Call("ClearScratch", req, lambda r: None)

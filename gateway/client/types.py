@@ -113,6 +113,18 @@ class CompactResult:
 
 
 @dataclass(frozen=True, slots=True)
+class EndSessionResult:
+    """A memory-formation job for a session's new turns ("" job id: nothing new to mine)."""
+
+    job_id: str
+    turns: int
+    duplicate: bool
+    applied: bool
+    extractor: str  # with wait: the extractor that ran
+    outcomes: dict[str, int]  # with wait: pending / promoted / confirmed / review / dropped
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     id: str
     namespace: str

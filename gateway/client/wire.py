@@ -198,6 +198,12 @@ def neighbour(n: pb.Neighbour) -> t.Neighbour:
     )
 
 
+def end_session(r: pb.EndSessionResponse) -> t.EndSessionResult:
+    return t.EndSessionResult(
+        r.job_id, r.turns, r.duplicate, r.applied, r.extractor, dict(r.outcomes)
+    )
+
+
 def fact(r: pb.ProposeFactResponse) -> t.FactResult:
     return t.FactResult(r.pending_id, r.sessions_seen, r.promoted, r.memory_id)
 

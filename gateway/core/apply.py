@@ -12,7 +12,7 @@ from datetime import datetime
 import numpy as np
 
 from gateway.core import reconcile
-from gateway.core.commands import Archive, Forget, MemoryWrite, Relate, TurnAppend
+from gateway.core.commands import Archive, Forget, FormSession, MemoryWrite, Relate, TurnAppend
 from gateway.core.control import JournalEntry
 from gateway.core.events import AppliedEvents
 from gateway.core.models import (
@@ -23,10 +23,12 @@ from gateway.core.models import (
     NodeRef,
     Relation,
     Status,
+    Turn,
     VectorItem,
+    Zone,
     utcnow,
 )
-from gateway.core.ports import Embedder, Ledger, Stores
+from gateway.core.ports import Embedder, Ledger, Stores, Summariser
 from gateway.core.working import TurnResults, apply_turns
 
 
@@ -35,6 +37,7 @@ class ApplySettings:
     dedup_threshold: float
     zone_hard_cap: int
     dialogue_max_turns: int
+    summary_token_budget: int = 200
 
 
 def memory_from_command(write_id: str, agent_id: str, c: MemoryWrite, now: datetime) -> Memory:
@@ -83,7 +86,9 @@ class Applier:
         events: AppliedEvents,
         settings: ApplySettings,
         turn_results: TurnResults,
+        summariser: Summariser,
     ) -> None:
+        self._summariser = summariser
         self._stores = stores
         self._embedder = embedder
         self._ledger = ledger
@@ -109,19 +114,36 @@ class Applier:
         if isinstance(first, MemoryWrite):
             return await self._apply_memories(run)
         if isinstance(first, TurnAppend):
+            turns = [(e.write_id, e.command) for e in run if isinstance(e.command, TurnAppend)]
+            await self._keep_for_formation(turns)
             return await apply_turns(
                 self._stores.working,
-                [(e.write_id, e.command) for e in run if isinstance(e.command, TurnAppend)],
+                turns,
                 self._s.zone_hard_cap,
                 self._s.dialogue_max_turns,
                 self._turn_results,
+                self._summariser,
+                self._s.summary_token_budget,
             )
+        if isinstance(first, FormSession):
+            raise ValueError("form entries are applied by the formation lane")
         if isinstance(first, Forget | Archive):
             return await self._apply_status(run)
         await self._stores.graph.relate(
             [_relation(e.command) for e in run if isinstance(e.command, Relate)]
         )
         return set()
+
+    async def _keep_for_formation(self, turns: Sequence[tuple[str, TurnAppend]]) -> None:
+        """Dialogue turns are kept in the ledger until mined for facts (a rolled-off turn is
+        summarised out of the window, but still mined)."""
+        groups: dict[tuple[str, str], list[Turn]] = {}
+        for write_id, c in turns:
+            if c.zone is Zone.DIALOGUE and c.role in ("user", "assistant"):
+                turn = Turn(write_id, c.role, c.content, c.zone, c.at or utcnow(), dict(c.metadata))
+                groups.setdefault((c.namespace, c.session_id), []).append(turn)
+        for (ns, session), group in groups.items():
+            await self._ledger.record_turns(ns, session, group)
 
     # ---- long-term memories
     async def _apply_memories(self, run: Sequence[JournalEntry]) -> set[str]:

@@ -87,13 +87,25 @@ class Relate:
     properties: dict[str, str] = field(default_factory=dict)
 
 
-Command = MemoryWrite | TurnAppend | Forget | Archive | Relate
+@dataclass(frozen=True, slots=True)
+class FormSession:
+    """Mine a session's turns up to ledger position ``upto`` for facts (memory formation). The
+    same session and range is the same job, whoever asked (``requested_by`` is not part of it)."""
+
+    kind: ClassVar[str] = "form"
+    namespace: str
+    session_id: str
+    upto: int
+    requested_by: str = ""  # the agent that ended the session, or "idle" / "every-n"
+
+
+Command = MemoryWrite | TurnAppend | Forget | Archive | Relate | FormSession
 KINDS: dict[str, type[Command]] = {
     c.kind: c
-    for c in (MemoryWrite, TurnAppend, Forget, Archive, Relate)  # type: ignore[misc]
+    for c in (MemoryWrite, TurnAppend, Forget, Archive, Relate, FormSession)  # type: ignore[misc]
 }
-#: fields that record when a command was received: a retry differs in them only
-_RECEIVED = ("received_at", "at")
+#: fields that record when or by whom a command was received: a retry differs in them only
+_RECEIVED = ("received_at", "at", "requested_by")
 
 
 def _time(value: datetime | None) -> str | None:
@@ -139,6 +151,13 @@ def encode(cmd: Command) -> dict[str, Any]:
         }
     elif isinstance(cmd, Forget | Archive):
         body = {"id": cmd.id, "namespace": cmd.namespace, "reason": cmd.reason}
+    elif isinstance(cmd, FormSession):
+        body = {
+            "namespace": cmd.namespace,
+            "session_id": cmd.session_id,
+            "upto": cmd.upto,
+            "requested_by": cmd.requested_by,
+        }
     else:
         body = {
             "src_kind": cmd.src.kind.value,
@@ -189,6 +208,13 @@ def decode(kind: str, data: dict[str, Any]) -> Command:
         cls = Forget if kind == Forget.kind else Archive
         return cls(
             id=data["id"], namespace=data.get("namespace", ""), reason=data.get("reason", "")
+        )
+    if kind == FormSession.kind:
+        return FormSession(
+            namespace=data["namespace"],
+            session_id=data["session_id"],
+            upto=int(data["upto"]),
+            requested_by=data.get("requested_by") or "",
         )
     if kind == Relate.kind:
         at = _parse_time(data.get("at"))

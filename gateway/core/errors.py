@@ -58,3 +58,10 @@ class Overloaded(MemgateError):
 
 class Unimplemented(MemgateError):
     status = "UNIMPLEMENTED"
+
+
+class ExtractionFailed(MemgateError):
+    """A model-backed extractor or summariser gave no usable answer (timeout, HTTP error, output
+    that fails its schema, breaker open). The gateway falls back to the rule-based one."""
+
+    status = "UNAVAILABLE"

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gateway.core import namespaces as nsp
+from gateway.core.candidates import key_of_pending, split_evidence
 from gateway.core.control import PendingFact
 from gateway.core.errors import InvalidArgument, NotFound
 from gateway.core.inputs import WriteInput
@@ -84,6 +85,8 @@ class Facts:
         return await self._promote(agent, row)
 
     async def _promote(self, agent: str, row: PendingFact) -> FactOutcome:
+        """Also how the master confirms a formed candidate held for review (its key and quotes
+        come out of the pending row)."""
         item = WriteInput(
             namespace=row.namespace,
             layer=Layer.SEMANTIC.value,
@@ -91,8 +94,11 @@ class Facts:
             type="fact",
             importance=PROMOTED_IMPORTANCE,
             confidence=float(row.confidence),
-            evidence=row.evidence[:16],
-            metadata={"fact_key": row.fact_key, "sessions": ",".join(row.sessions)[:1000]},
+            evidence=[split_evidence(e)[1] for e in row.evidence][:16],
+            metadata={
+                "fact_key": key_of_pending(row.fact_key),
+                "sessions": ",".join(row.sessions)[:1000],
+            },
             idempotency_key=f"promote:{row.id}",
         )
         outcome = (await self._writer.write(agent, [item], wait=True))[0]

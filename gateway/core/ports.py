@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
+from gateway.core.candidates import Candidate, DueSession, SessionTurns
 from gateway.core.control import (
     Accepted,
     AuditEntry,
@@ -313,12 +314,53 @@ class Ledger(Protocol):
 
     async def get_pending_fact(self, pid: str) -> PendingFact | None: ...
     async def mark_promoted(self, pid: str, memory_id: str) -> None: ...
+    async def record_turns(self, namespace: str, session_id: str, turns: Sequence[Turn]) -> None:
+        """Keep dialogue turns for memory formation until they are mined. Idempotent by turn id;
+        each new turn gets the next position of the ledger."""
+
+    async def unformed_turns(
+        self, namespace: str, session_id: str, upto: int = 0, limit: int = 0
+    ) -> SessionTurns:
+        """The session's turns not mined yet, oldest first, up to position ``upto`` (0: all),
+        at most ``limit`` of them (0: no limit)."""
+
+    async def mark_formed(self, namespace: str, session_id: str, upto: int) -> None:
+        """Turns up to position ``upto`` were mined: drop them, never mine them again."""
+
+    async def due_sessions(
+        self, idle_before: float, every_turns: int, limit: int
+    ) -> list[DueSession]:
+        """Sessions with unmined turns whose last turn came before ``idle_before`` (epoch s), or
+        with at least ``every_turns`` unmined turns (0: that rule is off)."""
+
     async def start_task(self, task_id: str, steps: Sequence[str]) -> None: ...
     async def task_steps(self, task_id: str) -> list[TaskStep]: ...
     async def update_step(
         self, task_id: str, index: int, state: str, output: str, error: str
     ) -> bool:
         """Sets a step's state; a done step never changes again. False when it is missing."""
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """Finds candidate facts about the user in a session's turns (seed 000 §3.4). Every
+    candidate quotes the turns it came from. Raises ``ExtractionFailed`` when it cannot answer
+    (the gateway then falls back to the rule extractor)."""
+
+    name: str  # name/version, recorded on every memory it forms
+
+    async def extract(self, turns: Sequence[Turn]) -> list[Candidate]: ...
+
+
+@runtime_checkable
+class Summariser(Protocol):
+    """Summarises rolled-off dialogue into the task zone (seed 004 §3.3): keeps decisions,
+    names, numbers, dates and instructions within ``budget_tokens``, ends with the
+    auto-generated note. Raises ``ExtractionFailed`` when it cannot answer."""
+
+    name: str
+
+    async def summarise(self, turns: Sequence[Turn], budget_tokens: int) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,9 @@ def decide(mem: Memory, same_fact: Memory | None, near_twin: Memory | None) -> D
     if not reconciles(mem):
         return Decision(mem)
     if same_fact is None:
-        return Decision(mem) if near_twin is None else merge(near_twin, mem)
+        if near_twin is None or (mem.fact_key and near_twin.fact_key != mem.fact_key):
+            return Decision(mem)  # a keyed fact is never folded into another fact (or a note)
+        return merge(near_twin, mem)
     if same_fact.metadata.get(WRITE_ID_KEY) == mem.id:
         return Decision(None)  # this write already made the current version (a replay)
     if mem.content.strip() == same_fact.content.strip():

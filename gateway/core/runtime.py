@@ -1,6 +1,7 @@
 """The gateway's running parts: opens the journal, ledger and stores in order, rebuilds the vector
 index from the records unless it was closed cleanly, starts the apply lanes, and keeps the small
-background loops (index flush, journal pruning, decay sweep). Closes them in reverse."""
+background loops (index flush, journal pruning, decay sweep, memory-formation triggers). Closes
+them in reverse."""
 
 from __future__ import annotations
 
@@ -31,7 +32,11 @@ class Runtime:
         journal_retention_s: float,
         decay_interval_s: float = 0.0,
         sweep: Callable[[], Awaitable[str]] | None = None,
+        formation_scan_s: float = 0.0,
+        schedule_formation: Callable[[], Awaitable[int]] | None = None,
     ) -> None:
+        self._formation_scan_s = formation_scan_s
+        self._schedule_formation = schedule_formation
         self._stores = stores
         self._journal = journal
         self._ledger = ledger
@@ -59,6 +64,8 @@ class Runtime:
         self._tasks.append(asyncio.create_task(self._flush_loop(), name="index-flush"))
         if self._decay_interval_s > 0 and self._sweep is not None:
             self._tasks.append(asyncio.create_task(self._decay_loop(), name="decay-sweep"))
+        if self._formation_scan_s > 0 and self._schedule_formation is not None:
+            self._tasks.append(asyncio.create_task(self._formation_loop(), name="formation"))
 
     async def close(self) -> None:
         for task in self._tasks:
@@ -133,3 +140,14 @@ class Runtime:
                 log.info("decay sweep: %s", await self._sweep())
             except Exception:  # noqa: BLE001 - the next sweep tries again
                 log.exception("decay sweep failed; will retry at the next interval")
+
+    async def _formation_loop(self) -> None:
+        """The idle and every-N triggers of memory formation: journal a job for each due
+        session (the formation lane runs them)."""
+        assert self._schedule_formation is not None
+        while True:
+            await asyncio.sleep(self._formation_scan_s)
+            try:
+                await self._schedule_formation()
+            except Exception:  # noqa: BLE001 - the next scan tries again
+                log.exception("scheduling memory formation failed; will retry")

@@ -3,17 +3,22 @@ The transport calls these objects; nothing here takes or reaches into the whole 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gateway.core.apply import Applier, ApplySettings
+from gateway.core.control import JournalEntry
 from gateway.core.episodes import Episodes
 from gateway.core.events import AppliedEvents
 from gateway.core.facts import Facts
+from gateway.core.formation import FormationPolicy
+from gateway.core.formation_jobs import FormationJobs, FormationSettings
 from gateway.core.lanes import Lane, Lanes
 from gateway.core.lifecycle import DecaySweeper
 from gateway.core.memories import Memories
 from gateway.core.metrics import Metrics
 from gateway.core.namespaces import SharedWritePolicies
 from gateway.core.operations import Operations, SweepDefaults
-from gateway.core.ports import Embedder, Journal, Ledger, Stores
+from gateway.core.ports import Embedder, Extractor, Journal, Ledger, Stores, Summariser
 from gateway.core.proposals import Proposals
 from gateway.core.recall import Recaller
 from gateway.core.results import Results
@@ -28,6 +33,8 @@ from gateway.settings import Settings
 #: journal entry kinds per lane: a dead Redis never holds up long-term writes, nor the reverse
 WORKING_KINDS = ("turn",)
 LONG_TERM_KINDS = ("memory", "forget", "archive", "relate")
+#: memory formation has a lane of its own: a slow model never holds up writes
+FORMATION_KINDS = ("form",)
 
 
 class MemoryService:
@@ -38,7 +45,12 @@ class MemoryService:
         embedder: Embedder,
         journal: Journal,
         ledger: Ledger,
+        extractor: Extractor,
+        rules: Extractor,
+        summariser: Summariser,
     ) -> None:
+        """``extractor`` mines sessions for facts, ``rules`` is its fallback (the same object
+        when no model is configured); ``summariser`` summarises rolled-off dialogue."""
         s, master = settings, settings.master_agent
         self.settings = settings
         self.stores = stores
@@ -52,13 +64,17 @@ class MemoryService:
             embedder,
             ledger,
             events,
-            ApplySettings(s.dedup_threshold, s.zone_hard_cap, s.dialogue_max_turns),
+            ApplySettings(
+                s.dedup_threshold, s.zone_hard_cap, s.dialogue_max_turns, s.summary_token_budget
+            ),
             turn_results,
+            summariser,
         )
         self.lanes = Lanes(
             [
                 Lane("apply-working", WORKING_KINDS, journal, applier.apply, s.apply_batch),
                 Lane("apply-long-term", LONG_TERM_KINDS, journal, applier.apply, s.apply_batch),
+                Lane("formation", FORMATION_KINDS, journal, self._form, 8),
             ]
         )
         write_path = WritePath(journal, ledger, self.lanes, s.max_pending_writes, s.wait_timeout_s)
@@ -66,7 +82,24 @@ class MemoryService:
         self.writer = Writer(write_path, ledger, policies, s.limits, master)
         self.memories = Memories(stores.records, ledger, write_path, master)
         self.recaller = Recaller(s, stores, embedder, ledger, self.metrics)
-        self.working = WorkingMemory(stores.working, write_path, turn_results, s.limits, master)
+        self.working = WorkingMemory(
+            stores.working,
+            write_path,
+            turn_results,
+            s.limits,
+            master,
+            summariser,
+            s.summary_token_budget,
+        )
+        self.formation = FormationJobs(
+            ledger,
+            write_path,
+            self.working,
+            FormationPolicy(ledger, stores.records, write_path, s.limits),
+            extractor,
+            rules,
+            FormationSettings(s.formation_idle_s, s.formation_every_turns, s.formation_max_turns),
+        )
         self.episodes = Episodes(stores.graph, stores.records, self.memories, write_path, master)
         self.proposals = Proposals(ledger, write_path, policies, master)
         self.facts = Facts(ledger, self.writer, s.limits.max_content_chars, master)
@@ -97,9 +130,14 @@ class MemoryService:
             s.journal_retention_days * 86_400,
             s.decay_interval_s,
             self.ops.scheduled_sweep,
+            s.formation_scan_s,
+            self.formation.schedule_due,
         )
         events.subscribe(self.recaller.on_applied)
         events.subscribe(self.runtime.on_applied)
+
+    async def _form(self, entries: Sequence[JournalEntry]) -> None:
+        await self.formation.apply(entries)
 
     async def start(self) -> None:
         await self.runtime.start()

@@ -3,6 +3,7 @@ like every write; when the dialogue overflows, its oldest half is summarised int
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -14,12 +15,16 @@ from gateway.core.control import NewEntry
 from gateway.core.errors import BackendUnavailable, InvalidArgument
 from gateway.core.inputs import WriteInput, parse_zone, prepare
 from gateway.core.models import Layer, Turn, Zone, utcnow
-from gateway.core.ports import WorkingStore
+from gateway.core.ports import Summariser, WorkingStore
 from gateway.core.write_path import WritePath
 from gateway.settings import Limits
 
+log = logging.getLogger("memgate.working")
+
 TURN_RESULTS_KEPT = 4096
 SUMMARY_PREFIX = "[history_summary]"
+#: every summary ends with this (seed 004 §3.3): it was generated and may leave things out
+SUMMARY_NOTE = "（本摘要由系统自动生成，可能存在信息遗漏 / auto-generated, may omit details）"
 
 
 @dataclass(slots=True)
@@ -49,16 +54,36 @@ class TurnResults:
 
 
 def summarise(turns: Sequence[Turn], max_chars: int = 600) -> str:
-    """Extractive summary of rolled-off dialogue: who said what, first words of each turn."""
+    """Last-resort summary (when the configured summariser fails): who said what, first words
+    of each turn."""
     parts = []
     for t in turns:
         text = " ".join(t.content.split())
         parts.append(f"{t.role}: {text[:120]}{'…' if len(text) > 120 else ''}")
     summary = " | ".join(parts)
-    return summary if len(summary) <= max_chars else summary[: max_chars - 1] + "…"
+    room = max_chars - len(SUMMARY_NOTE) - 1
+    summary = summary if len(summary) <= room else summary[: room - 1] + "…"
+    return f"{summary} {SUMMARY_NOTE}"
 
 
-async def compact(working: WorkingStore, namespace: str, session_id: str) -> tuple[int, str]:
+async def summary_of(summariser: Summariser | None, turns: Sequence[Turn], budget: int) -> str:
+    """The summariser's summary; if it fails, the last-resort one (the turns are already out
+    of the window, so a summary must be written)."""
+    if summariser is not None:
+        try:
+            return await summariser.summarise(turns, budget)
+        except Exception:  # noqa: BLE001 - a failing model never loses the rolled-off turns
+            log.warning("summariser %s failed; using the plain summary", summariser.name)
+    return summarise(turns)
+
+
+async def compact(
+    working: WorkingStore,
+    namespace: str,
+    session_id: str,
+    summariser: Summariser | None = None,
+    budget: int = 200,
+) -> tuple[int, str]:
     """Summarise the oldest half of the dialogue into the task zone (seed 000 §3.2)."""
     window = await working.window(namespace, session_id, [Zone.DIALOGUE])
     n = len(window.get(Zone.DIALOGUE, [])) // 2
@@ -67,7 +92,7 @@ async def compact(working: WorkingStore, namespace: str, session_id: str) -> tup
     oldest = await working.take_oldest(namespace, session_id, Zone.DIALOGUE, n)
     if not oldest:
         return 0, ""
-    summary = summarise(oldest)
+    summary = await summary_of(summariser, oldest, budget)
     turn = Turn(
         id=f"summary:{oldest[0].id}",
         role="system",
@@ -84,6 +109,8 @@ async def apply_turns(
     zone_cap: int,
     dialogue_max: int,
     results: TurnResults,
+    summariser: Summariser | None = None,
+    budget: int = 200,
 ) -> set[str]:
     """Append journaled turns (write id, command) per session; compact an overflowing dialogue."""
     groups: dict[tuple[str, str], list[Turn]] = {}
@@ -97,7 +124,7 @@ async def apply_turns(
         dialogue = lengths[Zone.DIALOGUE]
         compacted = dialogue > dialogue_max
         if compacted:
-            dialogue -= (await compact(working, ns, session))[0]
+            dialogue -= (await compact(working, ns, session, summariser, budget))[0]
         for turn in group:
             results.record(turn.id, dialogue, compacted and turn.zone is Zone.DIALOGUE)
     return {ns for ns, _ in groups}
@@ -113,7 +140,11 @@ class WorkingMemory:
         results: TurnResults,
         limits: Limits,
         master: str,
+        summariser: Summariser | None = None,
+        summary_budget: int = 200,
     ) -> None:
+        self._summariser = summariser
+        self._summary_budget = summary_budget
         self._store = store
         self._write_path = write_path
         self._results = results
@@ -130,6 +161,10 @@ class WorkingMemory:
         else:
             nsp.check_read(agent, ns, self._master)
         return str(ns)
+
+    def session_for_write(self, agent: str, namespace: str, session_id: str) -> str:
+        """The checked namespace of a session ``agent`` may write (as for AppendTurn)."""
+        return self._session(agent, namespace, session_id, write=True)
 
     async def append_turn(
         self,
@@ -200,7 +235,7 @@ class WorkingMemory:
 
     async def compact_window(self, agent: str, namespace: str, session_id: str) -> tuple[int, str]:
         ns = self._session(agent, namespace, session_id, write=True)
-        return await compact(self._store, ns, session_id)
+        return await compact(self._store, ns, session_id, self._summariser, self._summary_budget)
 
     async def clear_scratch(self, agent: str, namespace: str, session_id: str) -> None:
         ns = self._session(agent, namespace, session_id, write=True)

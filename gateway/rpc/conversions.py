@@ -7,9 +7,11 @@ from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from gateway.core.candidates import PROVENANCE_PREFIX
 from gateway.core.commands import TurnAppend
 from gateway.core.control import AuditEntry, Proposal
 from gateway.core.facts import FactOutcome
+from gateway.core.formation_jobs import EndSessionOutcome
 from gateway.core.inputs import WriteInput
 from gateway.core.models import Event, Layer, Memory, Neighbour, Status, Turn
 from gateway.core.ports import BreakerStatus
@@ -66,6 +68,12 @@ def layer_to_pb(layer: Layer) -> int:
 
 
 # ---- memories
+def _shown(key: str) -> bool:
+    """Callers see their own metadata and a formed memory's provenance, not the gateway's
+    bookkeeping (write ids, superseded-by links)."""
+    return not key.startswith("memgate.") or key.startswith(PROVENANCE_PREFIX)
+
+
 def memory_to_pb(m: Memory) -> pb.Memory:
     return pb.Memory(
         id=m.id,
@@ -83,7 +91,7 @@ def memory_to_pb(m: Memory) -> pb.Memory:
         last_accessed_at=ts(m.last_accessed_at),
         access_count=m.access_count,
         version=m.version,
-        metadata={k: v for k, v in m.metadata.items() if not k.startswith("memgate.")},
+        metadata={k: v for k, v in m.metadata.items() if _shown(k)},
         evidence=m.evidence,
         event_time=ts(m.event_time),
         status=_STATUS_TO_PB[m.status],  # type: ignore[arg-type]
@@ -378,6 +386,17 @@ def task_to_pb(t: Task) -> pb.Task:
         ],
         resume_at=t.resume_at,
         state=t.state,
+    )
+
+
+def end_session_to_pb(o: EndSessionOutcome) -> pb.EndSessionResponse:
+    return pb.EndSessionResponse(
+        job_id=o.job_id,
+        turns=o.turns,
+        duplicate=o.duplicate,
+        applied=o.applied,
+        extractor=o.result.extractor if o.result else "",
+        outcomes=dict(o.result.outcomes) if o.result else {},
     )
 
 

@@ -103,6 +103,12 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         await self._svc.working.clear_scratch(caller(ctx), req.namespace, req.session_id)
         return pb.ClearScratchResponse()
 
+    async def EndSession(self, req: pb.EndSessionRequest, ctx: Ctx) -> pb.EndSessionResponse:
+        o = await self._svc.formation.end_session(
+            caller(ctx), req.namespace, req.session_id, req.wait
+        )
+        return cv.end_session_to_pb(o)
+
     # ---- episodic
     async def RecordEvent(self, req: pb.RecordEventRequest, ctx: Ctx) -> pb.WriteResponse:
         item: WriteInput = cv.write_item_from_pb(req.event)

@@ -34,7 +34,6 @@ from gateway.client import GatewayError
 
 T = TypeVar("T")
 
-NOT_SUPPORTED = "not supported by this gateway"
 
 # ---- argument types: what the schema tells the model
 Namespace = Annotated[
@@ -264,18 +263,12 @@ def add_memory_tools(server: MCPServer[Any], bridge: Bridge) -> None:
 
     @server.tool()
     async def end_session(namespace: Namespace, session_id: SessionId) -> dict[str, Any]:
-        """Close a session: its window is summarised into long-term memory."""
-        end = getattr(bridge.client, "end_session", None)
-        if end is None:
-            raise ToolError(
-                f"UNIMPLEMENTED: end_session is {NOT_SUPPORTED} (it has no EndSession RPC); "
-                "the session's turns stay in its working-memory window until they expire"
-            )
+        """Close a session: the gateway mines its new turns for stable facts (preferences,
+        attributes, constraints) in the background; a fact seen in two sessions, or said with
+        "remember", becomes a long-term memory. Safe to call more than once."""
         try:
-            result = await end(namespace, session_id)
+            result = await bridge.client.end_session(namespace, session_id)
         except GatewayError as error:
-            if error.code.name == "UNIMPLEMENTED":
-                raise ToolError(f"UNIMPLEMENTED: end_session is {NOT_SUPPORTED}") from None
             raise ToolError(refusal(error)) from None
         return plain(result)
 

@@ -416,6 +416,39 @@ class ClearScratchResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class EndSessionRequest(_message.Message):
+    __slots__ = ("namespace", "session_id", "wait")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    WAIT_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    session_id: str
+    wait: bool
+    def __init__(self, namespace: _Optional[str] = ..., session_id: _Optional[str] = ..., wait: _Optional[bool] = ...) -> None: ...
+
+class EndSessionResponse(_message.Message):
+    __slots__ = ("job_id", "turns", "duplicate", "applied", "extractor", "outcomes")
+    class OutcomesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    TURNS_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    APPLIED_FIELD_NUMBER: _ClassVar[int]
+    EXTRACTOR_FIELD_NUMBER: _ClassVar[int]
+    OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    turns: int
+    duplicate: bool
+    applied: bool
+    extractor: str
+    outcomes: _containers.ScalarMap[str, int]
+    def __init__(self, job_id: _Optional[str] = ..., turns: _Optional[int] = ..., duplicate: _Optional[bool] = ..., applied: _Optional[bool] = ..., extractor: _Optional[str] = ..., outcomes: _Optional[_Mapping[str, int]] = ...) -> None: ...
+
 class RecordEventRequest(_message.Message):
     __slots__ = ("event", "user_id", "links", "wait")
     EVENT_FIELD_NUMBER: _ClassVar[int]

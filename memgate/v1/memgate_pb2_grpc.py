@@ -94,6 +94,11 @@ class MemoryGatewayStub:
                 request_serializer=memgate_dot_v1_dot_memgate__pb2.ClearScratchRequest.SerializeToString,
                 response_deserializer=memgate_dot_v1_dot_memgate__pb2.ClearScratchResponse.FromString,
                 _registered_method=True)
+        self.EndSession = channel.unary_unary(
+                '/memgate.v1.MemoryGateway/EndSession',
+                request_serializer=memgate_dot_v1_dot_memgate__pb2.EndSessionRequest.SerializeToString,
+                response_deserializer=memgate_dot_v1_dot_memgate__pb2.EndSessionResponse.FromString,
+                _registered_method=True)
         self.RecordEvent = channel.unary_unary(
                 '/memgate.v1.MemoryGateway/RecordEvent',
                 request_serializer=memgate_dot_v1_dot_memgate__pb2.RecordEventRequest.SerializeToString,
@@ -275,6 +280,13 @@ class MemoryGatewayServicer:
 
     def ClearScratch(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EndSession(self, request, context):
+        """Mine the session's new turns for facts (memory formation) on the background lane.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -474,6 +486,11 @@ def add_MemoryGatewayServicer_to_server(servicer, server):
                     servicer.ClearScratch,
                     request_deserializer=memgate_dot_v1_dot_memgate__pb2.ClearScratchRequest.FromString,
                     response_serializer=memgate_dot_v1_dot_memgate__pb2.ClearScratchResponse.SerializeToString,
+            ),
+            'EndSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.EndSession,
+                    request_deserializer=memgate_dot_v1_dot_memgate__pb2.EndSessionRequest.FromString,
+                    response_serializer=memgate_dot_v1_dot_memgate__pb2.EndSessionResponse.SerializeToString,
             ),
             'RecordEvent': grpc.unary_unary_rpc_method_handler(
                     servicer.RecordEvent,
@@ -905,6 +922,33 @@ class MemoryGateway:
             '/memgate.v1.MemoryGateway/ClearScratch',
             memgate_dot_v1_dot_memgate__pb2.ClearScratchRequest.SerializeToString,
             memgate_dot_v1_dot_memgate__pb2.ClearScratchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EndSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memgate.v1.MemoryGateway/EndSession',
+            memgate_dot_v1_dot_memgate__pb2.EndSessionRequest.SerializeToString,
+            memgate_dot_v1_dot_memgate__pb2.EndSessionResponse.FromString,
             options,
             channel_credentials,
             insecure,

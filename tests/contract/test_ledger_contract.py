@@ -93,7 +93,12 @@ async def test_settings_round_trip(ledger: Ledger) -> None:
 
 async def test_pending_fact_counts_distinct_sessions(ledger: Ledger) -> None:
     first = await ledger.see_fact("p1", "user/a", "likes tea", "Likes tea", "s1", ["e1"], 0.6)
-    assert (first.id, first.sessions, first.evidence, first.promoted_to) == ("p1", ["s1"], ["e1"], "")
+    assert (first.id, first.sessions, first.evidence, first.promoted_to) == (
+        "p1",
+        ["s1"],
+        ["e1"],
+        "",
+    )
     same = await ledger.see_fact("p9", "user/a", "likes tea", "Likes tea", "s1", ["e1"], 0.5)
     assert same.id == "p1" and same.sessions == ["s1"]  # the same session counts once
     second = await ledger.see_fact("p9", "user/a", "likes tea", "Likes tea", "s2", ["e2"], 0.8)
@@ -132,3 +137,45 @@ async def test_records_survive_a_restart(tmp_path: Path) -> None:
     assert (await again.get_proposal("p1")) is not None
     assert len(await again.query_audit("", "", 0.0, 10)) == 1
     await again.close()
+
+
+async def test_turns_wait_to_be_mined_once(ledger: Ledger) -> None:
+    from gateway.core.models import Turn
+
+    turns = [Turn(f"t{i}", "user", f"line {i}", metadata={"speaker": "Leo"}) for i in range(5)]
+    await ledger.record_turns("user/a", "s1", turns[:3])
+    await ledger.record_turns("user/a", "s1", turns)  # a replay: t0..t2 are not kept twice
+    await ledger.record_turns("user/a", "s2", [Turn("x", "user", "other session")])
+    got = await ledger.unformed_turns("user/a", "s1")
+    assert [t.id for t in got.turns] == ["t0", "t1", "t2", "t3", "t4"]
+    assert got.turns[0].metadata == {"speaker": "Leo"} and got.after == 0
+    first = await ledger.unformed_turns("user/a", "s1", limit=2)
+    assert [t.id for t in first.turns] == ["t0", "t1"]
+    await ledger.mark_formed("user/a", "s1", first.upto)
+    rest = await ledger.unformed_turns("user/a", "s1")
+    assert [t.id for t in rest.turns] == ["t2", "t3", "t4"] and rest.after == first.upto
+    # up to a position: a job's range
+    assert [t.id for t in (await ledger.unformed_turns("user/a", "s1", rest.upto)).turns][
+        -1
+    ] == "t4"
+    await ledger.mark_formed("user/a", "s1", rest.upto)
+    assert (await ledger.unformed_turns("user/a", "s1")).turns == []
+    await ledger.mark_formed("user/a", "s1", first.upto)  # never goes back
+    assert (await ledger.unformed_turns("user/a", "s1")).turns == []
+
+
+async def test_due_sessions_idle_or_many_new_turns(ledger: Ledger) -> None:
+    import time
+
+    from gateway.core.models import Turn
+
+    await ledger.record_turns("user/a", "busy", [Turn(f"b{i}", "user", "x") for i in range(4)])
+    await ledger.record_turns("user/a", "quiet", [Turn("q", "user", "x")])
+    now = time.time()
+    assert await ledger.due_sessions(now - 60, 0, 10) == []  # nobody idle, N off
+    [busy] = await ledger.due_sessions(now - 60, 4, 10)
+    assert (busy.session_id, busy.new_turns, busy.idle) == ("busy", 4, False)
+    idle = {d.session_id: d for d in await ledger.due_sessions(now + 1, 0, 10)}
+    assert set(idle) == {"busy", "quiet"} and idle["quiet"].idle
+    await ledger.mark_formed("user/a", "quiet", idle["quiet"].upto)
+    assert [d.session_id for d in await ledger.due_sessions(now + 1, 0, 10)] == ["busy"]

@@ -18,3 +18,11 @@ def test_preference_survives_window_and_session(
     assert outcome.rolled_out_of_window, lines  # the window no longer holds the turn …
     assert outcome.preference_recalled, lines  # … but recall in a new session brings it back
     assert "cilantro" in outcome.recommendation and "leave out" in outcome.recommendation
+    # formed without propose_fact: said in s1 and s2, a semantic fact with the user's words
+    assert outcome.formed == ["The user is allergic to peanuts"], lines
+    assert outcome.formed_evidence == [
+        "Also, I'm allergic to peanuts.",
+        "Anything without peanuts is fine, I'm allergic to peanuts.",
+    ]
+    assert outcome.allergy_recalled, lines  # a new session recalls it
+    assert not outcome.small_talk_promoted, lines  # French, said once while chatting, is not

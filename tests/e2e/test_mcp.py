@@ -197,8 +197,8 @@ async def test_master_uses_every_tool(gw: RunningGateway, ns: str, connect: Any)
         again = await _call(client, "recall", query="Alice vegetarian", namespaces=[ns])
         assert written["id"] not in {h["id"] for h in again["hits"]}
 
-        message = await _refused(client, "end_session", namespace=ns, session_id="s1")
-        assert "not supported by this gateway" in message
+        ended = await _call(client, "end_session", namespace=ns, session_id="s1")
+        assert set(ended) >= {"job_id", "turns", "duplicate"}
 
         kind, owner = ns.split("/")
         read = await client.read_resource(f"memgate://timeline/{kind}/{owner}")

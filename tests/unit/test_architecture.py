@@ -11,7 +11,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("gateway", "stores", "agents_demo", "bench")
-FORBIDDEN_IN_CORE = ("stores", "grpc", "redis", "neo4j", "faiss", "sqlite3", "memgate")
+FORBIDDEN_IN_CORE = (
+    "stores", "grpc", "redis", "neo4j", "faiss", "sqlite3", "memgate", "http", "httpx"
+)  # fmt: skip
 
 
 def _modules() -> dict[str, Path]:

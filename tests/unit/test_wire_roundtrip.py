@@ -10,6 +10,7 @@ from gateway.client import wire
 from gateway.core.commands import MemoryWrite, TurnAppend
 from gateway.core.control import AuditEntry, Proposal, TaskStep
 from gateway.core.facts import FactOutcome
+from gateway.core.formation_jobs import EndSessionOutcome, JobResult
 from gateway.core.models import Event, Layer, Memory, Neighbour, NodeKind, NodeRef, Status, Turn
 from gateway.core.recall import RecallResult
 from gateway.core.scoring import Scored
@@ -201,6 +202,17 @@ def test_arbitration_messages_server_to_client() -> None:
         "dialogue",
         "s1",
     )
+    job = JobResult(12, "rules/1")
+    job.outcomes.update({"pending": 3, "promoted": 1})
+    e = wire.end_session(_wire(cv.end_session_to_pb(EndSessionOutcome("j1", 12, True, True, job))))
+    assert (e.job_id, e.turns, e.duplicate, e.applied, e.extractor) == (
+        "j1",
+        12,
+        True,
+        True,
+        "rules/1",
+    )
+    assert e.outcomes == {"pending": 3, "promoted": 1}
     f = wire.fact(_wire(cv.fact_outcome_to_pb(FactOutcome("pf", 2, True, "m2"))))
     assert (f.pending_id, f.sessions_seen, f.promoted, f.memory_id) == ("pf", 2, True, "m2")
     s = Skill("export", "save as csv", "export", "{}", "tools.export", "global", 3, "k1")

@@ -1,0 +1,59 @@
+"""Builds the extractor, its rule-based fallback and the summariser the settings name."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from gateway.core.errors import ExtractionFailed
+from gateway.core.models import Turn
+from gateway.core.ports import Extractor, Summariser
+from gateway.formation.chat import ChatClient, ChatSettings
+from gateway.formation.llm import LLMExtractor, LLMSummariser
+from gateway.formation.rules import RuleExtractor
+from gateway.formation.summary import ExtractiveSummariser
+from gateway.settings import Settings
+
+log = logging.getLogger("memgate.formation")
+
+
+def chat_client(s: Settings) -> ChatClient:
+    return ChatClient(
+        ChatSettings(
+            base_url=s.llm_base_url,
+            model=s.llm_model,
+            api_key=s.llm_api_key,
+            timeout_s=s.llm_timeout_s,
+            retries=s.llm_retries,
+            breaker_failures=s.llm_breaker_failures,
+            cooldown_s=s.llm_breaker_cooldown_s,
+        )
+    )
+
+
+def build_formation(s: Settings) -> tuple[Extractor, Extractor, Summariser]:
+    """(extractor, rule fallback, summariser). The extractor and summariser share one client
+    (and so one breaker) when both are the model."""
+    rules = RuleExtractor()
+    client = chat_client(s) if "llm" in (s.extractor, s.summariser) else None
+    extractor: Extractor = LLMExtractor(client) if client and s.extractor == "llm" else rules
+    summariser: Summariser = ExtractiveSummariser()
+    if client and s.summariser == "llm":
+        summariser = SummariserWithFallback(LLMSummariser(client), summariser)
+    return extractor, rules, summariser
+
+
+class SummariserWithFallback:
+    """The model's summary, or the extractive one when the model fails."""
+
+    def __init__(self, primary: Summariser, fallback: Summariser) -> None:
+        self._primary = primary
+        self._fallback = fallback
+        self.name = primary.name
+
+    async def summarise(self, turns: Sequence[Turn], budget_tokens: int) -> str:
+        try:
+            return await self._primary.summarise(turns, budget_tokens)
+        except ExtractionFailed as exc:
+            log.warning("%s failed (%s); using %s", self.name, exc.message, self._fallback.name)
+            return await self._fallback.summarise(turns, budget_tokens)

@@ -1,0 +1,218 @@
+"""The LLM extractor and summariser over real HTTP, against a small OpenAI-compatible server this
+test starts on 127.0.0.1: schema-valid answers are used (a fact whose evidence is not in the
+transcript is dropped), schema-invalid, slow and failing answers are retried, then fail as
+``ExtractionFailed``; the breaker then fails fast; the gateway falls back to the rules and loses
+no turn."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.core.errors import ExtractionFailed
+from gateway.core.models import Turn
+from gateway.formation.chat import ChatClient, ChatSettings
+from gateway.formation.llm import LLMExtractor, LLMSummariser
+from gateway.formation.summary import NOTE
+from tests.e2e.conftest import gateway_settings, running_gateway
+
+
+@dataclass
+class FakeModel:
+    """What the server answers: ``mode`` valid | invalid | slow | fail | not-json."""
+
+    mode: str = "valid"
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    summary: str = "The user decided to fly on Friday at 9:00."
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    auth: list[str] = field(default_factory=list)
+
+
+def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:  # quiet
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            model.requests.append(body)
+            model.auth.append(self.headers.get("Authorization", ""))
+            if self.path != "/v1/chat/completions":
+                return self._send(404, {"error": "not found"})
+            if model.mode == "fail":
+                return self._send(503, {"error": "overloaded"})
+            if model.mode == "slow":
+                time.sleep(1.0)
+            prompt = body["messages"][-1]["content"]
+            if "摘要" in prompt:
+                content = model.summary
+            elif model.mode == "invalid":
+                content = json.dumps(
+                    [{"fact": "likes tea", "type": "opinion"}]
+                )  # bad type, no evidence
+            elif model.mode == "not-json":
+                content = "Sure! Here are the facts: the user likes tea."
+            else:
+                content = "```json\n" + json.dumps(model.facts, ensure_ascii=False) + "\n```"
+            return self._send(
+                200, {"choices": [{"message": {"role": "assistant", "content": content}}]}
+            )
+
+        def _send(self, code: int, data: dict[str, Any]) -> None:
+            raw = json.dumps(data).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+    return Handler
+
+
+@pytest.fixture
+def model() -> Iterator[tuple[FakeModel, str]]:
+    fake = FakeModel()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield fake, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+TURNS = [
+    Turn("t1", "user", "Remember: I'm allergic to peanuts."),
+    Turn("t2", "assistant", "Got it, no peanuts."),
+    Turn("t3", "user", "I moved to Lisbon last year, loving it."),
+]
+GOOD = [
+    {
+        "fact": "The user is allergic to peanuts",
+        "type": "constraint",
+        "evidence": "I'm allergic to peanuts",
+        "key": "user.allergy.peanuts",
+        "value": "peanuts",
+        "confidence": 0.8,
+    },
+    {
+        "fact": "The user lives in Lisbon",
+        "type": "attribute",
+        "evidence": "I moved to Lisbon last year",
+        "key": "user.home_city",
+        "value": "Lisbon",
+    },
+    {  # invented: no such words in the transcript
+        "fact": "The user is a vegan",
+        "type": "constraint",
+        "evidence": "I am vegan",
+        "key": "user.diet",
+    },
+]
+
+
+def _client(url: str, **kw: Any) -> ChatClient:
+    base: dict[str, Any] = dict(
+        base_url=url, model="tiny", api_key="k-test", timeout_s=0.5, retries=1, cooldown_s=60
+    )
+    return ChatClient(ChatSettings(**{**base, **kw}))
+
+
+def test_valid_answer_is_used_and_unsupported_facts_dropped(model: tuple[FakeModel, str]) -> None:
+    fake, url = model
+    fake.facts = GOOD
+    got = asyncio.run(LLMExtractor(_client(url)).extract(TURNS))
+    assert [(c.key, c.value, c.turn_ids) for c in got] == [
+        ("user.allergy.peanuts", "peanuts", ("t1",)),
+        ("user.home_city", "Lisbon", ("t3",)),
+    ]
+    assert got[0].explicit and got[0].confidence >= 0.9  # "Remember:" in its turn's words
+    assert got[0].extractor == "llm/tiny"
+    # the seed's prompt, the transcript with turn ids, the key as a bearer token, temperature 0
+    sent = fake.requests[0]
+    assert "用户画像分析师" in sent["messages"][0]["content"]
+    assert "[t3] user: I moved to Lisbon" in sent["messages"][0]["content"]
+    assert sent["model"] == "tiny" and sent["temperature"] == 0
+    assert fake.auth[0] == "Bearer k-test"
+
+
+@pytest.mark.parametrize("mode", ["invalid", "not-json", "fail", "slow"])
+def test_bad_answers_are_retried_then_fail(model: tuple[FakeModel, str], mode: str) -> None:
+    fake, url = model
+    fake.mode = mode
+    with pytest.raises(ExtractionFailed):
+        asyncio.run(LLMExtractor(_client(url, retries=1)).extract(TURNS))
+    assert len(fake.requests) == 2  # one retry
+
+
+def test_breaker_opens_and_fails_fast(model: tuple[FakeModel, str]) -> None:
+    fake, url = model
+    fake.mode = "fail"
+    client = _client(url, retries=0, breaker_failures=2)
+    extractor = LLMExtractor(client)
+    for _ in range(2):
+        with pytest.raises(ExtractionFailed):
+            asyncio.run(extractor.extract(TURNS))
+    assert client.breaker.state == "open"
+    with pytest.raises(ExtractionFailed, match="breaker is open"):
+        asyncio.run(extractor.extract(TURNS))
+    assert len(fake.requests) == 2  # the open breaker did not call the model
+
+
+def test_summariser_keeps_budget_and_note(model: tuple[FakeModel, str]) -> None:
+    fake, url = model
+    text = asyncio.run(LLMSummariser(_client(url)).summarise(TURNS, 60))
+    assert text == f"{fake.summary} {NOTE}"
+    assert "200" not in fake.requests[0]["messages"][0]["content"]  # asked for the budget given
+    fake.summary = "word " * 500
+    long = asyncio.run(LLMSummariser(_client(url)).summarise(TURNS, 60))
+    assert long.endswith(NOTE) and len(long.split()) < 80
+
+
+def test_gateway_uses_the_model_and_falls_back_to_rules(
+    model: tuple[FakeModel, str], tmp_path: Path
+) -> None:
+    fake, url = model
+    fake.facts = GOOD
+    settings = gateway_settings(
+        tmp_path,
+        extractor="llm",
+        summariser="llm",
+        llm_base_url=url,
+        llm_model="tiny",
+        llm_timeout_s=0.5,
+        llm_retries=0,
+        dialogue_max_turns=4,
+    )
+    ns = "user/llm"
+    with running_gateway(settings) as gw, gw.client("master") as c:
+        for t in TURNS:
+            c.append_turn(ns, "s1", role=t.role, content=t.content)
+        r = c.end_session(ns, "s1", wait=True)
+        assert r.extractor == "llm/tiny" and r.outcomes == {"promoted": 1, "pending": 1}
+        [hit] = c.recall("peanut allergy", namespaces=[ns], layers=["semantic"], top_k=1)
+        mem = c.get(hit.id)
+        assert mem.metadata["memgate.formed.extractor"] == "llm/tiny"
+        assert mem.evidence == ["I'm allergic to peanuts"]
+        # the model fails: the rules take over, no turn is lost, nothing is formed twice
+        fake.mode = "fail"
+        for t in TURNS:
+            c.append_turn(ns, "s2", role=t.role, content=t.content)
+        r2 = c.end_session(ns, "s2", wait=True)
+        assert r2.extractor == "rules/1" and r2.turns == 3
+        assert r2.outcomes.get("confirmed") == 1  # the allergy, already stored
+        # overflow summaries fall back too: the task zone holds a summary with the note
+        for i in range(3):
+            c.append_turn(ns, "s2", role="user", content=f"We agreed on step {i} at 10:0{i}.")
+        task = [t for t in c.window(ns, "s2") if t.zone == "task"]
+        assert task and task[-1].content.endswith(NOTE)
