@@ -57,11 +57,6 @@ OPTIONAL_KINDS = (
     "drink",
     "commute",
 )
-FACT_TYPES = {
-    "home_city": "attribute", "job": "attribute", "pet": "attribute", "diet": "constraint",
-    "allergy": "constraint", "hobby": "preference", "fav_food": "preference",
-    "instrument": "attribute", "language": "attribute", "drink": "preference", "commute": "attribute",
-}  # fmt: skip
 POOLS: dict[str, list[V]] = {
     "home_city": P.CITIES, "job": P.JOBS, "pet": P.PETS, "diet": P.DIETS, "allergy": P.ALLERGIES,
     "hobby": P.HOBBIES, "fav_food": P.DISHES, "instrument": P.INSTRUMENTS, "language": P.LANGUAGES,
@@ -629,16 +624,10 @@ def plan_events(d: Dialogue, who: int, pick: dict[str, list[Any]]) -> None:
         )
 
 
-PRIMARY = {
-    "home_city": "city", "job": "title", "pet": "kind", "diet": "diet", "hobby": "hobby",
-    "fav_food": "dish", "instrument": "inst", "language": "lang", "trip": "place",
-}  # fmt: skip
-
-
 def _distractor_value(d: Dialogue, kind: str, taken: dict[str, list[V]]) -> V:
     """A value for a near-miss mention that neither speaker holds (so attributing it is wrong)."""
     pool = P.DESTINATIONS if kind == "trip" else POOLS[kind]
-    key = PRIMARY[kind]
+    key = P.PRIMARY[kind]
     own = {v[key] for v in taken[kind]}
     ok = [x for x in pool if x[key] not in own]
     return facets(dict(d.rng.choice(ok or pool)))

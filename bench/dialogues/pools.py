@@ -322,3 +322,17 @@ NEVER_SAID = [
     ("What is the name of {me}'s yacht?", "yacht"),
     ("What did {me} study for a PhD?", "phd"),
 ]  # fmt: skip
+
+
+#: the type of each persona fact kind (shared by the generator and the question builder)
+FACT_TYPES = {
+    "home_city": "attribute", "job": "attribute", "pet": "attribute", "diet": "constraint",
+    "allergy": "constraint", "hobby": "preference", "fav_food": "preference",
+    "instrument": "attribute", "language": "attribute", "drink": "preference", "commute": "attribute",
+}  # fmt: skip
+
+#: the field of a value that names it
+PRIMARY = {
+    "home_city": "city", "job": "title", "pet": "kind", "diet": "diet", "hobby": "hobby",
+    "fav_food": "dish", "instrument": "inst", "language": "lang", "trip": "place",
+}  # fmt: skip

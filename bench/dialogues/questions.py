@@ -432,15 +432,13 @@ def build_questions(d: Dialogue) -> list[V]:
 
 # ---------------------------------------------------------------- ground-truth facts
 def build_facts(d: Dialogue) -> list[V]:
-    from bench.dialogues.generate import FACT_TYPES
-
     out: list[V] = []
     for who, _key, kind, fact in _facts(d):
         item = {
             "subject": d.people[who].name,
             "key": kind,
             "value": answer_of(kind, fact["value"]),
-            "type": FACT_TYPES[kind],
+            "type": P.FACT_TYPES[kind],
             "stated": fact["stated"],
             "restated": fact["restated"],
             "changed": [
@@ -472,6 +470,4 @@ def build_facts(d: Dialogue) -> list[V]:
 
 
 def _primary(kind: str) -> str:
-    from bench.dialogues.generate import PRIMARY
-
-    return PRIMARY[kind]
+    return P.PRIMARY[kind]

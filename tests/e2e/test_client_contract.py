@@ -97,9 +97,9 @@ def _sub() -> str:
 # ------------------------------------------------------------------ the surface
 
 
-def test_both_clients_offer_the_same_methods_with_the_same_signatures() -> None:
+async def test_both_clients_offer_the_same_methods_with_the_same_signatures() -> None:
     def public(cls: type) -> dict[str, inspect.Signature]:
-        client = cls(address, agent_id="x")
+        client = cls(address, agent_id="x")  # the asyncio channel needs a running loop
         return {
             name: inspect.signature(getattr(client, name))
             for name in dir(client)
