@@ -295,8 +295,19 @@ class Ledger(Protocol):
     ) -> bool:
         """Moves a pending proposal to ``state``; False when it was not pending."""
 
+    async def proposal_backlog(self) -> tuple[int, float]:
+        """(pending proposals, epoch seconds the oldest was made; 0 when none)."""
+
     async def add_review(self, items: Sequence[ReviewItem]) -> None: ...
-    async def list_review(self, limit: int) -> list[ReviewItem]: ...
+    async def list_review(self, limit: int) -> list[ReviewItem]:
+        """Queued items not resolved yet, oldest first."""
+
+    async def resolve_review(
+        self, memory_id: str, state: str, decided_by: str, reason: str
+    ) -> bool:
+        """Takes a queued item out of the queue (once); False when it is not queued or was
+        already resolved."""
+
     async def put_setting(self, key: str, value: dict[str, Any]) -> None: ...
     async def get_setting(self, key: str) -> dict[str, Any] | None: ...
     async def see_fact(

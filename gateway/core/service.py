@@ -20,6 +20,7 @@ from gateway.core.results import Results
 from gateway.core.runtime import Runtime
 from gateway.core.skills import Skills
 from gateway.core.tasks import Tasks
+from gateway.core.tracing import NULL_TRACER, Tracer
 from gateway.core.working import TurnResults, WorkingMemory
 from gateway.core.write_path import WritePath
 from gateway.core.writes import Writer
@@ -38,13 +39,17 @@ class MemoryService:
         embedder: Embedder,
         journal: Journal,
         ledger: Ledger,
+        metrics: Metrics | None = None,
+        tracer: Tracer = NULL_TRACER,
     ) -> None:
         s, master = settings, settings.master_agent
         self.settings = settings
         self.stores = stores
         self.journal = journal
         self.ledger = ledger
-        self.metrics = Metrics()
+        self.embedder = embedder
+        self.metrics = metrics or Metrics()
+        self.tracer = tracer
         events = AppliedEvents()
         turn_results = TurnResults()
         applier = Applier(
@@ -65,7 +70,7 @@ class MemoryService:
         policies = SharedWritePolicies(ledger)
         self.writer = Writer(write_path, ledger, policies, s.limits, master)
         self.memories = Memories(stores.records, ledger, write_path, master)
-        self.recaller = Recaller(s, stores, embedder, ledger, self.metrics)
+        self.recaller = Recaller(s, stores, embedder, ledger, self.metrics, tracer)
         self.working = WorkingMemory(stores.working, write_path, turn_results, s.limits, master)
         self.episodes = Episodes(stores.graph, stores.records, self.memories, write_path, master)
         self.proposals = Proposals(ledger, write_path, policies, master)

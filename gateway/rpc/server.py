@@ -16,6 +16,7 @@ from grpc_reflection.v1alpha import reflection
 from gateway.core.service import MemoryService
 from gateway.rpc.interceptors import ErrorMapping
 from gateway.rpc.metrics_http import MetricsServer
+from gateway.rpc.prometheus import GatewayMetrics
 from gateway.rpc.servicer import GatewayServicer
 from gateway.settings import Settings
 from gateway.wiring import build_service
@@ -83,7 +84,7 @@ async def create_server(settings: Settings, service: MemoryService | None = None
         await service.close()
         raise OSError(f"could not bind {settings.host}:{settings.port}: is the port in use?")
     metrics = (
-        MetricsServer(service, settings.host, settings.metrics_port)
+        MetricsServer(GatewayMetrics(service), settings.host, settings.metrics_port)
         if settings.metrics_port
         else None
     )
