@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -405,3 +405,29 @@ class GatewayClient:
             dry_run=dry_run,
         )
         return wire.maintain(self._call(self._stub.Maintain, req))
+
+    def resolve_review(self, memory_id: str, approve: bool, reason: str = "") -> t.Memory:
+        """Master only: approve (a quarantined memory is released) or reject (it is forgotten)
+        a memory of the review queue; it leaves the queue."""
+        req = pb.ResolveReviewRequest(id=memory_id, approve=approve, reason=reason)
+        return wire.memory(self._call(self._stub.ResolveReview, req))
+
+    # ---- export / import (master only)
+    def export(
+        self, namespaces: Sequence[str], *, include_vectors: bool = False, timeout: float = 3600
+    ) -> Iterator[t.ExportedMemory]:
+        """Every memory of the namespaces, every version, with its event's graph edges."""
+        req = pb.ExportRequest(namespaces=list(namespaces), include_vectors=include_vectors)
+        try:
+            for msg in self._stub.Export(req, metadata=self._metadata, timeout=timeout):
+                yield wire.exported(msg)
+        except grpc.RpcError as err:
+            raise typed(err) from None
+
+    def import_memories(
+        self, items: Sequence[t.ExportedMemory], *, wait: bool = True
+    ) -> t.ImportResult:
+        """Journal exported memories as they were (at most 100 per call); idempotent, so a
+        retried or repeated import stores everything once."""
+        req = pb.ImportRequest(memories=[wire.exported_to_pb(i) for i in items], wait=wait)
+        return wire.import_result(self._call(self._stub.Import, req))

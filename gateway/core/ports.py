@@ -157,6 +157,11 @@ class RecordStore(Lifecycle, Protocol):
     async def namespaces(self) -> list[str]:
         """Every namespace that holds an active memory, sorted."""
 
+    @reads
+    async def scan(self, namespace: str, after_id: str, limit: int) -> list[Memory]:
+        """Current versions of the namespace's memories (any status) with id > ``after_id``,
+        in id order, at most ``limit`` — to page through a namespace (export)."""
+
 
 @runtime_checkable
 class EpisodicGraph(Lifecycle, Protocol):
@@ -187,6 +192,11 @@ class EpisodicGraph(Lifecycle, Protocol):
         """Nodes within ``depth`` (1 or 2) hops of ``node``, nearest first, then newest edge."""
 
     async def delete_events(self, ids: Sequence[str]) -> None: ...
+
+    @reads
+    async def event_edges(self, event_ids: Sequence[str]) -> list[Relation]:
+        """Every edge from or to one of these events (the links ``record`` made and the ones
+        ``relate`` made), each once, with its time and properties."""
 
 
 @runtime_checkable

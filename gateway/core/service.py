@@ -21,6 +21,7 @@ from gateway.core.runtime import Runtime
 from gateway.core.skills import Skills
 from gateway.core.tasks import Tasks
 from gateway.core.tracing import NULL_TRACER, Tracer
+from gateway.core.transfer import Transfers
 from gateway.core.working import TurnResults, WorkingMemory
 from gateway.core.write_path import WritePath
 from gateway.core.writes import Writer
@@ -28,7 +29,7 @@ from gateway.settings import Settings
 
 #: journal entry kinds per lane: a dead Redis never holds up long-term writes, nor the reverse
 WORKING_KINDS = ("turn",)
-LONG_TERM_KINDS = ("memory", "forget", "archive", "relate")
+LONG_TERM_KINDS = ("memory", "forget", "archive", "relate", "release", "import")
 
 
 class MemoryService:
@@ -90,6 +91,16 @@ class MemoryService:
             self.sweeper,
             SweepDefaults(s.decay_threshold, s.compact_min_episodes),
             s.shards,
+            master,
+            write_path,
+        )
+        self.transfers = Transfers(
+            stores.records,
+            stores.graph,
+            ledger,
+            write_path,
+            embedder.name,
+            s.limits.max_content_chars,
             master,
         )
         self.runtime = Runtime(

@@ -67,7 +67,7 @@ async def create_server(settings: Settings, service: MemoryService | None = None
         await service.close()
         raise
     server = grpc.aio.server(
-        interceptors=[ErrorMapping(settings.api_keys, service.metrics.observe_rpc)],
+        interceptors=[ErrorMapping(settings.api_keys, service.metrics.observe_rpc, service.tracer)],
         options=[
             ("grpc.max_receive_message_length", 16 * 1024 * 1024),
             ("grpc.so_reuseport", 0),
