@@ -1,4 +1,5 @@
-"""The ``memgate`` command: ``serve`` runs the gateway, ``status`` asks a running one."""
+"""The ``memgate`` command: ``serve`` runs the gateway, ``status`` asks a running one, and the
+operators' commands (``gateway/ops_cli.py``: proposals, forget, export, import, console)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -104,6 +106,26 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_client_options(parser: argparse.ArgumentParser) -> None:
+    """The options every command that calls a running gateway takes (one place for all)."""
+    parser.add_argument("--target", default="127.0.0.1:50051", help="gateway address HOST:PORT")
+    parser.add_argument("--agent", default="master", help="agent id to call as (default master)")
+    parser.add_argument(
+        "--api-key",
+        default=os.environ.get("MEMGATE_API_KEY") or None,
+        help="the agent's API key (default: $MEMGATE_API_KEY)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+    parser.set_defaults(connect=connect)
+
+
+def connect(args: argparse.Namespace, timeout: float = 30.0) -> object:
+    """A client for the gateway the shared options name."""
+    from gateway.client import GatewayClient
+
+    return GatewayClient(args.target, agent_id=args.agent, api_key=args.api_key, timeout=timeout)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="memgate", description="multi-agent memory gateway")
     parser.add_argument("--log-level", default="INFO")
@@ -133,6 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     status.add_argument("--target", default="127.0.0.1:50051")
     status.add_argument("--agent", default="master")
     status.set_defaults(func=_status)
+    from gateway.ops_cli import register
+
+    register(sub, add_client_options)
     args = parser.parse_args(argv)
     logging.getLogger("faiss.loader").setLevel(logging.WARNING)
     logging.basicConfig(
