@@ -90,6 +90,13 @@ class Settings:
     decay_interval_s: float = 21_600.0  # background sweep every 6 h; 0 = only on request
     compact_min_episodes: int = 5  # this many decayed episodes become one semantic summary
 
+    # traces (OpenTelemetry, the optional extra memgate[otel]); off by default
+    otel_enabled: bool = False
+    #: OTLP/gRPC collector, e.g. http://127.0.0.1:4317; empty = the exporter's default
+    #: (OTEL_EXPORTER_OTLP_ENDPOINT, else localhost:4317)
+    otel_endpoint: str = ""
+    otel_service_name: str = "memgate"
+
     limits: Limits = field(default_factory=Limits)
 
     def validate(self) -> Settings:

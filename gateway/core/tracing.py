@@ -4,27 +4,40 @@ library. The default does nothing; ``gateway/telemetry.py`` adapts OpenTelemetry
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Iterator
-from typing import Protocol, TypeVar
+from collections.abc import Awaitable, Iterator, Mapping
+from typing import Literal, Protocol, TypeVar
 
 T = TypeVar("T")
 AttributeValue = str | int | float | bool
+#: "server" for the span of an incoming call (its parent may come from the caller's ``carrier``)
+SpanKind = Literal["internal", "server"]
 
 
 class Span(Protocol):
     def set_attribute(self, key: str, value: AttributeValue) -> None: ...
 
+    def set_error(self, message: str) -> None:
+        """Marks the span failed (for an error handled inside it, e.g. mapped to a status)."""
+
 
 class Tracer(Protocol):
     def span(
-        self, name: str, attributes: dict[str, AttributeValue] | None = None
+        self,
+        name: str,
+        attributes: dict[str, AttributeValue] | None = None,
+        kind: SpanKind = "internal",
+        carrier: Mapping[str, str] | None = None,
     ) -> contextlib.AbstractContextManager[Span]:
-        """A span around the ``with`` body, a child of the current one; an exception that leaves
-        the body is recorded on it."""
+        """A span around the ``with`` body, a child of the current one (or, for a server span, of
+        the remote span named in ``carrier``, e.g. a ``traceparent`` header); an exception that
+        leaves the body is recorded on it."""
 
 
 class _NullSpan:
     def set_attribute(self, key: str, value: AttributeValue) -> None:
+        pass
+
+    def set_error(self, message: str) -> None:
         pass
 
 
@@ -33,7 +46,11 @@ class NullTracer:
 
     @contextlib.contextmanager
     def span(
-        self, name: str, attributes: dict[str, AttributeValue] | None = None
+        self,
+        name: str,
+        attributes: dict[str, AttributeValue] | None = None,
+        kind: SpanKind = "internal",
+        carrier: Mapping[str, str] | None = None,
     ) -> Iterator[Span]:
         yield _NullSpan()
 

@@ -16,7 +16,7 @@ from typing import Any
 import grpc
 
 from gateway.core.errors import MemgateError
-from gateway.core.tracing import NULL_TRACER, Tracer
+from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
 from gateway.rpc.auth import authenticate
 
 log = logging.getLogger("memgate.rpc")
@@ -94,26 +94,32 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         """Times the call, traces it, and turns an error into the status to abort with."""
         call = _Call(name)
         started = time.perf_counter()
-        try:
-            with self._tracer.span(f"rpc {name}", {"rpc.method": name}) as span:
-                try:
-                    yield call
-                finally:
-                    span.set_attribute("rpc.grpc.status_code", call.code)
-                    if call.agent:
-                        span.set_attribute("memgate.agent", call.agent)
-        except MemgateError as exc:
-            call.code, call.message = exc.status, exc.message
-        except grpc.aio.AbortError:
-            raise
-        except Exception:
-            request_id = uuid.uuid4().hex[:12]
-            call.code = "INTERNAL"
-            call.message = f"internal error (request id {request_id}); see the gateway log"
-            log.exception("internal error in %s (request %s)", name, request_id)
-        finally:
-            if self._metrics is not None:
-                self._metrics(name, time.perf_counter() - started, call.code)
+        carrier = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
+        attributes: dict[str, AttributeValue] = {
+            "rpc.system": "grpc",
+            "rpc.service": "memgate.v1.MemoryGateway",
+            "rpc.method": name,
+        }
+        with self._tracer.span(f"rpc {name}", attributes, "server", carrier) as span:
+            try:
+                yield call
+            except MemgateError as exc:
+                call.code, call.message = exc.status, exc.message
+            except grpc.aio.AbortError:
+                raise
+            except Exception:
+                request_id = uuid.uuid4().hex[:12]
+                call.code = "INTERNAL"
+                call.message = f"internal error (request id {request_id}); see the gateway log"
+                log.exception("internal error in %s (request %s)", name, request_id)
+            finally:
+                span.set_attribute("rpc.grpc.status_code", call.code)
+                if call.agent:
+                    span.set_attribute("memgate.agent", call.agent)
+                if call.code != "OK":
+                    span.set_error(call.message or call.code)
+                if self._metrics is not None:
+                    self._metrics(name, time.perf_counter() - started, call.code)
 
     @staticmethod
     async def _abort(call: _Call, context: grpc.aio.ServicerContext) -> None:

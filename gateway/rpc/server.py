@@ -19,6 +19,8 @@ from gateway.rpc.metrics_http import MetricsServer
 from gateway.rpc.prometheus import GatewayMetrics
 from gateway.rpc.servicer import GatewayServicer
 from gateway.settings import Settings
+from gateway.telemetry import build_tracer
+from gateway.telemetry import shutdown as shutdown_tracing
 from gateway.wiring import build_service
 from memgate.v1 import memgate_pb2, memgate_pb2_grpc
 
@@ -56,11 +58,12 @@ class Gateway:
         if self.metrics:
             await self.metrics.close()
         await self.service.close()
+        shutdown_tracing(self.service.tracer)
 
 
 async def create_server(settings: Settings, service: MemoryService | None = None) -> Gateway:
     """Starts the service's stores and binds the server (port 0 picks a free port)."""
-    service = service or build_service(settings)
+    service = service or build_service(settings, build_tracer(settings))
     try:
         await service.start()
     except BaseException:
