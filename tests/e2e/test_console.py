@@ -107,6 +107,14 @@ def _shot(driver: Any, name: str) -> None:
 
 def test_review_in_a_real_browser(browser: Any, console: str, gateway: RunningGateway) -> None:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def text_of(element_id: str, containing: str) -> str:
+        """Waits (a loaded machine may be slow) until the element shows ``containing``."""
+        located = (By.ID, element_id)
+        WebDriverWait(browser, 30).until(ec.text_to_be_present_in_element(located, containing))
+        return str(browser.find_element(*located).text)
 
     ns, (keep, drop) = _propose(
         gateway, "The user's favourite editor is Helix", "The user hates " + HOSTILE
@@ -116,10 +124,10 @@ def test_review_in_a_real_browser(browser: Any, console: str, gateway: RunningGa
     assert browser.current_url.endswith("/login")
     by_id(By.ID, "api_key").send_keys("not-the-key")
     by_id(By.ID, "login").click()
-    assert "did not accept" in by_id(By.ID, "error").text
+    assert "did not accept" in text_of("error", "did not accept")
     by_id(By.ID, "api_key").send_keys(MASTER_KEY)
     by_id(By.ID, "login").click()
-    assert browser.current_url.endswith("/review")
+    WebDriverWait(browser, 30).until(ec.url_contains("/review"))
     _shot(browser, "1-review-queue")
     # both proposals, with their evidence; the hostile one shown as text, never run
     assert by_id(By.ID, f"proposal-{keep}").is_displayed()
@@ -129,10 +137,10 @@ def test_review_in_a_real_browser(browser: Any, console: str, gateway: RunningGa
 
     by_id(By.ID, f"approve-reason-{keep}").send_keys("confirmed by the user")
     by_id(By.ID, f"approve-{keep}").click()
-    assert f"Approved proposal {keep}" in by_id(By.ID, "flash").text
+    assert f"Approved proposal {keep}" in text_of("flash", "Approved")
     by_id(By.ID, f"reject-reason-{drop}").send_keys("hostile markup")
     by_id(By.ID, f"reject-{drop}").click()
-    assert f"Rejected proposal {drop}" in by_id(By.ID, "flash").text
+    assert f"Rejected proposal {drop}" in text_of("flash", "Rejected")
     assert not browser.find_elements(By.ID, f"proposal-{keep}")
     assert not browser.find_elements(By.ID, f"proposal-{drop}")
     _shot(browser, "2-after-decisions")
@@ -147,7 +155,7 @@ def test_review_in_a_real_browser(browser: Any, console: str, gateway: RunningGa
     assert "Helix" in by_id(By.ID, "hits").text  # the approved proposal is a memory now
     link = browser.find_elements(By.CSS_SELECTOR, "#hits a")[0]
     link.click()
-    assert "version 1" in by_id(By.ID, "versions").text
+    assert "version 1" in text_of("versions", "version 1")
     _shot(browser, "4-history")
     browser.get(console + "/stats")
     assert by_id(By.ID, "journal-pending").text == "0"
@@ -214,3 +222,29 @@ def test_posts_need_the_session_csrf_token_and_pages_escape(
     assert status == 303  # back to the queue with "give a reason"; nothing decided
     status, page, _ = _call(opener, console + "/review")
     assert "Give a reason" in page and f'id="proposal-{pid}"' in page
+
+
+def test_an_edit_is_written_by_the_master_and_audited(
+    console: str, gateway: RunningGateway
+) -> None:
+    ns, (pid,) = _propose(gateway, "The user likes tee")
+    opener = _opener()
+    _login(opener, console)
+    _, page, _ = _call(opener, console + "/review")
+    csrf = page.split('name="csrf" value="')[1].split('"')[0]
+    form = {"csrf": csrf, "content": "The user likes tea", "reason": "typo"}
+    status, _, _ = _call(opener, f"{console}/proposals/{pid}/edit", form)
+    assert status == 303
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as c:
+        proposal = next(p for p in c.proposals("", 500) if p.id == pid)
+        assert proposal.state == "rejected" and proposal.reason.endswith(": typo")
+        written = proposal.reason.split()[2].rstrip(":")
+        mem = c.get(written)
+        assert (mem.content, mem.source_agent, mem.namespace) == (
+            "The user likes tea",
+            "master",
+            ns,
+        )
+        assert mem.metadata["edited_from_proposal"] == pid
+        actions = {(e.action, e.target) for e in c.audit(namespace=ns)}
+        assert ("write", written) in actions and ("rejected", pid) in actions
