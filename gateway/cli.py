@@ -1,5 +1,6 @@
 """The ``memgate`` command: ``serve`` runs the gateway, ``status`` asks a running one, ``mcp``
-serves a running one to an MCP host (needs the ``memgate[mcp]`` extra)."""
+serves a running one to an MCP host (needs the ``memgate[mcp]`` extra), and the operators'
+commands (``gateway/ops_cli.py``: proposals, forget, export, import, console)."""
 
 from __future__ import annotations
 
@@ -122,6 +123,24 @@ def _mcp(args: argparse.Namespace) -> int:
     else:
         mcp_server.serve_http(server, args.host, args.port)
     return 0
+def add_client_options(parser: argparse.ArgumentParser) -> None:
+    """The options every command that calls a running gateway takes (one place for all)."""
+    parser.add_argument("--target", default="127.0.0.1:50051", help="gateway address HOST:PORT")
+    parser.add_argument("--agent", default="master", help="agent id to call as (default master)")
+    parser.add_argument(
+        "--api-key",
+        default=os.environ.get("MEMGATE_API_KEY") or None,
+        help="the agent's API key (default: $MEMGATE_API_KEY)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+    parser.set_defaults(connect=connect)
+
+
+def connect(args: argparse.Namespace, timeout: float = 30.0) -> object:
+    """A client for the gateway the shared options name."""
+    from gateway.client import GatewayClient
+
+    return GatewayClient(args.target, agent_id=args.agent, api_key=args.api_key, timeout=timeout)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP only; default 127.0.0.1")
     mcp.add_argument("--port", type=int, default=8765, help="HTTP only; 0 picks a free port")
     mcp.set_defaults(func=_mcp)
+    from gateway.ops_cli import register
+
+    register(sub, add_client_options)
     args = parser.parse_args(argv)
     logging.getLogger("faiss.loader").setLevel(logging.WARNING)
     logging.basicConfig(

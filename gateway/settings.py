@@ -106,6 +106,12 @@ class Settings:
     llm_retries: int = 1  # extra attempts after a timeout, 5xx or invalid output
     llm_breaker_failures: int = 3  # failed calls in a row that open the model's breaker
     llm_breaker_cooldown_s: float = 60.0
+    # traces (OpenTelemetry, the optional extra memgate[otel]); off by default
+    otel_enabled: bool = False
+    #: OTLP/gRPC collector, e.g. http://127.0.0.1:4317; empty = the exporter's default
+    #: (OTEL_EXPORTER_OTLP_ENDPOINT, else localhost:4317)
+    otel_endpoint: str = ""
+    otel_service_name: str = "memgate"
 
     limits: Limits = field(default_factory=Limits)
 

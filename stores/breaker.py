@@ -5,7 +5,8 @@ Closed: calls go through; a call that fails with BackendUnavailable — or a rea
 serves its fallback: an empty window, a recall without that layer). After ``cooldown_s`` the next
 call first probes the backend with ``ping()``; if it answers, the breaker is half-open and lets
 calls through; ``recover_after`` consecutive reads faster than ``recover_ms`` close it again.
-It also keeps per-store latency samples for the metrics.
+It also keeps per-store latency samples for the metrics, hands every call's latency to an
+``observer`` (store, method, seconds, ok) and runs it inside a tracing span.
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ from typing import Any, TypeVar, cast
 from gateway.core.errors import BackendUnavailable
 from gateway.core.metrics import percentile
 from gateway.core.ports import READ_MARK, UNGUARDED_MARK, BreakerStatus, Lifecycle
+from gateway.core.tracing import NULL_TRACER, Tracer
 
 T = TypeVar("T")
+#: (store, method, seconds, ok): one finished store call
+CallObserver = Callable[[str, str, float, bool], None]
 
 
 class State(enum.StrEnum):
@@ -49,8 +53,12 @@ class Breaker:
         inner: Lifecycle,
         policy: BreakerPolicy,
         clock: Callable[[], float] = time.monotonic,
+        observer: CallObserver | None = None,
+        tracer: Tracer = NULL_TRACER,
     ) -> None:
         self.name = name
+        self._observer = observer
+        self._tracer = tracer
         self.inner = inner
         self.policy = policy
         self._clock = clock
@@ -67,16 +75,27 @@ class Breaker:
         self, method: str, fn: Callable[..., Awaitable[Any]], read: bool, *args: Any, **kw: Any
     ) -> Any:
         """Run one store call through the breaker."""
-        await self._admit()
-        started = self._clock()
-        try:
-            result = await fn(*args, **kw)
-        except BackendUnavailable as exc:
-            self.failures += 1
-            self._trip(exc.message)
-            raise
-        self._observe(method, (self._clock() - started) * 1000, read)
-        return result
+        with self._tracer.span(f"store.{self.name}.{method}", {"memgate.store": self.name}):
+            await self._admit()
+            started = time.perf_counter()
+            try:
+                result = await fn(*args, **kw)
+            except BackendUnavailable as exc:
+                self.failures += 1
+                self._report(method, time.perf_counter() - started, False)
+                self._trip(exc.message)
+                raise
+            except Exception:
+                self._report(method, time.perf_counter() - started, False)
+                raise
+            elapsed = time.perf_counter() - started
+            self._report(method, elapsed, True)
+            self._observe(method, elapsed * 1000, read)
+            return result
+
+    def _report(self, method: str, seconds: float, ok: bool) -> None:
+        if self._observer is not None:
+            self._observer(self.name, method, seconds, ok)
 
     def status(self) -> BreakerStatus:
         return BreakerStatus(

@@ -250,6 +250,35 @@ class Neo4jEpisodicGraph(Neo4jBacked):
         )
         return [_event_of(r) for r in reversed(rows)]
 
+    async def event_edges(self, event_ids: Sequence[str]) -> list[Relation]:
+        unique = list(dict.fromkeys(event_ids))
+        if not unique:
+            return []
+        rows = await self._db.read(
+            "UNWIND $ids AS id MATCH (e:Event {id: id})-[r]-() "
+            "WITH DISTINCT r, startNode(r) AS a, endNode(r) AS b "
+            "RETURN head(labels(a)) AS src_label, a.id AS src, type(r) AS type, "
+            "head(labels(b)) AS dst_label, b.id AS dst, r.at AS at, r.props AS props",
+            {"ids": unique},
+        )
+        out = []
+        for row in rows:
+            at = from_micros(row["at"])
+            if at is None or row["src_label"] not in _KINDS or row["dst_label"] not in _KINDS:
+                continue  # not one of ours
+            props: dict[str, str] = load_json(row["props"], {}) if row["props"] else {}
+            out.append(
+                Relation(
+                    NodeRef(_KINDS[row["src_label"]], row["src"]),
+                    row["type"],
+                    NodeRef(_KINDS[row["dst_label"]], row["dst"]),
+                    at,
+                    tuple(sorted(props.items())),
+                )
+            )
+        out.sort(key=lambda r: (r.src.kind, r.src.id, r.type, r.dst.kind, r.dst.id))
+        return out
+
     async def neighbourhood(self, node: NodeRef, depth: int, limit: int) -> list[Neighbour]:
         if depth not in (1, 2):
             raise InvalidArgument("depth must be 1 or 2", field="depth")

@@ -355,6 +355,16 @@ class Neo4jRecordStore(Neo4jBacked):
         )
         return [row["ns"] for row in rows]
 
+    async def scan(self, namespace: str, after_id: str, limit: int) -> list[Memory]:
+        if limit <= 0:
+            return []
+        rows = await self._db.read(
+            "MATCH (m:Memory) WHERE m.namespace = $ns AND m.id > $after AND m.version IS NOT NULL "
+            "RETURN properties(m) AS m ORDER BY m.id LIMIT $limit",
+            {"ns": namespace, "after": after_id, "limit": int(limit)},
+        )
+        return [_memory_of(row["m"]) for row in rows]
+
     async def count(self) -> dict[str, int]:
         rows = await self._db.read(
             "MATCH (m:Memory) WHERE m.version IS NOT NULL "

@@ -276,6 +276,36 @@ class SqliteEpisodicGraph(SqliteBacked):
         rows = await self._db.read(lambda c: c.execute(sql, params).fetchall())
         return [_event_of(r) for r in reversed(rows)]
 
+    async def event_edges(self, event_ids: Sequence[str]) -> list[Relation]:
+        unique = list(dict.fromkeys(event_ids))
+        if not unique:
+            return []
+
+        def run(conn: sqlite3.Connection) -> list[Any]:
+            found: dict[tuple[str, ...], Any] = {}
+            for part in chunks(unique):
+                q = marks(len(part))
+                for end in ("src", "dst"):
+                    for row in conn.execute(
+                        "SELECT src_kind, src_id, type, dst_kind, dst_id, at, props FROM edges "
+                        f"WHERE {end}_kind = ? AND {end}_id IN ({q})",
+                        (_EVENT, *part),
+                    ):
+                        found[tuple(row[:5])] = row
+            return [found[k] for k in sorted(found)]
+
+        rows = await self._db.read(run)
+        return [
+            Relation(
+                NodeRef(NodeKind(sk), si),
+                type_,
+                NodeRef(NodeKind(dk), di),
+                from_micros(at),
+                tuple(sorted(json.loads(props).items())),
+            )
+            for sk, si, type_, dk, di, at, props in rows
+        ]
+
     async def neighbourhood(self, node: NodeRef, depth: int, limit: int) -> list[Neighbour]:
         if depth not in (1, 2):
             raise InvalidArgument("depth must be 1 or 2", field="depth")

@@ -43,6 +43,9 @@ CREATE TABLE IF NOT EXISTS task_steps (
     PRIMARY KEY (task_id, idx));
 CREATE TABLE IF NOT EXISTS review (
     memory_id TEXT PRIMARY KEY, namespace TEXT NOT NULL, reason TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS review_decisions (
+    memory_id TEXT PRIMARY KEY, state TEXT NOT NULL, decided_by TEXT NOT NULL,
+    reason TEXT NOT NULL, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS settings_kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
@@ -126,6 +129,14 @@ class SqliteLedger(FormationRecords, SqliteBacked):
             return await self._proposals("WHERE state=? ORDER BY created LIMIT ?", (state, limit))
         return await self._proposals("ORDER BY created LIMIT ?", (limit,))
 
+    async def proposal_backlog(self) -> tuple[int, float]:
+        row = await self._db.read(
+            lambda c: c.execute(
+                "SELECT COUNT(*), COALESCE(MIN(created), 0) FROM proposals WHERE state='pending'"
+            ).fetchone()
+        )
+        return int(row[0]), float(row[1])
+
     async def _proposals(self, where: str, args: tuple[Any, ...]) -> list[Proposal]:
         cols = "id, proposer, item, state, decided_by, reason, created, memory_id"
         rows = await self._db.read(
@@ -168,10 +179,27 @@ class SqliteLedger(FormationRecords, SqliteBacked):
     async def list_review(self, limit: int) -> list[ReviewItem]:
         rows = await self._db.read(
             lambda c: c.execute(
-                "SELECT memory_id, namespace, reason FROM review ORDER BY created LIMIT ?", (limit,)
+                "SELECT memory_id, namespace, reason FROM review WHERE memory_id NOT IN "
+                "(SELECT memory_id FROM review_decisions) ORDER BY created LIMIT ?",
+                (limit,),
             ).fetchall()
         )
         return [ReviewItem(*r) for r in rows]
+
+    async def resolve_review(
+        self, memory_id: str, state: str, decided_by: str, reason: str
+    ) -> bool:
+        def run(c: sqlite3.Connection) -> bool:
+            queued = c.execute("SELECT 1 FROM review WHERE memory_id=?", (memory_id,)).fetchone()
+            if queued is None:
+                return False
+            cur = c.execute(
+                "INSERT OR IGNORE INTO review_decisions VALUES (?,?,?,?,?)",
+                (memory_id, state, decided_by, reason, time.time()),
+            )
+            return cur.rowcount == 1
+
+        return await self._run(run)
 
     # ---- small persistent settings (e.g. the shared-write policy)
     async def put_setting(self, key: str, value: dict[str, Any]) -> None:

@@ -359,6 +359,18 @@ class SqliteRecordStore(SqliteBacked):
         )
         return [r[0] for r in rows]
 
+    async def scan(self, namespace: str, after_id: str, limit: int) -> list[Memory]:
+        if limit <= 0:
+            return []
+        rows = await self._db.read(
+            lambda c: c.execute(
+                f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND id > ? "
+                "ORDER BY id LIMIT ?",
+                (namespace, after_id, int(limit)),
+            ).fetchall()
+        )
+        return [_memory_of(r) for r in rows]
+
     async def count(self) -> dict[str, int]:
         rows = await self._db.read(
             lambda c: c.execute(

@@ -12,12 +12,16 @@ and use a client on one event loop."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
 
-from gateway.client.api import Api, Asynchronous, Call
+from gateway.client import types as t
+from gateway.client import wire
+from gateway.client.api import Api, Asynchronous, Call, export_request
+from gateway.client.errors import typed
 
 T = TypeVar("T")
 
@@ -45,3 +49,16 @@ class GatewayClient(Api, Asynchronous):
 
     async def close(self) -> None:
         await self._channel.close()
+
+    async def export(
+        self, namespaces: Sequence[str], *, include_vectors: bool = False, timeout: float = 3600
+    ) -> AsyncIterator[t.ExportedMemory]:
+        """Every memory of the namespaces (master only), streamed."""
+        stream = self._stubs["gateway"].Export(
+            export_request(namespaces, include_vectors), metadata=self._metadata, timeout=timeout
+        )
+        try:
+            async for msg in stream:
+                yield wire.exported(msg)
+        except grpc.RpcError as err:
+            raise typed(err) from None

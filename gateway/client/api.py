@@ -514,6 +514,22 @@ class Api:
         return Call("ListReview", req, lambda r: [wire.memory(m) for m in r.memories])
 
     @rpc
+    def resolve_review(memory_id: str, approve: bool, reason: str = "") -> Call[t.Memory]:
+        """Master only: approve (a quarantined memory is released) or reject (it is forgotten)
+        a memory of the review queue; it leaves the queue."""
+        req = pb.ResolveReviewRequest(id=memory_id, approve=approve, reason=reason)
+        return Call("ResolveReview", req, lambda r: wire.memory(r))
+
+    @rpc
+    def import_memories(
+        items: Sequence[t.ExportedMemory], *, wait: bool = True
+    ) -> Call[t.ImportResult]:
+        """Journal exported memories as they were (at most 100 per call); idempotent, so a
+        retried or repeated import stores everything once."""
+        req = pb.ImportRequest(memories=[wire.exported_to_pb(i) for i in items], wait=wait)
+        return Call("Import", req, wire.import_result)
+
+    @rpc
     def maintain(
         namespaces: Sequence[str] = (),
         *,
@@ -529,3 +545,9 @@ class Api:
             dry_run=dry_run,
         )
         return Call("Maintain", req, wire.maintain)
+
+
+def export_request(namespaces: Sequence[str], include_vectors: bool) -> pb.ExportRequest:
+    """``Export`` streams every memory of the namespaces, every version, with its event's graph
+    edges (master only); each client iterates the stream its own way."""
+    return pb.ExportRequest(namespaces=list(namespaces), include_vectors=include_vectors)

@@ -5,11 +5,15 @@ Its methods are the RPCs of ``gateway.client.api.Api``; this module only carries
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar
 
 import grpc
 
-from gateway.client.api import Api, Blocking, Call
+from gateway.client import types as t
+from gateway.client import wire
+from gateway.client.api import Api, Blocking, Call, export_request
+from gateway.client.errors import typed
 
 T = TypeVar("T")
 
@@ -37,3 +41,16 @@ class GatewayClient(Api, Blocking):
 
     def close(self) -> None:
         self._channel.close()
+
+    def export(
+        self, namespaces: Sequence[str], *, include_vectors: bool = False, timeout: float = 3600
+    ) -> Iterator[t.ExportedMemory]:
+        """Every memory of the namespaces (master only), streamed."""
+        stream = self._stubs["gateway"].Export(
+            export_request(namespaces, include_vectors), metadata=self._metadata, timeout=timeout
+        )
+        try:
+            for msg in stream:
+                yield wire.exported(msg)
+        except grpc.RpcError as err:
+            raise typed(err) from None

@@ -303,3 +303,39 @@ class MaintainResult:
     examined: int
     archived: list[str]
     summaries: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphLink:
+    """One edge of the episodic graph, as exported."""
+
+    src: NodeRef
+    type: str
+    dst: NodeRef
+    at: datetime | None = None
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ExportedMemory:
+    """A memory as exported: every version (oldest first, all metadata), the fact each version
+    holds, the current vector with the model that made it (when asked for), its event's edges."""
+
+    versions: list[Memory]
+    fact_keys: list[str] = field(default_factory=list)
+    embedding: list[float] = field(default_factory=list)
+    embedder: str = ""
+    links: list[GraphLink] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.versions[-1].id if self.versions else ""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    imported: int
+    unchanged: int
+    reembedded: int
+    links: int
+    conflicts: list[str] = field(default_factory=list)

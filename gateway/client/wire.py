@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from google.protobuf import json_format
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from gateway.client import types as t
@@ -27,6 +28,7 @@ _STATUS_NAMES = {
     pb.FORGOTTEN: "forgotten",
     pb.QUARANTINED: "quarantined",
 }
+_STATUS_NUMBERS = {v: k for k, v in _STATUS_NAMES.items()}
 
 
 # ---- scalars
@@ -283,3 +285,85 @@ def stats(s: pb.StatsResponse) -> t.Stats:
 
 def maintain(r: pb.MaintainResponse) -> t.MaintainResult:
     return t.MaintainResult(r.namespaces, r.examined, list(r.archived), list(r.summaries))
+
+
+# ---- export / import
+def memory_to_pb(m: t.Memory) -> pb.Memory:
+    return pb.Memory(
+        id=m.id,
+        namespace=m.namespace,
+        layer=layer_number(m.layer),  # type: ignore[arg-type]
+        type=m.type,
+        content=m.content,
+        importance=m.importance,
+        confidence=m.confidence,
+        source_agent=m.source_agent,
+        source_session=m.source_session,
+        task_id=m.task_id,
+        created_at=ts(m.created_at),
+        updated_at=ts(m.updated_at),
+        last_accessed_at=ts(m.last_accessed_at),
+        access_count=m.access_count,
+        version=m.version,
+        metadata=dict(m.metadata),
+        evidence=list(m.evidence),
+        event_time=ts(m.event_time),
+        status=_STATUS_NUMBERS.get(m.status, pb.STATUS_UNSPECIFIED),  # type: ignore[arg-type]
+        entities=list(m.entities),
+    )
+
+
+def graph_link(p: pb.GraphLink) -> t.GraphLink:
+    return t.GraphLink(
+        t.NodeRef(p.src.kind, p.src.id),
+        p.type,
+        t.NodeRef(p.dst.kind, p.dst.id),
+        when(p, "at"),
+        dict(p.properties),
+    )
+
+
+def graph_link_to_pb(link: t.GraphLink) -> pb.GraphLink:
+    return pb.GraphLink(
+        src=pb.NodeRef(kind=link.src.kind, id=link.src.id),
+        type=link.type,
+        dst=pb.NodeRef(kind=link.dst.kind, id=link.dst.id),
+        at=ts(link.at),
+        properties=dict(link.properties),
+    )
+
+
+def exported(p: pb.ExportedMemory) -> t.ExportedMemory:
+    return t.ExportedMemory(
+        versions=[memory(v) for v in p.versions],
+        fact_keys=list(p.fact_keys),
+        embedding=list(p.embedding),
+        embedder=p.embedder,
+        links=[graph_link(x) for x in p.links],
+    )
+
+
+def exported_to_pb(e: t.ExportedMemory) -> pb.ExportedMemory:
+    return pb.ExportedMemory(
+        versions=[memory_to_pb(v) for v in e.versions],
+        fact_keys=list(e.fact_keys),
+        embedding=list(e.embedding),
+        embedder=e.embedder,
+        links=[graph_link_to_pb(x) for x in e.links],
+    )
+
+
+def exported_to_json(e: t.ExportedMemory) -> str:
+    """One line of an export file: the ExportedMemory message in proto3's JSON mapping."""
+    return json_format.MessageToJson(
+        exported_to_pb(e), preserving_proto_field_name=True, indent=None, sort_keys=True
+    )
+
+
+def exported_from_json(line: str) -> t.ExportedMemory:
+    """Raises ``json_format.ParseError`` when the line is not an ExportedMemory."""
+    return exported(json_format.Parse(line, pb.ExportedMemory()))
+
+
+def import_result(r: pb.ImportResponse) -> t.ImportResult:
+    return t.ImportResult(r.imported, r.unchanged, r.reembedded, r.links, list(r.conflicts))

@@ -12,7 +12,16 @@ from datetime import datetime
 import numpy as np
 
 from gateway.core import reconcile
-from gateway.core.commands import Archive, Forget, FormSession, MemoryWrite, Relate, TurnAppend
+from gateway.core.commands import (
+    Archive,
+    Forget,
+    FormSession,
+    ImportMemory,
+    MemoryWrite,
+    Relate,
+    Release,
+    TurnAppend,
+)
 from gateway.core.control import JournalEntry
 from gateway.core.events import AppliedEvents
 from gateway.core.models import (
@@ -127,8 +136,10 @@ class Applier:
             )
         if isinstance(first, FormSession):
             raise ValueError("form entries are applied by the formation lane")
-        if isinstance(first, Forget | Archive):
+        if isinstance(first, Forget | Archive | Release):
             return await self._apply_status(run)
+        if isinstance(first, ImportMemory):
+            return await self._apply_imports(run)
         await self._stores.graph.relate(
             [_relation(e.command) for e in run if isinstance(e.command, Relate)]
         )
@@ -234,19 +245,42 @@ class Applier:
                 return found
         return None
 
-    # ---- forget (revocation) and archive (decay): a new version with the new status
+    # ---- imported memories: every version as it was exported
+    async def _apply_imports(self, run: Sequence[JournalEntry]) -> set[str]:
+        commands = [e.command for e in run if isinstance(e.command, ImportMemory)]
+        dim = self._embedder.dim
+        carried = [len(c.embedding) == dim for c in commands]
+        texts = [c.versions[-1].content for c, ok in zip(commands, carried, strict=True) if not ok]
+        fresh = iter(await asyncio.to_thread(self._embedder.embed, texts) if texts else [])
+        batch = _Batch()
+        for c, ok in zip(commands, carried, strict=True):
+            head = c.versions[-1].with_changes(
+                embedding=np.asarray(c.embedding, dtype=np.float32) if ok else next(fresh)
+            )
+            batch.puts.extend([*c.versions[:-1], head])
+            if head.status is Status.ACTIVE:
+                batch.vectors[head.id] = _vector_item(head)
+            if head.layer is Layer.EPISODIC and head.status in (Status.ACTIVE, Status.ARCHIVED):
+                batch.events.append(_event(head))
+        await self._persist(batch)
+        return {c.namespace for c in commands}
+
+    # ---- forget (revocation), archive (decay), release (after review): a new version
     async def _apply_status(self, run: Sequence[JournalEntry]) -> set[str]:
-        commands = [e.command for e in run if isinstance(e.command, Forget | Archive)]
+        commands = [e.command for e in run if isinstance(e.command, Forget | Archive | Release)]
         current = await self._stores.records.get([c.id for c in commands])
         versions: dict[str, Memory] = {}
         revoked_events = []
+        released: list[Memory] = []
         for c in commands:
-            status = Status.FORGOTTEN if isinstance(c, Forget) else Status.ARCHIVED
+            status = _STATUS_OF[type(c)]
             mem = versions.get(c.id) or current.get(c.id)
             if mem is None or mem.status is status:
                 continue
             if status is Status.ARCHIVED and mem.status is not Status.ACTIVE:
                 continue  # only active memories decay; forgotten ones stay forgotten
+            if status is Status.ACTIVE and mem.status is not Status.QUARANTINED:
+                continue  # only a quarantined memory is released
             versions[c.id] = mem.with_changes(
                 status=status,
                 version=mem.version + 1,
@@ -255,12 +289,30 @@ class Applier:
             )
             if mem.layer is Layer.EPISODIC and status is Status.FORGOTTEN:
                 revoked_events.append(mem.id)  # an archived event stays on the timeline
+            if status is Status.ACTIVE:
+                released.append(versions[c.id])
         if versions:
             await self._stores.records.put(list(versions.values()))
-            await self._stores.index.delete(list(versions))
+            gone = [mid for mid, m in versions.items() if m.status is not Status.ACTIVE]
+            if gone:
+                await self._stores.index.delete(gone)
+        if released:
+            await self._stores.index.upsert(
+                [_vector_item(m) for m in released if m.embedding is not None]
+            )
+            events = [_event(m) for m in released if m.layer is Layer.EPISODIC]
+            if events:
+                await self._stores.graph.record(events)
         if revoked_events:
             await self._stores.graph.delete_events(revoked_events)
         return {m.namespace for m in versions.values()}
+
+
+_STATUS_OF: dict[type, Status] = {
+    Forget: Status.FORGOTTEN,
+    Archive: Status.ARCHIVED,
+    Release: Status.ACTIVE,
+}
 
 
 def _relation(c: Relate) -> Relation:

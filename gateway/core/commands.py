@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
-from gateway.core.models import Layer, NodeKind, NodeRef, Zone
+from gateway.core.models import Layer, Memory, NodeKind, NodeRef, Status, Zone
 
 #: the version ``encode`` writes; ``decode`` reads this one and every older one
 CODEC_VERSION = 1
@@ -99,10 +99,42 @@ class FormSession:
     requested_by: str = ""  # the agent that ended the session, or "idle" / "every-n"
 
 
-Command = MemoryWrite | TurnAppend | Forget | Archive | Relate | FormSession
+@dataclass(frozen=True, slots=True)
+class Release:
+    """Release a quarantined memory after review (a new version with status active)."""
+
+    kind: ClassVar[str] = "release"
+    id: str
+    namespace: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportMemory:
+    """Store an exported memory as it was: every version, its id, statuses and times."""
+
+    kind: ClassVar[str] = "import"
+    namespace: str
+    versions: tuple[Memory, ...]  # oldest first, without embeddings
+    #: the current version's vector, made by the gateway's own embedder; () = embed it again
+    embedding: tuple[float, ...] = ()
+
+
+Command = (
+    MemoryWrite | TurnAppend | Forget | Archive | Relate | FormSession | Release | ImportMemory
+)
 KINDS: dict[str, type[Command]] = {
-    c.kind: c
-    for c in (MemoryWrite, TurnAppend, Forget, Archive, Relate, FormSession)  # type: ignore[misc]
+    c.kind: c  # type: ignore[misc]
+    for c in (
+        MemoryWrite,
+        TurnAppend,
+        Forget,
+        Archive,
+        Relate,
+        FormSession,
+        Release,
+        ImportMemory,
+    )
 }
 #: fields that record when or by whom a command was received: a retry differs in them only
 _RECEIVED = ("received_at", "at", "requested_by")
@@ -116,10 +148,70 @@ def _parse_time(value: Any) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
+def _memory_dict(m: Memory) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "namespace": m.namespace,
+        "layer": m.layer.value,
+        "content": m.content,
+        "type": m.type,
+        "importance": m.importance,
+        "confidence": m.confidence,
+        "source_agent": m.source_agent,
+        "source_session": m.source_session,
+        "task_id": m.task_id,
+        "created_at": _time(m.created_at),
+        "updated_at": _time(m.updated_at),
+        "last_accessed_at": _time(m.last_accessed_at),
+        "access_count": m.access_count,
+        "version": m.version,
+        "metadata": dict(m.metadata),
+        "evidence": list(m.evidence),
+        "event_time": _time(m.event_time),
+        "status": m.status.value,
+        "fact_key": m.fact_key,
+        "entities": list(m.entities),
+    }
+
+
+def _memory_of(d: dict[str, Any]) -> Memory:
+    created, updated = _parse_time(d["created_at"]), _parse_time(d["updated_at"])
+    assert created is not None and updated is not None, "a stored memory has both times"
+    return Memory(
+        id=d["id"],
+        namespace=d["namespace"],
+        layer=Layer(d["layer"]),
+        content=d["content"],
+        type=d["type"],
+        importance=float(d["importance"]),
+        confidence=float(d["confidence"]),
+        source_agent=d["source_agent"],
+        source_session=d["source_session"],
+        task_id=d["task_id"],
+        created_at=created,
+        updated_at=updated,
+        last_accessed_at=_parse_time(d.get("last_accessed_at")),
+        access_count=int(d.get("access_count") or 0),
+        version=int(d["version"]),
+        metadata=dict(d.get("metadata") or {}),
+        evidence=list(d.get("evidence") or ()),
+        event_time=_parse_time(d.get("event_time")),
+        status=Status(d["status"]),
+        fact_key=d.get("fact_key") or "",
+        entities=list(d.get("entities") or ()),
+    )
+
+
 def encode(cmd: Command) -> dict[str, Any]:
     """The command as a JSON-able dict (with the codec version)."""
-    if isinstance(cmd, MemoryWrite):
+    if isinstance(cmd, ImportMemory):
         body: dict[str, Any] = {
+            "namespace": cmd.namespace,
+            "versions": [_memory_dict(m) for m in cmd.versions],
+            "embedding": list(cmd.embedding),
+        }
+    elif isinstance(cmd, MemoryWrite):
+        body = {
             "namespace": cmd.namespace,
             "layer": cmd.layer.value,
             "content": cmd.content,
@@ -149,7 +241,7 @@ def encode(cmd: Command) -> dict[str, Any]:
             "metadata": dict(cmd.metadata),
             "at": _time(cmd.at),
         }
-    elif isinstance(cmd, Forget | Archive):
+    elif isinstance(cmd, Forget | Archive | Release):
         body = {"id": cmd.id, "namespace": cmd.namespace, "reason": cmd.reason}
     elif isinstance(cmd, FormSession):
         body = {
@@ -204,9 +296,19 @@ def decode(kind: str, data: dict[str, Any]) -> Command:
             metadata=dict(data.get("metadata") or {}),
             at=_parse_time(data.get("at")),
         )
-    if kind in (Forget.kind, Archive.kind):
-        cls = Forget if kind == Forget.kind else Archive
-        return cls(
+    if kind == ImportMemory.kind:
+        return ImportMemory(
+            namespace=data["namespace"],
+            versions=tuple(_memory_of(v) for v in data["versions"]),
+            embedding=tuple(float(x) for x in data.get("embedding") or ()),
+        )
+    if kind in (Forget.kind, Archive.kind, Release.kind):
+        status_kinds: dict[str, type[Forget | Archive | Release]] = {
+            Forget.kind: Forget,
+            Archive.kind: Archive,
+            Release.kind: Release,
+        }
+        return status_kinds[kind](
             id=data["id"], namespace=data.get("namespace", ""), reason=data.get("reason", "")
         )
     if kind == FormSession.kind:

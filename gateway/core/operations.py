@@ -3,18 +3,22 @@ the audit log, and the decay sweep on demand."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.core.control import AuditEntry
+from gateway.core.commands import Forget, Release
+from gateway.core.control import AuditEntry, NewEntry
+from gateway.core.errors import FailedPrecondition, NotFound
 from gateway.core.lanes import Lanes
 from gateway.core.lifecycle import DecaySweeper, SweepReport
 from gateway.core.metrics import Metrics
-from gateway.core.models import Layer, Memory
+from gateway.core.models import Layer, Memory, Status
 from gateway.core.ports import BreakerReport, BreakerStatus, Embedder, Journal, Ledger, Stores
 from gateway.core.proposals import require_master
 from gateway.core.recall import RecallCache
+from gateway.core.write_path import WritePath
 
 MAX_REVIEW = 500
 MAX_AUDIT = 1000
@@ -40,7 +44,9 @@ class Operations:
         sweep_defaults: SweepDefaults,
         shards: int,
         master: str,
+        write_path: WritePath,
     ) -> None:
+        self._write_path = write_path
         self._stores = stores
         self._journal = journal
         self._ledger = ledger
@@ -98,6 +104,36 @@ class Operations:
         items = await self._ledger.list_review(min(max(limit, 1), MAX_REVIEW))
         mems = await self._stores.records.get([i.memory_id for i in items])
         return [(mems[i.memory_id], i.reason) for i in items if i.memory_id in mems]
+
+    async def resolve_review(
+        self, agent: str, memory_id: str, approve: bool, reason: str
+    ) -> Memory:
+        """Approve (a quarantined memory is released) or reject (it is forgotten) a memory of the
+        review queue, which it then leaves; audited with the reason."""
+        require_master(agent, self._master, "resolve the review queue")
+        queued = {i.memory_id for i in await self._ledger.list_review(MAX_REVIEW)}
+        if memory_id not in queued:
+            raise NotFound(
+                f"memory {memory_id!r} is not in the review queue (see ListReview)", field="id"
+            )
+        mem = (await self._stores.records.get([memory_id])).get(memory_id)
+        if mem is None:
+            raise NotFound(f"memory {memory_id!r} does not exist", field="id")
+        reason = reason[:500]
+        command: Forget | Release | None = None
+        if not approve and mem.status is not Status.FORGOTTEN:
+            command = Forget(mem.id, mem.namespace, reason)
+        elif approve and mem.status is Status.QUARANTINED:
+            command = Release(mem.id, mem.namespace, reason)
+        if command is not None:
+            entry = NewEntry(uuid.uuid4().hex, agent, "", command)
+            await self._write_path.commit([entry], wait=True, action=command.kind, details=[reason])
+        state = "approved" if approve else "rejected"
+        if not await self._ledger.resolve_review(memory_id, state, agent, reason):
+            raise FailedPrecondition(f"memory {memory_id} was resolved concurrently")
+        action = f"review_{state}"
+        await self._ledger.audit([AuditEntry(agent, action, mem.namespace, mem.id, reason)])
+        return (await self._stores.records.get([memory_id]))[memory_id]
 
     async def query_audit(
         self, agent: str, filter_agent: str, namespace: str, since: float, limit: int

@@ -158,6 +158,11 @@ class RecordStore(Lifecycle, Protocol):
     async def namespaces(self) -> list[str]:
         """Every namespace that holds an active memory, sorted."""
 
+    @reads
+    async def scan(self, namespace: str, after_id: str, limit: int) -> list[Memory]:
+        """Current versions of the namespace's memories (any status) with id > ``after_id``,
+        in id order, at most ``limit`` — to page through a namespace (export)."""
+
 
 @runtime_checkable
 class EpisodicGraph(Lifecycle, Protocol):
@@ -188,6 +193,11 @@ class EpisodicGraph(Lifecycle, Protocol):
         """Nodes within ``depth`` (1 or 2) hops of ``node``, nearest first, then newest edge."""
 
     async def delete_events(self, ids: Sequence[str]) -> None: ...
+
+    @reads
+    async def event_edges(self, event_ids: Sequence[str]) -> list[Relation]:
+        """Every edge from or to one of these events (the links ``record`` made and the ones
+        ``relate`` made), each once, with its time and properties."""
 
 
 @runtime_checkable
@@ -296,8 +306,19 @@ class Ledger(Protocol):
     ) -> bool:
         """Moves a pending proposal to ``state``; False when it was not pending."""
 
+    async def proposal_backlog(self) -> tuple[int, float]:
+        """(pending proposals, epoch seconds the oldest was made; 0 when none)."""
+
     async def add_review(self, items: Sequence[ReviewItem]) -> None: ...
-    async def list_review(self, limit: int) -> list[ReviewItem]: ...
+    async def list_review(self, limit: int) -> list[ReviewItem]:
+        """Queued items not resolved yet, oldest first."""
+
+    async def resolve_review(
+        self, memory_id: str, state: str, decided_by: str, reason: str
+    ) -> bool:
+        """Takes a queued item out of the queue (once); False when it is not queued or was
+        already resolved."""
+
     async def put_setting(self, key: str, value: dict[str, Any]) -> None: ...
     async def get_setting(self, key: str) -> dict[str, Any] | None: ...
     async def see_fact(

@@ -34,6 +34,7 @@ from gateway.core.models import (
     utcnow,
 )
 from gateway.core.ports import Embedder, Ledger, Stores
+from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer, traced
 from gateway.settings import Settings
 
 #: how many candidates each source brings per requested hit
@@ -116,9 +117,11 @@ class Recaller:
         embedder: Embedder,
         ledger: Ledger,
         metrics: Metrics | None = None,
+        tracer: Tracer = NULL_TRACER,
     ) -> None:
         self._ledger = ledger
         self._metrics = metrics or Metrics()
+        self._tracer = tracer
         self._s = settings
         self._stores = stores
         self._embedder = embedder
@@ -148,7 +151,14 @@ class Recaller:
             raise InvalidArgument(
                 f"token_budget must be 0..{limits.max_token_budget}", field="token_budget"
             )
-        result = await self.recall(q)
+        attrs: dict[str, AttributeValue] = {
+            "memgate.namespaces": ",".join(q.namespaces),
+            "memgate.top_k": q.top_k,
+        }
+        with self._tracer.span("recall", attrs) as span:
+            result = await self.recall(q)
+            span.set_attribute("memgate.hits", len(result.hits))
+            span.set_attribute("memgate.layers", ",".join(x.value for x in result.routed))
         await self._ledger.audit(
             [AuditEntry(agent, "recall", ",".join(q.namespaces), "", q.query[:200])]
         )
@@ -177,7 +187,8 @@ class Recaller:
         layers = q.layers or routing.route(q.query)
         if q.session_id and Layer.WORKING not in layers:
             layers = (*layers, Layer.WORKING)
-        vector = (await asyncio.to_thread(self._embedder.embed, [q.query]))[0]
+        with self._tracer.span("recall.embed"):
+            vector = (await asyncio.to_thread(self._embedder.embed, [q.query]))[0]
         now = utcnow()
         degraded: list[str] = []
         long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
@@ -192,12 +203,18 @@ class Recaller:
                 scored += await self._working(q, vector, now)
             except BackendUnavailable as exc:
                 degraded.append(f"working: {exc.message}")
-        scored.sort(key=lambda s: s.score, reverse=True)
-        hits = scored[: q.top_k]
-        budget = q.token_budget or self._s.default_token_budget
-        block, tokens, _ = scoring.memory_block(hits, budget)
+        with self._tracer.span("recall.rank", {"memgate.candidates": len(scored)}):
+            scored.sort(key=lambda s: s.score, reverse=True)
+            hits = scored[: q.top_k]
+            budget = q.token_budget or self._s.default_token_budget
+            block, tokens, _ = scoring.memory_block(hits, budget)
         result = RecallResult(hits, block, tokens, tuple(layers), degraded)
-        self._metrics.observe_recall(layers, (h.memory.layer for h in hits))
+        self._metrics.observe_recall(
+            layers,
+            q.namespaces,
+            ((h.memory.layer, h.memory.namespace, h.memory.updated_at) for h in hits),
+            now,
+        )
         if hits:
             self._touch_later(
                 [h.memory.id for h in hits if h.memory.layer is not Layer.WORKING], now
@@ -217,9 +234,18 @@ class Recaller:
         c = _Candidates()
         k = q.top_k * OVERFETCH
         records = self._stores.records
+        tracer = self._tracer
         dense, keyword = await asyncio.gather(
-            self._stores.index.search(vector, q.namespaces, k, layers),
-            records.keyword_search(q.namespaces, layers, q.query, k),
+            traced(
+                tracer,
+                "recall.vector_search",
+                self._stores.index.search(vector, q.namespaces, k, layers),
+            ),
+            traced(
+                tracer,
+                "recall.keyword_search",
+                records.keyword_search(q.namespaces, layers, q.query, k),
+            ),
         )
         c.add_dense(dense)
         c.keyword = dict(keyword)
@@ -237,20 +263,24 @@ class Recaller:
         c.memories.update(await records.get(missing))
         if Layer.EPISODIC in layers:
             try:
-                await self._expand_graph(c, q, vector)
+                with tracer.span("recall.graph_expansion"):
+                    await self._expand_graph(c, q, vector)
             except BackendUnavailable as exc:
                 # the graph's fallback is to skip it: records and vectors still answer
                 degraded.append(f"graph: {exc.message}")
         out = []
-        for mid, mem in c.memories.items():
-            if not self._admissible(mem, q, layers):
-                continue
-            dense_sim = c.dense.get(mid)
-            if dense_sim is None and mem.embedding is not None:
-                dense_sim = float(np.dot(mem.embedding, vector))
-            out.append(
-                scoring.score(mem, dense_sim or 0.0, c.keyword.get(mid, 0.0), now, self._weights)
-            )
+        with tracer.span("recall.scoring", {"memgate.candidates": len(c.memories)}):
+            for mid, mem in c.memories.items():
+                if not self._admissible(mem, q, layers):
+                    continue
+                dense_sim = c.dense.get(mid)
+                if dense_sim is None and mem.embedding is not None:
+                    dense_sim = float(np.dot(mem.embedding, vector))
+                out.append(
+                    scoring.score(
+                        mem, dense_sim or 0.0, c.keyword.get(mid, 0.0), now, self._weights
+                    )
+                )
         return out
 
     async def _expand_graph(self, c: _Candidates, q: RecallQuery, vector: np.ndarray) -> None:

@@ -25,6 +25,8 @@ from gateway.core.results import Results
 from gateway.core.runtime import Runtime
 from gateway.core.skills import Skills
 from gateway.core.tasks import Tasks
+from gateway.core.tracing import NULL_TRACER, Tracer
+from gateway.core.transfer import Transfers
 from gateway.core.working import TurnResults, WorkingMemory
 from gateway.core.write_path import WritePath
 from gateway.core.writes import Writer
@@ -32,7 +34,7 @@ from gateway.settings import Settings
 
 #: journal entry kinds per lane: a dead Redis never holds up long-term writes, nor the reverse
 WORKING_KINDS = ("turn",)
-LONG_TERM_KINDS = ("memory", "forget", "archive", "relate")
+LONG_TERM_KINDS = ("memory", "forget", "archive", "relate", "release", "import")
 #: memory formation has a lane of its own: a slow model never holds up writes
 FORMATION_KINDS = ("form",)
 
@@ -48,6 +50,8 @@ class MemoryService:
         extractor: Extractor,
         rules: Extractor,
         summariser: Summariser,
+        metrics: Metrics | None = None,
+        tracer: Tracer = NULL_TRACER,
     ) -> None:
         """``extractor`` mines sessions for facts, ``rules`` is its fallback (the same object
         when no model is configured); ``summariser`` summarises rolled-off dialogue."""
@@ -56,7 +60,9 @@ class MemoryService:
         self.stores = stores
         self.journal = journal
         self.ledger = ledger
-        self.metrics = Metrics()
+        self.embedder = embedder
+        self.metrics = metrics or Metrics()
+        self.tracer = tracer
         events = AppliedEvents()
         turn_results = TurnResults()
         applier = Applier(
@@ -81,7 +87,7 @@ class MemoryService:
         policies = SharedWritePolicies(ledger)
         self.writer = Writer(write_path, ledger, policies, s.limits, master)
         self.memories = Memories(stores.records, ledger, write_path, master)
-        self.recaller = Recaller(s, stores, embedder, ledger, self.metrics)
+        self.recaller = Recaller(s, stores, embedder, ledger, self.metrics, tracer)
         self.working = WorkingMemory(
             stores.working,
             write_path,
@@ -118,6 +124,16 @@ class MemoryService:
             self.sweeper,
             SweepDefaults(s.decay_threshold, s.compact_min_episodes),
             s.shards,
+            master,
+            write_path,
+        )
+        self.transfers = Transfers(
+            stores.records,
+            stores.graph,
+            ledger,
+            write_path,
+            embedder.name,
+            s.limits.max_content_chars,
             master,
         )
         self.runtime = Runtime(

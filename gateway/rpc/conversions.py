@@ -5,19 +5,32 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from gateway.core.candidates import PROVENANCE_PREFIX
 from gateway.core.commands import TurnAppend
 from gateway.core.control import AuditEntry, Proposal
+from gateway.core.errors import InvalidArgument
 from gateway.core.facts import FactOutcome
 from gateway.core.formation_jobs import EndSessionOutcome
 from gateway.core.inputs import WriteInput
-from gateway.core.models import Event, Layer, Memory, Neighbour, Status, Turn
+from gateway.core.models import (
+    Event,
+    Layer,
+    Memory,
+    Neighbour,
+    NodeKind,
+    NodeRef,
+    Relation,
+    Status,
+    Turn,
+)
 from gateway.core.ports import BreakerStatus
 from gateway.core.recall import RecallQuery, RecallResult
 from gateway.core.skills import Skill
 from gateway.core.tasks import Task
+from gateway.core.transfer import Exported, ImportReport
 from gateway.core.writes import WriteOutcome
 from memgate.v1 import memgate_pb2 as pb
 
@@ -74,7 +87,8 @@ def _shown(key: str) -> bool:
     return not key.startswith("memgate.") or key.startswith(PROVENANCE_PREFIX)
 
 
-def memory_to_pb(m: Memory) -> pb.Memory:
+def memory_to_pb(m: Memory, internal: bool = False) -> pb.Memory:
+    """``internal``: keep the gateway's own ``memgate.*`` metadata too (export only)."""
     return pb.Memory(
         id=m.id,
         namespace=m.namespace,
@@ -91,7 +105,7 @@ def memory_to_pb(m: Memory) -> pb.Memory:
         last_accessed_at=ts(m.last_accessed_at),
         access_count=m.access_count,
         version=m.version,
-        metadata={k: v for k, v in m.metadata.items() if _shown(k)},
+        metadata={k: v for k, v in m.metadata.items() if internal or _shown(k)},
         evidence=m.evidence,
         event_time=ts(m.event_time),
         status=_STATUS_TO_PB[m.status],  # type: ignore[arg-type]
@@ -293,8 +307,6 @@ def neighbour_to_pb(n: Neighbour) -> pb.Neighbour:
 
 
 def neighbour_from_pb(p: pb.Neighbour) -> Neighbour:
-    from gateway.core.models import NodeKind, NodeRef
-
     return Neighbour(
         node=NodeRef(NodeKind(p.node.kind), p.node.id),
         relation=p.relation,
@@ -437,4 +449,71 @@ def recall_stats_to_pb(r: dict[str, Any]) -> pb.RecallStats:
         recalls=r["recalls"],  # type: ignore[arg-type]
         hits=r["hits"],
         hit_rate=r["hit_rate"],
+    )
+
+
+# ---- export / import
+def link_to_pb(r: Relation) -> pb.GraphLink:
+    return pb.GraphLink(
+        src=pb.NodeRef(kind=r.src.kind.value, id=r.src.id),
+        type=r.type,
+        dst=pb.NodeRef(kind=r.dst.kind.value, id=r.dst.id),
+        at=ts(r.at),
+        properties=dict(r.properties),
+    )
+
+
+def link_from_pb(p: pb.GraphLink, where: str = "links") -> Relation:
+    try:
+        src, dst = NodeKind(p.src.kind), NodeKind(p.dst.kind)
+    except ValueError:
+        raise InvalidArgument(
+            f"{where}: node kind must be one of {', '.join(k.value for k in NodeKind)}",
+            field=where,
+        ) from None
+    return Relation(
+        NodeRef(src, p.src.id),
+        p.type,
+        NodeRef(dst, p.dst.id),
+        from_ts(p, "at") or datetime.fromtimestamp(0, UTC),
+        tuple(sorted(p.properties.items())),
+    )
+
+
+def exported_to_pb(e: Exported) -> pb.ExportedMemory:
+    head = e.versions[-1]
+    return pb.ExportedMemory(
+        versions=[memory_to_pb(v, internal=True) for v in e.versions],
+        fact_keys=[v.fact_key for v in e.versions],
+        embedding=head.embedding.tolist() if e.embedder and head.embedding is not None else [],
+        embedder=e.embedder,
+        links=[link_to_pb(r) for r in e.links],
+    )
+
+
+def exported_from_pb(p: pb.ExportedMemory, where: str = "memories") -> Exported:
+    if p.fact_keys and len(p.fact_keys) != len(p.versions):
+        raise InvalidArgument(f"{where}.fact_keys: one per version", field=where)
+    versions = []
+    for i, v in enumerate(p.versions):
+        if v.layer not in _PB_TO_LAYER or v.status not in _PB_TO_STATUS:
+            raise InvalidArgument(
+                f"{where}.versions[{i}]: layer and status are required", field=where
+            )
+        mem = memory_from_pb(v)
+        mem.fact_key = p.fact_keys[i] if p.fact_keys else ""
+        versions.append(mem)
+    if versions and p.embedding:
+        versions[-1].embedding = np.asarray(p.embedding, dtype=np.float32)
+    links = [link_from_pb(link, f"{where}.links") for link in p.links]
+    return Exported(versions, links, p.embedder if p.embedding else "")
+
+
+def import_report_to_pb(r: ImportReport) -> pb.ImportResponse:
+    return pb.ImportResponse(
+        imported=r.imported,
+        unchanged=r.unchanged,
+        reembedded=r.reembedded,
+        links=r.links,
+        conflicts=r.conflicts,
     )

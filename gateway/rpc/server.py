@@ -16,8 +16,11 @@ from grpc_reflection.v1alpha import reflection
 from gateway.core.service import MemoryService
 from gateway.rpc.interceptors import ErrorMapping
 from gateway.rpc.metrics_http import MetricsServer
+from gateway.rpc.prometheus import GatewayMetrics
 from gateway.rpc.servicer import GatewayServicer
 from gateway.settings import Settings
+from gateway.telemetry import build_tracer
+from gateway.telemetry import shutdown as shutdown_tracing
 from gateway.wiring import build_service
 from memgate.v1 import memgate_pb2, memgate_pb2_grpc
 
@@ -55,18 +58,19 @@ class Gateway:
         if self.metrics:
             await self.metrics.close()
         await self.service.close()
+        shutdown_tracing(self.service.tracer)
 
 
 async def create_server(settings: Settings, service: MemoryService | None = None) -> Gateway:
     """Starts the service's stores and binds the server (port 0 picks a free port)."""
-    service = service or build_service(settings)
+    service = service or build_service(settings, build_tracer(settings))
     try:
         await service.start()
     except BaseException:
         await service.close()
         raise
     server = grpc.aio.server(
-        interceptors=[ErrorMapping(settings.api_keys, service.metrics.observe_rpc)],
+        interceptors=[ErrorMapping(settings.api_keys, service.metrics.observe_rpc, service.tracer)],
         options=[
             ("grpc.max_receive_message_length", 16 * 1024 * 1024),
             ("grpc.so_reuseport", 0),
@@ -83,7 +87,7 @@ async def create_server(settings: Settings, service: MemoryService | None = None
         await service.close()
         raise OSError(f"could not bind {settings.host}:{settings.port}: is the port in use?")
     metrics = (
-        MetricsServer(service, settings.host, settings.metrics_port)
+        MetricsServer(GatewayMetrics(service), settings.host, settings.metrics_port)
         if settings.metrics_port
         else None
     )

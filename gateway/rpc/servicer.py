@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import TypeAlias
 
 import grpc
@@ -290,3 +291,18 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             msg.metadata["review_reason"] = reason
             out.append(msg)
         return pb.ListReviewResponse(memories=out)
+
+    async def ResolveReview(self, req: pb.ResolveReviewRequest, ctx: Ctx) -> pb.Memory:
+        mem = await self._svc.ops.resolve_review(caller(ctx), req.id, req.approve, req.reason)
+        return cv.memory_to_pb(mem)
+
+    # ---- export / import (master only)
+    async def Export(self, req: pb.ExportRequest, ctx: Ctx) -> AsyncIterator[pb.ExportedMemory]:  # type: ignore[override]
+        stream = self._svc.transfers.export(caller(ctx), list(req.namespaces), req.include_vectors)
+        async for item in stream:
+            yield cv.exported_to_pb(item)
+
+    async def Import(self, req: pb.ImportRequest, ctx: Ctx) -> pb.ImportResponse:
+        items = [cv.exported_from_pb(m, f"memories[{i}]") for i, m in enumerate(req.memories)]
+        report = await self._svc.transfers.import_(caller(ctx), items, req.wait)
+        return cv.import_report_to_pb(report)

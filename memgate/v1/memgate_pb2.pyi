@@ -970,3 +970,78 @@ class MaintainResponse(_message.Message):
     archived: _containers.RepeatedScalarFieldContainer[str]
     summaries: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, namespaces: _Optional[int] = ..., examined: _Optional[int] = ..., archived: _Optional[_Iterable[str]] = ..., summaries: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ResolveReviewRequest(_message.Message):
+    __slots__ = ("id", "approve", "reason")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    APPROVE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    approve: bool
+    reason: str
+    def __init__(self, id: _Optional[str] = ..., approve: _Optional[bool] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ExportRequest(_message.Message):
+    __slots__ = ("namespaces", "include_vectors")
+    NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_VECTORS_FIELD_NUMBER: _ClassVar[int]
+    namespaces: _containers.RepeatedScalarFieldContainer[str]
+    include_vectors: bool
+    def __init__(self, namespaces: _Optional[_Iterable[str]] = ..., include_vectors: _Optional[bool] = ...) -> None: ...
+
+class GraphLink(_message.Message):
+    __slots__ = ("src", "type", "dst", "at", "properties")
+    class PropertiesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    SRC_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    DST_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    PROPERTIES_FIELD_NUMBER: _ClassVar[int]
+    src: NodeRef
+    type: str
+    dst: NodeRef
+    at: _timestamp_pb2.Timestamp
+    properties: _containers.ScalarMap[str, str]
+    def __init__(self, src: _Optional[_Union[NodeRef, _Mapping]] = ..., type: _Optional[str] = ..., dst: _Optional[_Union[NodeRef, _Mapping]] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., properties: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class ExportedMemory(_message.Message):
+    __slots__ = ("versions", "fact_keys", "embedding", "embedder", "links")
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    FACT_KEYS_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDER_FIELD_NUMBER: _ClassVar[int]
+    LINKS_FIELD_NUMBER: _ClassVar[int]
+    versions: _containers.RepeatedCompositeFieldContainer[Memory]
+    fact_keys: _containers.RepeatedScalarFieldContainer[str]
+    embedding: _containers.RepeatedScalarFieldContainer[float]
+    embedder: str
+    links: _containers.RepeatedCompositeFieldContainer[GraphLink]
+    def __init__(self, versions: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ..., fact_keys: _Optional[_Iterable[str]] = ..., embedding: _Optional[_Iterable[float]] = ..., embedder: _Optional[str] = ..., links: _Optional[_Iterable[_Union[GraphLink, _Mapping]]] = ...) -> None: ...
+
+class ImportRequest(_message.Message):
+    __slots__ = ("memories", "wait")
+    MEMORIES_FIELD_NUMBER: _ClassVar[int]
+    WAIT_FIELD_NUMBER: _ClassVar[int]
+    memories: _containers.RepeatedCompositeFieldContainer[ExportedMemory]
+    wait: bool
+    def __init__(self, memories: _Optional[_Iterable[_Union[ExportedMemory, _Mapping]]] = ..., wait: _Optional[bool] = ...) -> None: ...
+
+class ImportResponse(_message.Message):
+    __slots__ = ("imported", "unchanged", "reembedded", "links", "conflicts")
+    IMPORTED_FIELD_NUMBER: _ClassVar[int]
+    UNCHANGED_FIELD_NUMBER: _ClassVar[int]
+    REEMBEDDED_FIELD_NUMBER: _ClassVar[int]
+    LINKS_FIELD_NUMBER: _ClassVar[int]
+    CONFLICTS_FIELD_NUMBER: _ClassVar[int]
+    imported: int
+    unchanged: int
+    reembedded: int
+    links: int
+    conflicts: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, imported: _Optional[int] = ..., unchanged: _Optional[int] = ..., reembedded: _Optional[int] = ..., links: _Optional[int] = ..., conflicts: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -204,6 +204,21 @@ class MemoryGatewayStub:
                 request_serializer=memgate_dot_v1_dot_memgate__pb2.MaintainRequest.SerializeToString,
                 response_deserializer=memgate_dot_v1_dot_memgate__pb2.MaintainResponse.FromString,
                 _registered_method=True)
+        self.ResolveReview = channel.unary_unary(
+                '/memgate.v1.MemoryGateway/ResolveReview',
+                request_serializer=memgate_dot_v1_dot_memgate__pb2.ResolveReviewRequest.SerializeToString,
+                response_deserializer=memgate_dot_v1_dot_memgate__pb2.Memory.FromString,
+                _registered_method=True)
+        self.Export = channel.unary_stream(
+                '/memgate.v1.MemoryGateway/Export',
+                request_serializer=memgate_dot_v1_dot_memgate__pb2.ExportRequest.SerializeToString,
+                response_deserializer=memgate_dot_v1_dot_memgate__pb2.ExportedMemory.FromString,
+                _registered_method=True)
+        self.Import = channel.unary_unary(
+                '/memgate.v1.MemoryGateway/Import',
+                request_serializer=memgate_dot_v1_dot_memgate__pb2.ImportRequest.SerializeToString,
+                response_deserializer=memgate_dot_v1_dot_memgate__pb2.ImportResponse.FromString,
+                _registered_method=True)
 
 
 class MemoryGatewayServicer:
@@ -424,6 +439,32 @@ class MemoryGatewayServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ResolveReview(self, request, context):
+        """Master only: take a memory out of the review queue. Approve releases a quarantined memory
+        (a new version, active); reject forgets it. Audited with the reason.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Export(self, request, context):
+        """---- backup and moves between gateways (master only)
+        Every version of every memory of the namespaces (any status) with the graph edges of its
+        event, one memory per message, in id order. At most 100 namespaces per call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Import(self, request, context):
+        """Journals exported memories (and their edges) as they were: same ids, versions, statuses
+        and times. Idempotent: importing the same record twice stores it once. At most 100
+        memories per call; a memory whose fact another active memory holds is reported, not stored.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MemoryGatewayServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -596,6 +637,21 @@ def add_MemoryGatewayServicer_to_server(servicer, server):
                     servicer.Maintain,
                     request_deserializer=memgate_dot_v1_dot_memgate__pb2.MaintainRequest.FromString,
                     response_serializer=memgate_dot_v1_dot_memgate__pb2.MaintainResponse.SerializeToString,
+            ),
+            'ResolveReview': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResolveReview,
+                    request_deserializer=memgate_dot_v1_dot_memgate__pb2.ResolveReviewRequest.FromString,
+                    response_serializer=memgate_dot_v1_dot_memgate__pb2.Memory.SerializeToString,
+            ),
+            'Export': grpc.unary_stream_rpc_method_handler(
+                    servicer.Export,
+                    request_deserializer=memgate_dot_v1_dot_memgate__pb2.ExportRequest.FromString,
+                    response_serializer=memgate_dot_v1_dot_memgate__pb2.ExportedMemory.SerializeToString,
+            ),
+            'Import': grpc.unary_unary_rpc_method_handler(
+                    servicer.Import,
+                    request_deserializer=memgate_dot_v1_dot_memgate__pb2.ImportRequest.FromString,
+                    response_serializer=memgate_dot_v1_dot_memgate__pb2.ImportResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1516,6 +1572,87 @@ class MemoryGateway:
             '/memgate.v1.MemoryGateway/Maintain',
             memgate_dot_v1_dot_memgate__pb2.MaintainRequest.SerializeToString,
             memgate_dot_v1_dot_memgate__pb2.MaintainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResolveReview(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memgate.v1.MemoryGateway/ResolveReview',
+            memgate_dot_v1_dot_memgate__pb2.ResolveReviewRequest.SerializeToString,
+            memgate_dot_v1_dot_memgate__pb2.Memory.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Export(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/memgate.v1.MemoryGateway/Export',
+            memgate_dot_v1_dot_memgate__pb2.ExportRequest.SerializeToString,
+            memgate_dot_v1_dot_memgate__pb2.ExportedMemory.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Import(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memgate.v1.MemoryGateway/Import',
+            memgate_dot_v1_dot_memgate__pb2.ImportRequest.SerializeToString,
+            memgate_dot_v1_dot_memgate__pb2.ImportResponse.FromString,
             options,
             channel_credentials,
             insecure,

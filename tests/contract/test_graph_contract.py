@@ -304,3 +304,28 @@ async def test_delete_events(graph: EpisodicGraph) -> None:
     assert await graph.neighbourhood(ev(drop), 1, 10) == []
     await graph.delete_events([])
     await graph.delete_events([drop.id])  # deleting again is a no-op
+
+
+async def test_event_edges_lists_every_edge_of_the_events_once(graph: EpisodicGraph) -> None:
+    ns = uid("ns")
+    a = event(ns, T0, summary="a", session_id=uid("s"), entities=[uid("Topic")])
+    b = event(ns, T0 + timedelta(minutes=1), summary="b")
+    await graph.record([a, b])
+    step = ref(NodeKind.STEP, uid("step"))
+    later = T0 + timedelta(hours=1)
+    await graph.relate(
+        [
+            Relation(ev(a), "CAUSED", ev(b), later, (("why", "test"),)),
+            Relation(step, "LED_TO", ev(b), T0),
+        ]
+    )
+    edges = await graph.event_edges([a.id, b.id, uid("ev-missing")])
+    got = {(r.src, r.type, r.dst): r for r in edges}
+    assert len(got) == len(edges) == 4  # the a->b edge once, though it touches both events
+    assert got[(ev(a), "CAUSED", ev(b))].at == later
+    assert got[(ev(a), "CAUSED", ev(b))].properties == (("why", "test"),)
+    assert got[(step, "LED_TO", ev(b))].at == T0
+    assert (ev(a), "IN_SESSION", ref(NodeKind.SESSION, a.session_id)) in got
+    assert (ev(a), "MENTIONS", ref(NodeKind.ENTITY, a.entities[0].lower())) in got
+    assert (ev(a), "BY", ref(NodeKind.AGENT, "")) not in got
+    assert await graph.event_edges([]) == []

@@ -84,6 +84,26 @@ async def test_review_queue_keeps_one_entry_per_memory(ledger: Ledger) -> None:
     ]
 
 
+async def test_resolved_review_items_leave_the_queue_once(ledger: Ledger) -> None:
+    await ledger.add_review([ReviewItem("m1", "user/a", "quarantined"), ReviewItem("m2", "g", "x")])
+    assert await ledger.resolve_review("m1", "approved", "master", "looks fine")
+    assert not await ledger.resolve_review("m1", "rejected", "master", "late")
+    assert not await ledger.resolve_review("nope", "approved", "master", "")
+    assert [i.memory_id for i in await ledger.list_review(10)] == ["m2"]
+    await ledger.add_review([ReviewItem("m1", "user/a", "again")])  # stays resolved
+    assert [i.memory_id for i in await ledger.list_review(10)] == ["m2"]
+
+
+async def test_proposal_backlog_counts_pending_and_the_oldest(ledger: Ledger) -> None:
+    assert await ledger.proposal_backlog() == (0, 0.0)
+    item = MemoryWrite("user/a", Layer.SEMANTIC, "likes tea")
+    await ledger.add_proposal(Proposal("p1", "r", item, created=1000.0))
+    await ledger.add_proposal(Proposal("p2", "r", item, created=2000.0))
+    assert await ledger.proposal_backlog() == (2, 1000.0)
+    await ledger.decide_proposal("p1", "rejected", "master", "no")
+    assert await ledger.proposal_backlog() == (1, 2000.0)
+
+
 async def test_settings_round_trip(ledger: Ledger) -> None:
     assert await ledger.get_setting("policy") is None
     await ledger.put_setting("policy", {"auto_approve": ["user/*"], "min_confidence": 0.5})

@@ -24,9 +24,7 @@ T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 CST = timezone(timedelta(hours=8))
 
 
-@pytest.fixture(
-    params=["sqlite", "sqlite+breaker", pytest.param("neo4j", marks=pytest.mark.real)]
-)
+@pytest.fixture(params=["sqlite", "sqlite+breaker", pytest.param("neo4j", marks=pytest.mark.real)])
 def make_record_store(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], RecordStore]:
     if request.param == "sqlite":
         from stores.sqlite_records import SqliteRecordStore
@@ -390,3 +388,25 @@ async def test_namespaces_lists_those_with_active_memories(record_store: RecordS
     found = await record_store.namespaces()
     assert live in found and gone not in found
     assert found == sorted(found)
+
+
+async def test_scan_pages_a_namespace_in_id_order_any_status(record_store: RecordStore) -> None:
+    ns, other = uid("ns"), uid("ns")
+    ids = sorted(uid() for _ in range(5))
+    statuses = [Status.ACTIVE, Status.FORGOTTEN, Status.ARCHIVED, Status.QUARANTINED, Status.ACTIVE]
+    await record_store.put(
+        [
+            mem(ns, f"n{i}", id=mid, status=s)
+            for i, (mid, s) in enumerate(zip(ids, statuses, strict=True))
+        ]
+        + [mem(other, "elsewhere")]
+    )
+    await record_store.put([mem(ns, "n0 v2", id=ids[0], version=2)])
+    first = await record_store.scan(ns, "", 2)
+    assert [m.id for m in first] == ids[:2]
+    assert (first[0].version, first[0].content) == (2, "n0 v2")  # the current version
+    rest = await record_store.scan(ns, first[-1].id, 10)
+    assert [m.id for m in rest] == ids[2:]
+    assert [m.status for m in rest] == statuses[2:]
+    assert await record_store.scan(ns, ids[-1], 10) == []
+    assert await record_store.scan(ns, "", 0) == []

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import socket
+import time
 import urllib.request
 from pathlib import Path
+from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.client import GatewayClient
 from gateway.rpc.server import serve_in_thread
@@ -27,9 +31,58 @@ def test_metrics_endpoint_and_stats(tmp_path: Path) -> None:
         assert by_layer["episodic"].recalls == 1 and by_layer["episodic"].hits == 0
         assert stats.apply_lag_seconds == 0 and stats.journal_pending == 0
         body = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    m = _samples(body)
     assert "# TYPE memgate_rpc_calls_total counter" in body
-    assert 'memgate_rpc_calls_total{method="Write",code="OK"} 1' in body
-    assert 'memgate_recall_hits_total{layer="semantic"} 1' in body
-    assert 'memgate_breaker_state{store="graph",state="closed"} 1' in body
-    assert 'memgate_memories{layer="semantic",status="active"} 1' in body
-    assert "memgate_journal_pending 0" in body
+    assert m[("memgate_rpc_calls_total", ("code", "OK"), ("method", "Write"))] == 1
+    assert m[_key("memgate_recall_hits_total", layer="semantic", namespace_class="user")] == 1
+    assert m[_key("memgate_recalls_total", layer="episodic", namespace_class="user")] == 1
+    assert _key("memgate_recall_hits_total", layer="episodic", namespace_class="user") not in m
+    assert m[_key("memgate_breaker_state", store="graph", state="closed")] == 1
+    assert m[_key("memgate_memories", layer="semantic", status="active")] == 1
+    assert m[_key("memgate_journal_pending")] == 0
+    # histograms: RPC latency, store latency, freshness of what was recalled
+    assert "# TYPE memgate_rpc_latency_seconds histogram" in body
+    assert m[_key("memgate_rpc_latency_seconds_count", method="Recall")] == 2
+    assert m[_key("memgate_rpc_latency_seconds_bucket", method="Recall", le="+Inf")] == 2
+    assert m[_key("memgate_store_latency_seconds_count", store="records", op="keyword_search")] >= 1
+    # the one semantic hit was written moments ago: inside the first (1 minute) bucket
+    assert m[_key("memgate_recall_memory_age_seconds_bucket", layer="semantic", le="60.0")] == 1
+    assert m[_key("memgate_proposals_pending")] == 0
+
+
+def test_proposal_queue_depth_and_age(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with serve_in_thread(gateway_settings(tmp_path, metrics_port=port)) as address:
+        with GatewayClient(address, agent_id="helper") as c:
+            c.write("global", "semantic", "Deploys go out on Tuesdays")
+            c.write("global", "semantic", "Code review needs two approvals")
+        time.sleep(1.1)
+        body = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+        m = _samples(body)
+        assert m[_key("memgate_proposals_pending")] == 2
+        assert m[_key("memgate_proposal_oldest_age_seconds")] >= 1.0
+        with GatewayClient(address, agent_id="master") as c:
+            for p in c.proposals():
+                c.reject(p.id, "not now")
+        body = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    m = _samples(body)
+    assert m[_key("memgate_proposals_pending")] == 0
+    assert m[_key("memgate_proposal_oldest_age_seconds")] == 0
+
+
+Key = tuple[Any, ...]
+
+
+def _key(name: str, **labels: str) -> Key:
+    return (name, *sorted(labels.items()))
+
+
+def _samples(body: str) -> dict[Key, float]:
+    """Every sample of the exposition (parsed by prometheus_client), keyed by name and labels."""
+    return {
+        _key(s.name, **s.labels): s.value
+        for family in text_string_to_metric_families(body)
+        for s in family.samples
+    }

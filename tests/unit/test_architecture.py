@@ -12,8 +12,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("gateway", "stores", "agents_demo", "bench")
 FORBIDDEN_IN_CORE = (
-    "stores", "grpc", "redis", "neo4j", "faiss", "sqlite3", "memgate", "http", "httpx"
-)  # fmt: skip
+    "stores",
+    "grpc",
+    "redis",
+    "neo4j",
+    "faiss",
+    "sqlite3",
+    "memgate",
+    "opentelemetry",
+    "prometheus_client",
+    "http",
+    "httpx",
+)
 
 
 def _modules() -> dict[str, Path]:

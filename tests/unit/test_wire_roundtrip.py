@@ -6,16 +6,32 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import numpy as np
+import pytest
+
+from gateway.client import types as t
 from gateway.client import wire
 from gateway.core.commands import MemoryWrite, TurnAppend
 from gateway.core.control import AuditEntry, Proposal, TaskStep
+from gateway.core.errors import InvalidArgument
 from gateway.core.facts import FactOutcome
 from gateway.core.formation_jobs import EndSessionOutcome, JobResult
-from gateway.core.models import Event, Layer, Memory, Neighbour, NodeKind, NodeRef, Status, Turn
+from gateway.core.models import (
+    Event,
+    Layer,
+    Memory,
+    Neighbour,
+    NodeKind,
+    NodeRef,
+    Relation,
+    Status,
+    Turn,
+)
 from gateway.core.recall import RecallResult
 from gateway.core.scoring import Scored
 from gateway.core.skills import Skill
 from gateway.core.tasks import Task
+from gateway.core.transfer import Exported, ImportReport
 from gateway.core.writes import WriteOutcome
 from gateway.rpc import conversions as cv
 from memgate.v1 import memgate_pb2 as pb
@@ -266,3 +282,89 @@ def test_recall_request_client_to_server() -> None:
         "s1",
     )
     assert q.start == AT and q.end == AT.replace(year=2027) and q.types == ("preference",)
+
+
+def _exported() -> Exported:
+    def version(n: int, content: str, status: Status) -> Memory:
+        return Memory(
+            id="m1",
+            namespace="user/u",
+            layer=Layer.EPISODIC,
+            content=content,
+            type="trip",
+            importance=0.6,
+            confidence=0.8,
+            source_agent="master",
+            source_session="s1",
+            task_id="t1",
+            created_at=AT,
+            updated_at=AT,
+            last_accessed_at=AT if n == 2 else None,
+            access_count=n,
+            version=n,
+            metadata={"a": "b", "memgate.write_id": "w1"},  # internal keys travel too
+            evidence=["e"],
+            event_time=AT,
+            status=status,
+            fact_key="city" if n == 1 else "",
+            entities=["kyoto"],
+        )
+
+    head = version(2, "went to Kyoto again", Status.ACTIVE)
+    head.embedding = np.array([0.25, -0.5, 0.125], dtype=np.float32)
+    link = Relation(
+        NodeRef(NodeKind.EVENT, "m1"), "FOLLOWS", NodeRef(NodeKind.STEP, "s9"), AT, (("k", "v"),)
+    )
+    return Exported([version(1, "went to Kyoto", Status.SUPERSEDED), head], [link], "hash-384")
+
+
+def _same_exported(got: Exported, want: Exported) -> None:
+    assert got.embedder == want.embedder and got.links == want.links
+    assert len(got.versions) == len(want.versions)
+    for g, w in zip(got.versions, want.versions, strict=True):
+        for name in Memory.__slots__:
+            if name == "embedding":
+                assert (g.embedding is None) == (w.embedding is None)
+                if w.embedding is not None:
+                    np.testing.assert_array_equal(g.embedding, w.embedding)
+            else:
+                assert getattr(g, name) == getattr(w, name), name
+
+
+def test_exported_memory_server_to_client_to_server_and_through_a_jsonl_line() -> None:
+    want = _exported()
+    client_side = wire.exported(_wire(cv.exported_to_pb(want)))
+    assert [v.version for v in client_side.versions] == [1, 2]
+    assert client_side.fact_keys == ["city", ""] and client_side.embedder == "hash-384"
+    assert client_side.embedding == [0.25, -0.5, 0.125]
+    assert client_side.versions[0].metadata["memgate.write_id"] == "w1"
+    assert client_side.links == [
+        t.GraphLink(t.NodeRef("event", "m1"), "FOLLOWS", t.NodeRef("step", "s9"), AT, {"k": "v"})
+    ]
+    line = wire.exported_to_json(client_side)
+    assert "\n" not in line
+    assert wire.exported_from_json(line) == client_side
+    _same_exported(cv.exported_from_pb(_wire(wire.exported_to_pb(client_side))), want)
+
+
+def test_exported_memory_without_vector_and_bad_kinds() -> None:
+    want = _exported()
+    want.embedder = ""
+    msg = cv.exported_to_pb(want)
+    assert list(msg.embedding) == []  # no vector without its model's name
+    back = cv.exported_from_pb(_wire(msg))
+    assert back.versions[-1].embedding is None and back.embedder == ""
+    msg.links[0].dst.kind = "planet"
+    with pytest.raises(InvalidArgument) as err:
+        cv.exported_from_pb(msg, "memories[3]")
+    assert err.value.field == "memories[3].links"
+    msg = cv.exported_to_pb(want)
+    msg.versions[0].layer = pb.LAYER_UNSPECIFIED
+    with pytest.raises(InvalidArgument):
+        cv.exported_from_pb(msg)
+
+
+def test_import_result_server_to_client() -> None:
+    report = ImportReport(imported=3, unchanged=2, reembedded=1, links=4, conflicts=["m9"])
+    got = wire.import_result(_wire(cv.import_report_to_pb(report)))
+    assert got == t.ImportResult(3, 2, 1, 4, ["m9"])

@@ -1,0 +1,116 @@
+"""The operators' commands as a script runs them: `memgate proposals|forget|export|import`
+against a keyed gateway, with --json output and the documented exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gateway.client import GatewayClient
+from gateway.ops_cli import BAD_INPUT, CONFLICT, NOT_ALLOWED, NOT_FOUND, OK, UNREACHABLE
+from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
+
+KEY = "k-" + uuid.uuid4().hex
+HELPER_KEY = "h-" + uuid.uuid4().hex
+
+
+def memgate(
+    gw: RunningGateway | str, *args: str, key: str | None = KEY, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "MEMGATE_API_KEY"}
+    env["COLUMNS"] = "250"  # rich tables fold to the terminal width
+    if key:
+        env["MEMGATE_API_KEY"] = key  # the key comes from the environment
+    target = gw if isinstance(gw, str) else gw.address
+    return subprocess.run(
+        [sys.executable, "-m", "gateway.cli", *args[:1], *args[1:], "--target", target],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        input=stdin,
+    )
+
+
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningGateway]:
+    settings = gateway_settings(
+        tmp_path_factory.mktemp("cli"), api_keys={"master": KEY, "helper": HELPER_KEY}
+    )
+    with running_gateway(settings) as gw:
+        yield gw
+
+
+def _propose(gw: RunningGateway, ns: str, *texts: str) -> list[str]:
+    with GatewayClient(gw.address, "helper", api_key=HELPER_KEY) as h:
+        return [h.write_result(ns, "semantic", text).proposal_id for text in texts]
+
+
+def test_proposals_list_approve_reject_with_exit_codes(keyed: RunningGateway) -> None:
+    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    keep, drop = _propose(keyed, ns, "The user drinks oolong", "The user is a cat")
+    listed = memgate(keyed, "proposals", "list", "--json")
+    assert listed.returncode == OK, listed.stderr
+    pending = {p["id"]: p for p in json.loads(listed.stdout)}
+    assert pending[keep]["item"]["content"] == "The user drinks oolong"
+    people = memgate(keyed, "proposals", "list")
+    assert people.returncode == OK and "The user drinks oolong" in people.stdout  # a table
+
+    done = memgate(keyed, "proposals", "approve", keep, "--reason", "confirmed", "--json")
+    assert done.returncode == OK and json.loads(done.stdout)["state"] == "approved"
+    no_reason = memgate(keyed, "proposals", "reject", drop)
+    assert no_reason.returncode == 2 and "--reason" in no_reason.stderr
+    assert memgate(keyed, "proposals", "reject", drop, "--reason", "nonsense").returncode == OK
+    again = memgate(keyed, "proposals", "approve", drop, "--reason", "late")
+    assert again.returncode == CONFLICT and "already rejected" in again.stderr
+    assert memgate(keyed, "proposals", "approve", "nope", "--reason", "x").returncode == NOT_FOUND
+    as_helper = memgate(keyed, "proposals", "list", "--agent", "helper", key=HELPER_KEY)
+    assert as_helper.returncode == NOT_ALLOWED and "master" in as_helper.stderr
+    no_key = memgate(keyed, "proposals", "list", key=None)
+    assert no_key.returncode == NOT_ALLOWED and "UNAUTHENTICATED" in no_key.stderr
+
+
+def test_forget_by_id(keyed: RunningGateway) -> None:
+    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    with GatewayClient(keyed.address, "master", api_key=KEY) as c:
+        mid = c.write(ns, "semantic", "The user's old address", wait=True)
+    done = memgate(keyed, "forget", mid, "--reason", "moved", "--json")
+    assert done.returncode == OK and json.loads(done.stdout)["status"] == "forgotten"
+    assert memgate(keyed, "forget", "no-such-id", "--reason", "x").returncode == NOT_FOUND
+    unreachable = memgate("127.0.0.1:1", "forget", mid, "--reason", "x")
+    assert unreachable.returncode == UNREACHABLE and "memgate serve" in unreachable.stderr
+
+
+def test_export_then_import_into_another_gateway(keyed: RunningGateway, tmp_path: Path) -> None:
+    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    with GatewayClient(keyed.address, "master", api_key=KEY) as c:
+        for i in range(5):
+            c.write(ns, "semantic", f"Fact number {i} about the user", wait=True)
+        c.record_event(ns, "Visited the museum", entities=["Louvre"], wait=True)
+    dump = tmp_path / "dump.jsonl"
+    out = memgate(keyed, "export", ns, "--vectors", "-o", str(dump), "--json")
+    assert out.returncode == OK, out.stderr
+    assert json.loads(out.stdout)["memories"] == 6
+    lines = dump.read_text().splitlines()
+    assert json.loads(lines[0])["memgate_export"] == 1 and len(lines) == 7
+    with running_gateway(gateway_settings(tmp_path / "other", api_keys={"master": KEY})) as other:
+        first = memgate(other, "import", str(dump), "--json")
+        assert first.returncode == OK, first.stderr
+        assert json.loads(first.stdout)["imported"] == 6
+        again = memgate(other, "import", "-", "--json", stdin=dump.read_text())
+        assert json.loads(again.stdout)["unchanged"] == 6 and again.returncode == OK
+        with GatewayClient(other.address, "master", api_key=KEY) as c:
+            assert c.recall("Fact number 3", namespaces=[ns])[0].content.startswith("Fact number 3")
+        broken = tmp_path / "broken.jsonl"
+        broken.write_text(lines[0] + "\n" + '{"versions": "nope"}\n')
+        bad = memgate(other, "import", str(broken))
+        assert bad.returncode == BAD_INPUT and "broken.jsonl:2" in bad.stderr
+        missing = memgate(other, "import", str(tmp_path / "nothing.jsonl"))
+        assert missing.returncode == BAD_INPUT
