@@ -47,6 +47,9 @@ async def test_aliases_resolve_merged_writes(ledger: Ledger) -> None:
     assert await ledger.resolve("w1") == "w1"
     await ledger.set_aliases([("w1", "m1"), ("w2", "m1")])
     assert (await ledger.resolve("w1"), await ledger.resolve("w2")) == ("m1", "m1")
+    many = await ledger.resolve_many(["w1", "w3", "w2", "w1"])
+    assert many == {"w1": "m1", "w2": "m1", "w3": "w3"}
+    assert await ledger.resolve_many([]) == {}
 
 
 async def test_proposals_add_once_list_and_decide_once(ledger: Ledger) -> None:
@@ -93,7 +96,12 @@ async def test_settings_round_trip(ledger: Ledger) -> None:
 
 async def test_pending_fact_counts_distinct_sessions(ledger: Ledger) -> None:
     first = await ledger.see_fact("p1", "user/a", "likes tea", "Likes tea", "s1", ["e1"], 0.6)
-    assert (first.id, first.sessions, first.evidence, first.promoted_to) == ("p1", ["s1"], ["e1"], "")
+    assert (first.id, first.sessions, first.evidence, first.promoted_to) == (
+        "p1",
+        ["s1"],
+        ["e1"],
+        "",
+    )
     same = await ledger.see_fact("p9", "user/a", "likes tea", "Likes tea", "s1", ["e1"], 0.5)
     assert same.id == "p1" and same.sessions == ["s1"]  # the same session counts once
     second = await ledger.see_fact("p9", "user/a", "likes tea", "Likes tea", "s2", ["e2"], 0.8)

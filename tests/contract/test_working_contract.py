@@ -46,9 +46,7 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture(
-    params=["sqlite", "sqlite+breaker", pytest.param("redis", marks=pytest.mark.real)]
-)
+@pytest.fixture(params=["sqlite", "sqlite+breaker", pytest.param("redis", marks=pytest.mark.real)])
 async def working_store(
     request: pytest.FixtureRequest, wm_ttl: int, tmp_path: Path, clock: Clock
 ) -> AsyncIterator[WorkingStore]:
