@@ -32,7 +32,9 @@ T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 IST = timezone(timedelta(hours=5, minutes=30))
 
 
-@pytest.fixture(params=["sqlite", "sqlite+breaker", pytest.param("neo4j", marks=pytest.mark.real)])
+@pytest.fixture(
+    params=["sqlite", "sqlite+breaker", pytest.param("neo4j", marks=pytest.mark.real)]
+)
 def make_graph(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], EpisodicGraph]:
     if request.param == "sqlite":
         from stores.sqlite_graph import SqliteEpisodicGraph

@@ -46,7 +46,9 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture(params=["sqlite", "sqlite+breaker", pytest.param("redis", marks=pytest.mark.real)])
+@pytest.fixture(
+    params=["sqlite", "sqlite+breaker", pytest.param("redis", marks=pytest.mark.real)]
+)
 async def working_store(
     request: pytest.FixtureRequest, wm_ttl: int, tmp_path: Path, clock: Clock
 ) -> AsyncIterator[WorkingStore]:
