@@ -1,7 +1,9 @@
 """A circuit breaker in front of any store, keeping its contract (seed 003 §4.2).
 
 Closed: calls go through; a call that fails with BackendUnavailable — or a read slower than
-``slow_ms`` — opens the breaker. Open: calls fail at once with BackendUnavailable (the core then
+``slow_ms`` — opens the breaker. A read's latency is the backend's own time when the adapter
+reports it, and it takes ``slow_after`` slow reads in a row (``stores.timing``: SQLite from when its worker thread holds the connection, Neo4j its
+server-side result timings), so queueing behind our own threads under load never trips it. Open: calls fail at once with BackendUnavailable (the core then
 serves its fallback: an empty window, a recall without that layer). After ``cooldown_s`` the next
 call first probes the backend with ``ping()``; if it answers, the breaker is half-open and lets
 calls through; ``recover_after`` consecutive reads faster than ``recover_ms`` close it again.
@@ -22,6 +24,7 @@ from typing import Any, TypeVar, cast
 from gateway.core.errors import BackendUnavailable
 from gateway.core.metrics import percentile
 from gateway.core.ports import READ_MARK, UNGUARDED_MARK, BreakerStatus, Lifecycle
+from stores import timing
 
 T = TypeVar("T")
 
@@ -35,6 +38,7 @@ class State(enum.StrEnum):
 @dataclass(frozen=True, slots=True)
 class BreakerPolicy:
     slow_ms: float | None = None  # None: only failures trip
+    slow_after: int = 1  # consecutive slow reads that trip (one descheduled read is not a trend)
     recover_after: int = 1
     recover_ms: float | None = None  # None: any successful read counts
     cooldown_s: float = 1.0
@@ -59,6 +63,7 @@ class Breaker:
         self.last_error = ""
         self._opened_at = 0.0
         self._good = 0
+        self._slow_run = 0
         self.latencies_ms: deque[float] = deque(maxlen=2048)
         self.calls = 0
         self.failures = 0
@@ -69,13 +74,17 @@ class Breaker:
         """Run one store call through the breaker."""
         await self._admit()
         started = self._clock()
-        try:
-            result = await fn(*args, **kw)
-        except BackendUnavailable as exc:
-            self.failures += 1
-            self._trip(exc.message)
-            raise
-        self._observe(method, (self._clock() - started) * 1000, read)
+        with timing.measuring() as backend:
+            try:
+                result = await fn(*args, **kw)
+            except BackendUnavailable as exc:
+                self.failures += 1
+                self._trip(exc.message)
+                raise
+        wall_ms = (self._clock() - started) * 1000
+        # Judge the backend by its own time when the adapter reported it: waiting for our own
+        # worker thread, lock or connection pool is overload, not a sick backend.
+        self._observe(method, wall_ms if backend.ms is None else backend.ms, read)
         return result
 
     def status(self) -> BreakerStatus:
@@ -110,14 +119,18 @@ class Breaker:
             return
         p = self.policy
         if p.slow_ms is not None and elapsed_ms > p.slow_ms:
-            self._trip(f"{method} took {elapsed_ms:.0f} ms (limit {p.slow_ms:.0f} ms)")
+            self._slow_run += 1
+            if self._slow_run >= p.slow_after or self.state is State.HALF_OPEN:
+                self._trip(f"{method} took {elapsed_ms:.0f} ms (limit {p.slow_ms:.0f} ms)")
             return
+        self._slow_run = 0
         if self.state is State.HALF_OPEN and (p.recover_ms is None or elapsed_ms < p.recover_ms):
             self._good += 1
             if self._good >= p.recover_after:
                 self.state = State.CLOSED
 
     def _trip(self, why: str) -> None:
+        self._slow_run = 0
         if self.state is not State.OPEN:
             self.trips += 1
         self.state = State.OPEN

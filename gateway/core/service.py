@@ -106,3 +106,4 @@ class MemoryService:
 
     async def close(self) -> None:
         await self.runtime.close()
+        self.recaller.close()

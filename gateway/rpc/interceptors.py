@@ -14,12 +14,20 @@ from typing import Any
 
 import grpc
 
-from gateway.core.errors import MemgateError
+from gateway.core.errors import MemgateError, Overloaded
 from gateway.rpc.auth import authenticate
 
 log = logging.getLogger("memgate.rpc")
 
 _API_PREFIX = "/memgate.v1."
+#: trailing metadata of a RESOURCE_EXHAUSTED answer: how long to wait before retrying
+RETRY_AFTER_HEADER = "retry-after-ms"
+
+
+def _trailers(exc: MemgateError) -> tuple[tuple[str, str], ...]:
+    if isinstance(exc, Overloaded) and exc.retry_after_ms > 0:
+        return ((RETRY_AFTER_HEADER, str(exc.retry_after_ms)),)
+    return ()
 
 
 class ErrorMapping(grpc.aio.ServerInterceptor):
@@ -50,7 +58,9 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
                 return await inner(request, context)
             except MemgateError as exc:
                 code = exc.status
-                await context.abort(getattr(grpc.StatusCode, exc.status), exc.message)
+                await context.abort(
+                    getattr(grpc.StatusCode, exc.status), exc.message, _trailers(exc)
+                )
             except grpc.aio.AbortError:
                 raise
             except Exception:
