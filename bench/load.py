@@ -309,8 +309,8 @@ def main() -> None:
                     flush=True,
                 )
                 print(
-                    f"| clients | recalls/s | p50 ms | p99 ms | degraded | RESOURCE_EXHAUSTED "
-                    f"(p99 ms) | other errors | writes ack/s | applied/s | load avg |"
+                    "| clients | recalls/s | p50 ms | p99 ms | degraded | RESOURCE_EXHAUSTED "
+                    "(p99 ms) | other errors | writes ack/s | applied/s | load avg |"
                 )
                 print("|---|---|---|---|---|---|---|---|---|---|")
                 for n in counts:
