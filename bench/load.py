@@ -190,8 +190,13 @@ def run_level(
     write_every: int,
 ) -> None:
     lock = threading.Lock()
-    deadline = time.monotonic() + seconds
-    barrier = threading.Barrier(level.clients + 1)
+    deadline = 0.0
+
+    def start_clock() -> None:  # once every client is connected
+        nonlocal deadline
+        deadline = time.monotonic() + seconds
+
+    barrier = threading.Barrier(level.clients + 1, action=start_clock)
 
     def client(i: int) -> None:
         rng = random.Random(i)
@@ -202,8 +207,10 @@ def run_level(
         degraded = writes = 0
         errors: dict[str, int] = {}
         with GatewayClient(address, agent_id=agent, timeout=30, retries=0) as c:
-            c.stats()  # connect before the clock starts
-            barrier.wait()
+            try:
+                c.stats()  # connect before the clock starts
+            finally:
+                barrier.wait()
             n = 0
             while time.monotonic() < deadline:
                 n += 1
