@@ -49,6 +49,24 @@ class Settings:
     embed_cache_size: int = 1024
     #: ONNX Runtime intra-op threads of the embedder; 0 = all cores
     embed_threads: int = 0
+    #: threads that embed recall queries (their own pool: a recall never waits behind an apply
+    #: batch's embedding in the shared pool)
+    query_embed_threads: int = 2
+    #: the event loop's default thread pool (apply-batch embedding, index file I/O);
+    #: 0 = Python's default, min(32, cores + 4). Each SQLite file has one worker thread of its own.
+    worker_threads: int = 0
+
+    # capacity (admission control): beyond these, RESOURCE_EXHAUSTED with retry-after-ms
+    #: reads in flight (Recall, MatchSkill, Get, Timeline, ...) on this server / per agent; 0 = no cap
+    max_inflight_reads: int = 32
+    max_inflight_reads_per_agent: int = 16
+    #: writes in flight (Write, BatchWrite, AppendTurn, ...) on this server / per agent; 0 = no cap
+    max_inflight_writes: int = 64
+    max_inflight_writes_per_agent: int = 16
+    #: what an overloaded answer tells the caller to wait before retrying
+    overload_retry_after_ms: int = 100
+    #: gRPC's own hard cap on concurrent RPCs (any method); 0 = none
+    grpc_max_concurrent_rpcs: int = 0
     shards: int = 8
 
     # write path
@@ -77,6 +95,8 @@ class Settings:
 
     # circuit breakers (seed 003 §4.2); a slow-read limit of 0 means only failures trip
     breaker_cooldown_s: float = 1.0
+    #: slow reads in a row that trip a breaker (their latency is the backend's own time)
+    breaker_slow_after: int = 3
     working_slow_ms: float = 50.0  # a working-memory read slower than this trips
     working_recover: int = 10  # ... and it closes after this many reads faster than
     working_recover_ms: float = 20.0
@@ -127,6 +147,20 @@ class Settings:
             problems.append("embedder must be one of " + ", ".join(map(repr, EMBEDDER_KINDS)))
         if self.embed_threads < 0:
             problems.append("embed_threads must be >= 0 (0 = all cores)")
+        for name in (
+            "query_embed_threads",
+            "worker_threads",
+            "max_inflight_reads",
+            "max_inflight_reads_per_agent",
+            "max_inflight_writes",
+            "max_inflight_writes_per_agent",
+            "overload_retry_after_ms",
+            "grpc_max_concurrent_rpcs",
+        ):
+            if getattr(self, name) < 0:
+                problems.append(f"{name} must be >= 0")
+        if self.query_embed_threads < 1:
+            problems.append("query_embed_threads must be >= 1")
         if self.dialogue_max_turns < 2:
             problems.append("dialogue_max_turns must be >= 2")
         problems += self._formation_problems()

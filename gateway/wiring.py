@@ -72,6 +72,7 @@ def guarded(
     def policy(slow: float, recover: int = 1, recover_ms: float = 0.0) -> BreakerPolicy:
         return BreakerPolicy(
             slow_ms=slow or None,
+            slow_after=s.breaker_slow_after,
             recover_after=recover,
             recover_ms=recover_ms or None,
             cooldown_s=s.breaker_cooldown_s,

@@ -1,7 +1,9 @@
 """A circuit breaker in front of any store, keeping its contract (seed 003 §4.2).
 
 Closed: calls go through; a call that fails with BackendUnavailable — or a read slower than
-``slow_ms`` — opens the breaker. Open: calls fail at once with BackendUnavailable (the core then
+``slow_ms`` — opens the breaker. A read's latency is the backend's own time when the adapter
+reports it, and it takes ``slow_after`` slow reads in a row (``stores.timing``: SQLite from when its worker thread holds the connection, Neo4j its
+server-side result timings), so queueing behind our own threads under load never trips it. Open: calls fail at once with BackendUnavailable (the core then
 serves its fallback: an empty window, a recall without that layer). After ``cooldown_s`` the next
 call first probes the backend with ``ping()``; if it answers, the breaker is half-open and lets
 calls through; ``recover_after`` consecutive reads faster than ``recover_ms`` close it again.
@@ -24,6 +26,7 @@ from gateway.core.errors import BackendUnavailable
 from gateway.core.metrics import percentile
 from gateway.core.ports import READ_MARK, UNGUARDED_MARK, BreakerStatus, Lifecycle
 from gateway.core.tracing import NULL_TRACER, Tracer
+from stores import timing
 
 T = TypeVar("T")
 #: (store, method, seconds, ok): one finished store call
@@ -39,6 +42,7 @@ class State(enum.StrEnum):
 @dataclass(frozen=True, slots=True)
 class BreakerPolicy:
     slow_ms: float | None = None  # None: only failures trip
+    slow_after: int = 1  # consecutive slow reads that trip (one descheduled read is not a trend)
     recover_after: int = 1
     recover_ms: float | None = None  # None: any successful read counts
     cooldown_s: float = 1.0
@@ -67,6 +71,7 @@ class Breaker:
         self.last_error = ""
         self._opened_at = 0.0
         self._good = 0
+        self._slow_run = 0
         self.latencies_ms: deque[float] = deque(maxlen=2048)
         self.calls = 0
         self.failures = 0
@@ -78,19 +83,22 @@ class Breaker:
         with self._tracer.span(f"store.{self.name}.{method}", {"memgate.store": self.name}):
             await self._admit()
             started = time.perf_counter()
-            try:
-                result = await fn(*args, **kw)
-            except BackendUnavailable as exc:
-                self.failures += 1
-                self._report(method, time.perf_counter() - started, False)
-                self._trip(exc.message)
-                raise
-            except Exception:
-                self._report(method, time.perf_counter() - started, False)
-                raise
+            with timing.measuring() as backend:
+                try:
+                    result = await fn(*args, **kw)
+                except BackendUnavailable as exc:
+                    self.failures += 1
+                    self._report(method, time.perf_counter() - started, False)
+                    self._trip(exc.message)
+                    raise
+                except Exception:
+                    self._report(method, time.perf_counter() - started, False)
+                    raise
             elapsed = time.perf_counter() - started
             self._report(method, elapsed, True)
-            self._observe(method, elapsed * 1000, read)
+            # Judge the backend by its own time when the adapter reported it: waiting for our own
+            # worker thread, lock or connection pool is overload, not a sick backend.
+            self._observe(method, elapsed * 1000 if backend.ms is None else backend.ms, read)
             return result
 
     def _report(self, method: str, seconds: float, ok: bool) -> None:
@@ -129,14 +137,18 @@ class Breaker:
             return
         p = self.policy
         if p.slow_ms is not None and elapsed_ms > p.slow_ms:
-            self._trip(f"{method} took {elapsed_ms:.0f} ms (limit {p.slow_ms:.0f} ms)")
+            self._slow_run += 1
+            if self._slow_run >= p.slow_after or self.state is State.HALF_OPEN:
+                self._trip(f"{method} took {elapsed_ms:.0f} ms (limit {p.slow_ms:.0f} ms)")
             return
+        self._slow_run = 0
         if self.state is State.HALF_OPEN and (p.recover_ms is None or elapsed_ms < p.recover_ms):
             self._good += 1
             if self._good >= p.recover_after:
                 self.state = State.CLOSED
 
     def _trip(self, why: str) -> None:
+        self._slow_run = 0
         if self.state is not State.OPEN:
             self.trips += 1
         self.state = State.OPEN

@@ -295,20 +295,46 @@ class ShardedFaissIndex:
         layers: Sequence[Layer] | None = None,
     ) -> list[tuple[str, float]]:
         query = self._query_vector(vector)
-        if k <= 0 or not namespaces:
+        return (await self._search_rows(query, namespaces, k, layers))[0]
+
+    async def search_many(
+        self,
+        vectors: np.ndarray,
+        namespaces: Sequence[str],
+        k: int,
+        layers: Sequence[Layer] | None = None,
+    ) -> list[list[tuple[str, float]]]:
+        """One scan per partition for all the rows (faiss searches a matrix of queries)."""
+        arr = np.asarray(vectors, dtype=np.float32)
+        if arr.ndim != 2:
+            raise InvalidArgument("query vectors must be a (n, dim) matrix", field="vector")
+        if arr.shape[0] == 0:
             return []
+        queries = np.vstack([self._query_vector(row) for row in arr])
+        return await self._search_rows(queries, namespaces, k, layers)
+
+    async def _search_rows(
+        self,
+        queries: np.ndarray,
+        namespaces: Sequence[str],
+        k: int,
+        layers: Sequence[Layer] | None,
+    ) -> list[list[tuple[str, float]]]:
+        empty: list[list[tuple[str, float]]] = [[] for _ in range(queries.shape[0])]
+        if k <= 0 or not namespaces:
+            return empty
         wanted = None if layers is None else frozenset(self._layer(x) for x in layers)
         if wanted is not None and not wanted:
-            return []
+            return empty
         groups: dict[int, list[str]] = {}
         for ns in dict.fromkeys(namespaces):  # dedupe, keep order
             groups.setdefault(self.shard_of(ns), []).append(ns)
         population = sum(
             self._shards[s].ns_count.get(ns, 0) for s, nss in groups.items() for ns in nss
         )
-        if population >= OFFLOAD_VECTORS:
-            return await asyncio.to_thread(self._search_sync, query, groups, k, wanted)
-        return self._search_sync(query, groups, k, wanted)
+        if population * queries.shape[0] >= OFFLOAD_VECTORS:
+            return await asyncio.to_thread(self._search_sync, queries, groups, k, wanted)
+        return self._search_sync(queries, groups, k, wanted)
 
     async def flush(self) -> None:
         if self.data_dir is not None:
@@ -426,13 +452,14 @@ class ShardedFaissIndex:
 
     def _search_sync(
         self,
-        query: np.ndarray,
+        queries: np.ndarray,
         groups: dict[int, list[str]],
         k: int,
         layers: frozenset[Layer] | None,
-    ) -> list[tuple[str, float]]:
+    ) -> list[list[tuple[str, float]]]:
+        """The best ``k`` per query row (``queries`` is (n, dim), normalised)."""
         self._pin_threads()
-        hits: list[tuple[float, str]] = []
+        hits: list[list[tuple[float, str]]] = [[] for _ in range(queries.shape[0])]
         with self._shard_locks(groups):
             for s, nss in groups.items():
                 shard = self._shards[s]
@@ -442,15 +469,21 @@ class ShardedFaissIndex:
                         if layers is not None and layer not in layers:
                             continue
                         kk = min(k, part.index.ntotal)
-                        scores, fids = part.index.search(query, kk)
+                        scores, fids = part.index.search(queries, kk)
                         rev = part.rev
-                        hits.extend(
-                            (score, rev[fid])
-                            for score, fid in zip(scores[0].tolist(), fids[0].tolist(), strict=True)
-                            if fid >= 0
-                        )
-        hits.sort(key=lambda h: (-h[0], h[1]))
-        return [(sid, score) for score, sid in hits[:k]]
+                        for row, (srow, frow) in enumerate(
+                            zip(scores.tolist(), fids.tolist(), strict=True)
+                        ):
+                            hits[row].extend(
+                                (score, rev[fid])
+                                for score, fid in zip(srow, frow, strict=True)
+                                if fid >= 0
+                            )
+        out = []
+        for row_hits in hits:
+            row_hits.sort(key=lambda h: (-h[0], h[1]))
+            out.append([(sid, score) for score, sid in row_hits[:k]])
+        return out
 
     def _clear_memory(self) -> None:
         """Empty every shard (caller holds _write_lock)."""

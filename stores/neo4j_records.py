@@ -321,6 +321,22 @@ class Neo4jRecordStore(Neo4jBacked):
         )
         return _memory_of(rows[0]["m"]) if rows else None
 
+    async def find_facts(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Memory]:
+        wanted = list(dict.fromkeys((ns, key) for ns, key in keys if key))
+        if not wanted:
+            return {}
+        rows = await self._db.read(
+            "UNWIND $keys AS k "
+            "MATCH (:Fact {namespace: k[0], fact_key: k[1]})<-[:HOLDS]-(m:Memory) "
+            "WHERE m.status = $active RETURN properties(m) AS m",
+            {"keys": [list(pair) for pair in wanted], "active": _ACTIVE},
+        )
+        out: dict[tuple[str, str], Memory] = {}
+        for row in rows:
+            mem = _memory_of(row["m"])
+            out[(mem.namespace, mem.fact_key)] = mem
+        return out
+
     async def iter_vectors(self, batch_size: int = 1000) -> AsyncIterator[list[VectorItem]]:
         size = max(1, int(batch_size))
         after = ""

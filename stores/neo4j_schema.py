@@ -13,7 +13,7 @@ import neo4j
 from neo4j import exceptions as nx
 
 from gateway.core.errors import BackendUnavailable, Conflict
-from stores import codec
+from stores import codec, timing
 
 BACKEND = "neo4j"
 
@@ -90,6 +90,7 @@ class Neo4jSession:
         acquisition_timeout: float = 5.0,
         retry_time: float = 1.0,
         operation_timeout: float = 10.0,
+        max_concurrency: int = 16,
     ) -> None:
         self.uri = uri
         self.database = database
@@ -98,7 +99,11 @@ class Neo4jSession:
             "connection_timeout": connection_timeout,
             "connection_acquisition_timeout": acquisition_timeout,
             "max_transaction_retry_time": retry_time,
+            "max_connection_pool_size": max_concurrency,
         }
+        # Calls beyond the pool wait here, in our own queue, and not for a pooled connection:
+        # a pool acquisition timeout under load would look like a dead server to the breaker.
+        self._slots = asyncio.Semaphore(max_concurrency)
         self._operation_timeout = operation_timeout
         self._driver: neo4j.AsyncDriver | None = None
 
@@ -142,9 +147,16 @@ class Neo4jSession:
         await self._session_call(lambda s: s.execute_write(work))
 
     async def read(self, query: str, params: dict[str, Any]) -> list[neo4j.Record]:
+        """Reports the server's own time for the query (``stores.timing``): waiting for a pooled
+        connection or for our event loop is not the database being slow."""
+
         async def work(tx: neo4j.AsyncManagedTransaction) -> list[neo4j.Record]:
             result = await tx.run(query, params)
-            return [record async for record in result]
+            records = [record async for record in result]
+            summary = await result.consume()
+            server_ms = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
+            timing.report(float(server_ms))
+            return records
 
         return await self._session_call(lambda s: s.execute_read(work))
 
@@ -164,7 +176,8 @@ class Neo4jSession:
             async with driver.session(database=self.database) as session:
                 return await fn(session)
 
-        return await self._guard(call())
+        async with self._slots:
+            return await self._guard(call())
 
     async def _guard(self, operation: Awaitable[T]) -> T:
         try:

@@ -1,6 +1,7 @@
 """The one SQLite base every embedded store uses: a connection per file (WAL), opened with the
 store's schema, used under a lock from one worker thread; writes run as one ``BEGIN IMMEDIATE``
-transaction rolled back on any error. ``sqlite3.OperationalError`` (locked, disk I/O, cannot open)
+transaction rolled back on any error. The time a call spends on the worker thread (not waiting
+for it) is reported to ``stores.timing`` for the circuit breaker. ``sqlite3.OperationalError`` (locked, disk I/O, cannot open)
 surfaces as ``BackendUnavailable``, so a breaker and the core treat it like a dead server."""
 
 from __future__ import annotations
@@ -8,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
 from gateway.core.errors import BackendUnavailable
+from stores import timing
 
 T = TypeVar("T")
 
@@ -87,7 +90,7 @@ class SqliteDb:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._locked, fn)
+        return await loop.run_in_executor(self._executor, self._locked, fn, timing.current())
 
     def _open(self) -> None:
         if self._conn is not None:
@@ -127,14 +130,18 @@ class SqliteDb:
         conn.execute("COMMIT")
         return result
 
-    def _locked(self, fn: Callable[[], T]) -> T:
+    def _locked(self, fn: Callable[[], T], backend: timing.BackendTime | None = None) -> T:
         with self._lock:
+            started = time.perf_counter()  # queueing for this thread and lock is not SQLite's
             try:
                 return no_cursor(fn())
             except sqlite3.OperationalError as exc:
                 if self._conn is not None and self._conn.in_transaction:
                     self._conn.rollback()
                 raise BackendUnavailable("sqlite", f"{self._what}: {exc}") from exc
+            finally:
+                if backend is not None:
+                    backend.add((time.perf_counter() - started) * 1000)
 
 
 class SqliteBacked:

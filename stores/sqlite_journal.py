@@ -22,7 +22,7 @@ from typing import IO
 from gateway.core import commands
 from gateway.core.control import Accepted, EntryState, JournalEntry, NewEntry
 from gateway.core.errors import Conflict, FailedPrecondition
-from stores.sqlite_base import SqliteDb, marks
+from stores.sqlite_base import SqliteDb, chunks, marks
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
@@ -152,17 +152,20 @@ class SqliteJournal:
             seq=int(cur.lastrowid or 0), write_id=e.write_id, duplicate=False, applied=False
         )
 
-    async def pending(self, limit: int, kinds: Sequence[str] = ()) -> list[JournalEntry]:
-        """The oldest entries not applied yet (of the given kinds), in journal order."""
+    async def pending(
+        self, limit: int, kinds: Sequence[str] = (), after: int = 0
+    ) -> list[JournalEntry]:
+        """The oldest entries not applied yet (of the given kinds, with a seq above ``after``),
+        in journal order."""
 
-        where = "applied=0"
+        where = "applied=0 AND seq>?"
         if kinds:
             where += f" AND kind IN ({marks(len(kinds))})"
         rows = await self._db.read(
             lambda c: c.execute(
                 "SELECT seq, write_id, kind, agent_id, payload FROM journal"
                 f" WHERE {where} ORDER BY seq LIMIT ?",
-                (*kinds, limit),
+                (after, *kinds, limit),
             ).fetchall()
         )
         return [JournalEntry(r[0], r[1], r[3], commands.loads(r[2], r[4])) for r in rows]
@@ -199,6 +202,22 @@ class SqliteJournal:
             lambda c: c.execute("SELECT applied FROM journal WHERE seq=?", (seq,)).fetchone()
         )
         return int(row[0]) if row else EntryState.UNKNOWN
+
+    async def states(self, seqs: Sequence[int]) -> dict[int, int]:
+        unique = list(dict.fromkeys(int(s) for s in seqs))
+
+        def run(c: sqlite3.Connection) -> dict[int, int]:
+            out = dict.fromkeys(unique, EntryState.UNKNOWN)
+            for part in chunks(unique):
+                out.update(
+                    c.execute(
+                        f"SELECT seq, applied FROM journal WHERE seq IN ({marks(len(part))})",
+                        part,
+                    ).fetchall()
+                )
+            return out
+
+        return await self._db.read(run) if unique else {}
 
     async def prune(self, older_than_s: float) -> int:
         """Drop applied entries older than the retention: their idempotency keys expire too."""

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from gateway.core import commands
 from gateway.core.control import AuditEntry, PendingFact, Proposal, ReviewItem, TaskStep
 from stores.codec import dump_json
-from stores.sqlite_base import SqliteBacked, SqliteDb
+from stores.sqlite_base import SqliteBacked, SqliteDb, chunks, marks
 from stores.sqlite_formation import FORMATION_SCHEMA, FormationRecords
 
 T = TypeVar("T")
@@ -105,6 +105,23 @@ class SqliteLedger(FormationRecords, SqliteBacked):
             ).fetchone()
         )
         return row[0] if row else write_id
+
+    async def resolve_many(self, write_ids: Sequence[str]) -> dict[str, str]:
+        unique = list(dict.fromkeys(write_ids))
+
+        def run(c: sqlite3.Connection) -> dict[str, str]:
+            out = {w: w for w in unique}
+            for part in chunks(unique):
+                out.update(
+                    c.execute(
+                        f"SELECT write_id, memory_id FROM aliases WHERE write_id IN "
+                        f"({marks(len(part))})",
+                        part,
+                    ).fetchall()
+                )
+            return out
+
+        return await self._db.read(run) if unique else {}
 
     # ---- proposals
     async def add_proposal(self, proposal: Proposal) -> Proposal:

@@ -104,6 +104,7 @@ _UPSERT_CURRENT = (
 )
 _INSERT_VERSION = f"INSERT OR IGNORE INTO memory_versions ({_COLUMNS}) VALUES ({marks(_N_COLUMNS)})"
 _FACT_INDEX_ERROR = "memories.namespace, memories.fact_key"
+_CHUNK_PAIRS = 200  # (namespace, fact_key) pairs per find_facts statement
 
 
 def _row_of(m: Memory) -> tuple[Any, ...]:
@@ -321,6 +322,26 @@ class SqliteRecordStore(SqliteBacked):
                 (namespace, fact_key),
             ).fetchone()
             return None if row is None else _memory_of(row)
+
+        return await self._db.read(run)
+
+    async def find_facts(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Memory]:
+        wanted = list(dict.fromkeys((ns, key) for ns, key in keys if key))
+        if not wanted:
+            return {}
+
+        def run(conn: sqlite3.Connection) -> dict[tuple[str, str], Memory]:
+            out: dict[tuple[str, str], Memory] = {}
+            for part in chunks(wanted, _CHUNK_PAIRS):
+                clause = " OR ".join(["(namespace = ? AND fact_key = ?)"] * len(part))
+                params = [v for pair in part for v in pair]
+                for row in conn.execute(
+                    f"SELECT {_COLUMNS} FROM memories WHERE status = 'active' AND ({clause})",
+                    params,
+                ):
+                    mem = _memory_of(row)
+                    out[(mem.namespace, mem.fact_key)] = mem
+            return out
 
         return await self._db.read(run)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import grpc
 
 
@@ -48,9 +50,11 @@ class Unavailable(GatewayError):
 
 
 class Overloaded(GatewayError):
-    """The gateway is behind: retry later with the same idempotency key."""
+    """The gateway is behind or has too many calls in flight: retry after ``retry_after_ms``
+    (with the same idempotency key for a write)."""
 
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
+    retry_after_ms: int = 0
 
 
 class Unimplemented(GatewayError):
@@ -73,7 +77,18 @@ _BY_CODE: dict[grpc.StatusCode, type[GatewayError]] = {
 }
 
 
+#: trailing metadata the gateway sends with RESOURCE_EXHAUSTED
+RETRY_AFTER_HEADER = "retry-after-ms"
+
+
 def typed(err: grpc.RpcError) -> GatewayError:
     code = err.code()  # type: ignore[attr-defined]
     cls = _BY_CODE.get(code, GatewayError)
-    return cls(err.details() or code.name, code)  # type: ignore[attr-defined]
+    error = cls(err.details() or code.name, code)  # type: ignore[attr-defined]
+    if isinstance(error, Overloaded):
+        trailers = getattr(err, "trailing_metadata", lambda: ())() or ()
+        for key, value in trailers:
+            if key == RETRY_AFTER_HEADER:
+                with contextlib.suppress(ValueError):
+                    error.retry_after_ms = int(value)
+    return error

@@ -23,6 +23,7 @@ from gateway.core.commands import (
     TurnAppend,
 )
 from gateway.core.control import JournalEntry
+from gateway.core.embed_ahead import EmbedAhead, Upcoming
 from gateway.core.events import AppliedEvents
 from gateway.core.models import (
     Event,
@@ -39,6 +40,9 @@ from gateway.core.models import (
 )
 from gateway.core.ports import Embedder, Ledger, Stores, Summariser
 from gateway.core.working import TurnResults, apply_turns
+
+#: neighbours fetched per new memory when looking for a near twin
+DEDUP_K = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +90,15 @@ class _Batch:
     relations: list[Relation] = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class _Found:
+    """Stored state a batch is reconciled against, fetched before its first decision."""
+
+    facts: dict[tuple[str, str], Memory] = field(default_factory=dict)
+    near: dict[str, list[tuple[str, float]]] = field(default_factory=dict)  # id -> close hits
+    records: dict[str, Memory] = field(default_factory=dict)  # the records of those hits
+
+
 class Applier:
     def __init__(
         self,
@@ -104,24 +117,28 @@ class Applier:
         self._events = events
         self._s = settings
         self._turn_results = turn_results
+        self._ahead = EmbedAhead(embedder)
 
-    async def apply(self, entries: Sequence[JournalEntry]) -> None:
-        """Apply entries in journal order (runs of the same kind together)."""
+    async def apply(
+        self, entries: Sequence[JournalEntry], upcoming: Upcoming | None = None
+    ) -> None:
+        """Apply entries in journal order (runs of the same kind together). ``upcoming`` returns
+        the entries that follow them: their texts are embedded while this batch is stored."""
         touched: set[str] = set()
         run: list[JournalEntry] = []
         for entry in entries:
             if run and run[-1].kind != entry.kind:
-                touched |= await self._apply_run(run)
+                touched |= await self._apply_run(run, None)
                 run = []
             run.append(entry)
         if run:
-            touched |= await self._apply_run(run)
+            touched |= await self._apply_run(run, upcoming)
         self._events.publish(frozenset(touched))
 
-    async def _apply_run(self, run: Sequence[JournalEntry]) -> set[str]:
+    async def _apply_run(self, run: Sequence[JournalEntry], upcoming: Upcoming | None) -> set[str]:
         first = run[0].command
         if isinstance(first, MemoryWrite):
-            return await self._apply_memories(run)
+            return await self._apply_memories(run, upcoming)
         if isinstance(first, TurnAppend):
             turns = [(e.write_id, e.command) for e in run if isinstance(e.command, TurnAppend)]
             await self._keep_for_formation(turns)
@@ -157,11 +174,23 @@ class Applier:
             await self._ledger.record_turns(ns, session, group)
 
     # ---- long-term memories
-    async def _apply_memories(self, run: Sequence[JournalEntry]) -> set[str]:
+    async def _apply_memories(
+        self, run: Sequence[JournalEntry], upcoming: Upcoming | None
+    ) -> set[str]:
         now = utcnow()
         items = [(e, e.command) for e in run if isinstance(e.command, MemoryWrite)]
-        vectors = await asyncio.to_thread(self._embedder.embed, [c.content for _, c in items])
+        vectors = await self._ahead.vectors([(e.write_id, c.content) for e, c in items])
+        if upcoming is not None:
+            later = await upcoming()
+            self._ahead.start(
+                [
+                    (e.write_id, e.command.content)
+                    for e in later
+                    if isinstance(e.command, MemoryWrite)
+                ]
+            )
         done = await self._stores.records.get([e.write_id for e, _ in items])
+        fresh: list[tuple[MemoryWrite, Memory]] = []
         batch = _Batch()
         for (entry, command), vector in zip(items, vectors, strict=True):
             if entry.write_id in done:
@@ -169,10 +198,13 @@ class Applier:
                 continue
             mem = memory_from_command(entry.write_id, entry.agent_id, command, now)
             mem.embedding = np.asarray(vector, dtype=np.float32)
-            same = await self._same_fact(mem, batch) if mem.fact_key else None
+            fresh.append((command, mem))
+        found = await self._look_up([mem for _, mem in fresh])
+        for command, mem in fresh:
+            same = self._same_fact(mem, batch, found) if mem.fact_key else None
             twin = None
             if same is None and reconcile.reconciles(mem):
-                twin = await self._near_twin(mem, batch)
+                twin = self._near_twin(mem, batch, found)
             decision = reconcile.decide(mem, same, twin)
             if decision.merged_into:
                 batch.aliases.append((mem.id, decision.merged_into))
@@ -180,6 +212,30 @@ class Applier:
                 self._add(decision.version, command, batch)
         await self._persist(batch)
         return {c.namespace for _, c in items}
+
+    async def _look_up(self, mems: Sequence[Memory]) -> _Found:
+        """What reconciling ``mems`` needs from the stores, in one call per kind: the holders
+        of their facts, their nearest neighbours (one index call per namespace and layer) and
+        the records of those neighbours."""
+        found = _Found()
+        keys = [(m.namespace, m.fact_key) for m in mems if m.fact_key]
+        if keys:
+            found.facts = await self._stores.records.find_facts(keys)
+        groups: dict[tuple[str, Layer], list[Memory]] = {}
+        for m in mems:
+            if reconcile.reconciles(m):
+                groups.setdefault((m.namespace, m.layer), []).append(m)
+        for (ns, layer), group in groups.items():
+            matrix = np.vstack([m.embedding for m in group if m.embedding is not None])
+            rows = await self._stores.index.search_many(matrix, [ns], DEDUP_K, [layer])
+            for m, hits in zip(group, rows, strict=True):
+                found.near[m.id] = [
+                    h for h in hits if h[0] != m.id and h[1] >= self._s.dedup_threshold
+                ]
+        wanted = {hit_id for hits in found.near.values() for hit_id, _ in hits}
+        if wanted:
+            found.records = await self._stores.records.get(sorted(wanted))
+        return found
 
     def _resync(self, mem: Memory, batch: _Batch) -> None:
         """Only re-sync the derived stores of a memory whose record is already stored."""
@@ -218,13 +274,17 @@ class Applier:
         if batch.aliases:
             await self._ledger.set_aliases(batch.aliases)
 
-    async def _same_fact(self, mem: Memory, batch: _Batch) -> Memory | None:
+    @staticmethod
+    def _same_fact(mem: Memory, batch: _Batch, found: _Found) -> Memory | None:
         for m in batch.versions.values():
             if (m.namespace, m.fact_key, m.status) == (mem.namespace, mem.fact_key, Status.ACTIVE):
                 return m
-        return await self._stores.records.find_fact(mem.namespace, mem.fact_key)
+        stored = found.facts.get((mem.namespace, mem.fact_key))
+        if stored is None or stored.id in batch.versions:
+            return None  # a version decided in this batch replaced it (and was checked above)
+        return stored
 
-    async def _near_twin(self, mem: Memory, batch: _Batch) -> Memory | None:
+    def _near_twin(self, mem: Memory, batch: _Batch, found: _Found) -> Memory | None:
         assert mem.embedding is not None
         for m in batch.versions.values():
             if (
@@ -234,15 +294,10 @@ class Applier:
                 and float(np.dot(m.embedding, mem.embedding)) >= self._s.dedup_threshold
             ):
                 return m
-        hits = await self._stores.index.search(mem.embedding, [mem.namespace], 3, [mem.layer])
-        for hit_id, similarity in hits:
-            if hit_id == mem.id or similarity < self._s.dedup_threshold:
-                continue
-            found = batch.versions.get(hit_id) or (await self._stores.records.get([hit_id])).get(
-                hit_id
-            )
-            if found and found.status is Status.ACTIVE:
-                return found
+        for hit_id, _ in found.near.get(mem.id, ()):
+            twin = batch.versions.get(hit_id) or found.records.get(hit_id)
+            if twin and twin.status is Status.ACTIVE:
+                return twin
         return None
 
     # ---- imported memories: every version as it was exported

@@ -53,7 +53,14 @@ class BackendUnavailable(Unavailable):
 
 
 class Overloaded(MemgateError):
+    """Too much in flight: the caller should retry after ``retry_after_ms`` (sent to the client
+    as the ``retry-after-ms`` trailing metadata)."""
+
     status = "RESOURCE_EXHAUSTED"
+
+    def __init__(self, message: str, *, field: str = "", retry_after_ms: int = 0) -> None:
+        super().__init__(message, field=field)
+        self.retry_after_ms = retry_after_ms
 
 
 class Unimplemented(MemgateError):

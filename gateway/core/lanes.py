@@ -18,7 +18,11 @@ log = logging.getLogger("memgate.lanes")
 #: a waiting caller hears UNAVAILABLE this long after its lane's backend was found down
 OUTAGE_GRACE_S = 0.5
 
-ApplyBatch = Callable[[Sequence[JournalEntry]], Awaitable[None]]
+#: applies a batch; the second argument returns the entries that follow it (for look-ahead)
+ApplyBatch = Callable[
+    [Sequence[JournalEntry], Callable[[], Awaitable[Sequence[JournalEntry]]] | None],
+    Awaitable[None],
+]
 
 
 class Lane:
@@ -64,8 +68,9 @@ class Lane:
             futs.append((seq, fut))
         self.kick()
         try:
+            states = await self._journal.states([seq for seq, _ in futs])
             for seq, fut in futs:
-                state = await self._journal.state(seq)
+                state = states.get(seq, EntryState.UNKNOWN)
                 if state == EntryState.APPLIED:
                     continue
                 if state == EntryState.DEAD:
@@ -125,7 +130,7 @@ class Lane:
                     await asyncio.wait_for(self._wake.wait(), timeout=1.0)
                 continue
             try:
-                await self._apply_and_mark(entries)
+                await self._apply_and_mark(entries, ahead=True)
             except BackendUnavailable as exc:
                 self.last_error = exc.message
                 log.warning("apply deferred: %s (retrying in %.1fs)", exc.message, backoff)
@@ -138,8 +143,13 @@ class Lane:
             backoff = 0.05
             self.last_error = ""
 
-    async def _apply_and_mark(self, entries: Sequence[JournalEntry]) -> None:
-        await self._apply(entries)
+    async def _apply_and_mark(self, entries: Sequence[JournalEntry], ahead: bool = False) -> None:
+        last = entries[-1].seq
+
+        async def upcoming() -> Sequence[JournalEntry]:
+            return await self._journal.pending(self._batch, kinds=self.kinds, after=last)
+
+        await self._apply(entries, upcoming if ahead else None)
         seqs = [e.seq for e in entries]
         await self._journal.mark_applied(seqs)
         self.applied_total += len(seqs)

@@ -142,6 +142,11 @@ class RecordStore(Lifecycle, Protocol):
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         """The active memory holding normalised fact ``fact_key`` in ``namespace``."""
 
+    @reads
+    async def find_facts(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Memory]:
+        """``find_fact`` for many (namespace, fact_key) pairs in one call; pairs without an
+        active holder are absent."""
+
     async def touch(self, ids: Sequence[str], at: datetime) -> None:
         """Record an access: last_accessed_at = at, access_count += 1 (no new version)."""
 
@@ -220,6 +225,17 @@ class VectorIndex(Lifecycle, Protocol):
         """The ``k`` nearest ids by cosine similarity among the given namespaces (and layers),
         best first. Touches only the shards of those namespaces."""
 
+    @reads
+    async def search_many(
+        self,
+        vectors: np.ndarray,
+        namespaces: Sequence[str],
+        k: int,
+        layers: Sequence[Layer] | None = None,
+    ) -> list[list[tuple[str, float]]]:
+        """``search`` for each row of ``vectors`` (n, dim) in one call: one result list per row,
+        each exactly what ``search`` would return for that row."""
+
     async def flush(self) -> None:
         """Persist what changed since the last flush (crash-safe)."""
 
@@ -258,8 +274,11 @@ class Journal(Protocol):
         """All or none. A reused (agent, idempotency key) with the same command returns the first
         write's id (duplicate=True); with another command it raises ``Conflict``."""
 
-    async def pending(self, limit: int, kinds: Sequence[str] = ()) -> list[JournalEntry]:
-        """The oldest entries not applied yet (of the given kinds), in journal order."""
+    async def pending(
+        self, limit: int, kinds: Sequence[str] = (), after: int = 0
+    ) -> list[JournalEntry]:
+        """The oldest entries not applied yet (of the given kinds, with a seq above ``after``),
+        in journal order."""
 
     async def mark_applied(self, seqs: Sequence[int]) -> None: ...
     async def mark_dead(self, seq: int, error: str) -> None:
@@ -267,6 +286,9 @@ class Journal(Protocol):
 
     async def state(self, seq: int) -> int:
         """An ``EntryState`` value."""
+
+    async def states(self, seqs: Sequence[int]) -> dict[int, int]:
+        """``state`` of many entries in one call (unknown seqs map to ``EntryState.UNKNOWN``)."""
 
     async def counts(self) -> tuple[int, int]:
         """(pending, applied or dead)."""
@@ -295,6 +317,9 @@ class Ledger(Protocol):
 
     async def resolve(self, write_id: str) -> str:
         """The memory a write id ended up in (itself when not merged)."""
+
+    async def resolve_many(self, write_ids: Sequence[str]) -> dict[str, str]:
+        """``resolve`` for many write ids in one call (every id is a key)."""
 
     async def add_proposal(self, proposal: Proposal) -> Proposal:
         """Stores a new proposal; an existing id returns the stored one unchanged."""

@@ -11,6 +11,7 @@ import contextlib
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -132,6 +133,18 @@ class Recaller:
             settings.half_life_days,
         )
         self.cache = RecallCache(settings.recall_cache_ttl_s, settings.recall_cache_entries)
+        # Query embeddings get their own small pool: a recall never queues behind the apply
+        # lanes' batch embeddings in the loop's default pool.
+        self._query_pool = ThreadPoolExecutor(
+            settings.query_embed_threads, thread_name_prefix="memgate-query-embed"
+        )
+
+    def close(self) -> None:
+        self._query_pool.shutdown(wait=False, cancel_futures=True)
+
+    async def _embed(self, texts: list[str]) -> np.ndarray:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._query_pool, self._embedder.embed, texts)
 
     async def recall_as(self, agent: str, q: RecallQuery) -> RecallResult:
         """A recall by ``agent``: every namespace must be readable by it; audited."""
@@ -188,7 +201,7 @@ class Recaller:
         if q.session_id and Layer.WORKING not in layers:
             layers = (*layers, Layer.WORKING)
         with self._tracer.span("recall.embed"):
-            vector = (await asyncio.to_thread(self._embedder.embed, [q.query]))[0]
+            vector = (await self._embed([q.query]))[0]
         now = utcnow()
         degraded: list[str] = []
         long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
@@ -339,7 +352,7 @@ class Recaller:
             ]
             if not turns:
                 continue
-            vectors = await asyncio.to_thread(self._embedder.embed, [t.content for t in turns])
+            vectors = await self._embed([t.content for t in turns])
             for turn, tv in zip(turns, vectors, strict=True):
                 mem = Memory(
                     id=turn.id,

@@ -152,7 +152,7 @@ class MemoryService:
         events.subscribe(self.recaller.on_applied)
         events.subscribe(self.runtime.on_applied)
 
-    async def _form(self, entries: Sequence[JournalEntry]) -> None:
+    async def _form(self, entries: Sequence[JournalEntry], _upcoming: object = None) -> None:
         await self.formation.apply(entries)
 
     async def start(self) -> None:
@@ -160,3 +160,4 @@ class MemoryService:
 
     async def close(self) -> None:
         await self.runtime.close()
+        self.recaller.close()

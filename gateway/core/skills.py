@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 
-from gateway.core.errors import InvalidArgument
+from gateway.core.errors import InvalidArgument, Unavailable
 from gateway.core.inputs import WriteInput
 from gateway.core.memories import Memories
 from gateway.core.models import Layer, Memory
@@ -111,4 +111,8 @@ class Skills:
             top_k=top_k or 3,
         )
         result = await self._recaller.recall_as(agent, q)
+        if result.degraded:  # the answer has no degraded flag: never return a partial one
+            raise Unavailable(
+                "skills could not be searched (" + "; ".join(result.degraded) + "); retry later"
+            )
         return [(skill_from(h.memory), h.score) for h in result.hits]

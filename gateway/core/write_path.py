@@ -89,7 +89,8 @@ class WritePath:
             seqs = [a.seq for e, a in zip(entries, accepted, strict=True) if lane.handles(e.kind)]
             if seqs:
                 await lane.wait_applied(seqs, self._wait_timeout_s)
+        resolved = await self._ledger.resolve_many([a.write_id for a in accepted])
         return [
-            Committed(a.seq, await self._ledger.resolve(a.write_id), a.duplicate, True)
+            Committed(a.seq, resolved.get(a.write_id, a.write_id), a.duplicate, True)
             for a in accepted
         ]

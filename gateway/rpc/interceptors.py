@@ -15,13 +15,21 @@ from typing import Any
 
 import grpc
 
-from gateway.core.errors import MemgateError
+from gateway.core.errors import MemgateError, Overloaded
 from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
 from gateway.rpc.auth import authenticate
 
 log = logging.getLogger("memgate.rpc")
 
 _API_PREFIX = "/memgate.v1."
+#: trailing metadata of a RESOURCE_EXHAUSTED answer: how long to wait before retrying
+RETRY_AFTER_HEADER = "retry-after-ms"
+
+
+def _trailers(exc: MemgateError) -> tuple[tuple[str, str], ...]:
+    if isinstance(exc, Overloaded) and exc.retry_after_ms > 0:
+        return ((RETRY_AFTER_HEADER, str(exc.retry_after_ms)),)
+    return ()
 
 
 class _Call:
@@ -32,6 +40,7 @@ class _Call:
         self.code = "OK"
         self.message = ""
         self.agent = ""
+        self.trailers: tuple[tuple[str, str], ...] = ()
 
 
 class ErrorMapping(grpc.aio.ServerInterceptor):
@@ -104,7 +113,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
             try:
                 yield call
             except MemgateError as exc:
-                call.code, call.message = exc.status, exc.message
+                call.code, call.message, call.trailers = exc.status, exc.message, _trailers(exc)
             except grpc.aio.AbortError:
                 raise
             except Exception:
@@ -124,4 +133,4 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
     @staticmethod
     async def _abort(call: _Call, context: grpc.aio.ServicerContext) -> None:
         if call.message:
-            await context.abort(getattr(grpc.StatusCode, call.code), call.message)
+            await context.abort(getattr(grpc.StatusCode, call.code), call.message, call.trailers)

@@ -7,6 +7,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import grpc
@@ -14,6 +15,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from gateway.core.service import MemoryService
+from gateway.rpc.admission import Admission, Bounds
 from gateway.rpc.interceptors import ErrorMapping
 from gateway.rpc.metrics_http import MetricsServer
 from gateway.rpc.prometheus import GatewayMetrics
@@ -38,7 +40,9 @@ class Gateway:
         service: MemoryService,
         health_servicer: health.aio.HealthServicer,
         metrics: MetricsServer | None = None,
+        admission: Admission | None = None,
     ) -> None:
+        self.admission = admission
         self.server = server
         self.port = port
         self.service = service
@@ -69,8 +73,22 @@ async def create_server(settings: Settings, service: MemoryService | None = None
     except BaseException:
         await service.close()
         raise
+    if settings.worker_threads:
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(settings.worker_threads, thread_name_prefix="memgate-worker")
+        )
+    admission = Admission(
+        Bounds(settings.max_inflight_reads, settings.max_inflight_reads_per_agent),
+        Bounds(settings.max_inflight_writes, settings.max_inflight_writes_per_agent),
+        settings.overload_retry_after_ms,
+    )
     server = grpc.aio.server(
-        interceptors=[ErrorMapping(settings.api_keys, service.metrics.observe_rpc, service.tracer)],
+        # ErrorMapping first: it authenticates, then admission counts the call
+        interceptors=[
+            ErrorMapping(settings.api_keys, service.metrics.observe_rpc, service.tracer),
+            admission,
+        ],
+        maximum_concurrent_rpcs=settings.grpc_max_concurrent_rpcs or None,
         options=[
             ("grpc.max_receive_message_length", 16 * 1024 * 1024),
             ("grpc.so_reuseport", 0),
@@ -91,7 +109,7 @@ async def create_server(settings: Settings, service: MemoryService | None = None
         if settings.metrics_port
         else None
     )
-    return Gateway(server, port, service, health_servicer, metrics)
+    return Gateway(server, port, service, health_servicer, metrics, admission)
 
 
 @contextmanager

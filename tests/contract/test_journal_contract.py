@@ -32,7 +32,25 @@ async def test_append_pending_applied_and_reopen(tmp_path) -> None:  # type: ign
     assert [e.write_id for e in await j2.pending(10)] == ["w2"]
     assert await j2.counts() == (1, 1)
     assert await j2.state(acc[0].seq) == 1 and await j2.state(acc[1].seq) == 0
+    assert await j2.states([acc[1].seq, acc[0].seq, 10_000]) == {
+        acc[0].seq: 1,
+        acc[1].seq: 0,
+        10_000: -1,
+    }
     await j2.close()
+
+
+async def test_pending_after_a_seq_skips_the_batch_in_hand(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    j = SqliteJournal(tmp_path / "j.db")
+    await j.start()
+    acc = await j.append([_e(f"w{i}") for i in range(5)])
+    first = await j.pending(2)
+    assert [e.write_id for e in first] == ["w0", "w1"]
+    nxt = await j.pending(2, after=first[-1].seq)
+    assert [e.write_id for e in nxt] == ["w2", "w3"]
+    await j.mark_applied([acc[2].seq])
+    assert [e.write_id for e in await j.pending(10, after=acc[1].seq)] == ["w3", "w4"]
+    await j.close()
 
 
 async def test_idempotency_key_and_conflict(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -117,7 +135,9 @@ async def test_typed_commands_round_trip_through_the_journal(tmp_path) -> None: 
         TurnAppend("user/u", "s1", "hi", role="assistant", zone=Zone.TASK, at=at),
         Forget("m1", "user/u", "asked to"),
         Archive("m2", "user/u", "decayed"),
-        Relate(NodeRef(NodeKind.EVENT, "e1"), "CAUSED", NodeRef(NodeKind.EVENT, "e2"), at, {"w": "1"}),
+        Relate(
+            NodeRef(NodeKind.EVENT, "e1"), "CAUSED", NodeRef(NodeKind.EVENT, "e2"), at, {"w": "1"}
+        ),
     ]
     j = SqliteJournal(tmp_path / "j.db")
     await j.start()

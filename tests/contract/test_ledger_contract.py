@@ -47,6 +47,9 @@ async def test_aliases_resolve_merged_writes(ledger: Ledger) -> None:
     assert await ledger.resolve("w1") == "w1"
     await ledger.set_aliases([("w1", "m1"), ("w2", "m1")])
     assert (await ledger.resolve("w1"), await ledger.resolve("w2")) == ("m1", "m1")
+    many = await ledger.resolve_many(["w1", "w3", "w2", "w1"])
+    assert many == {"w1": "m1", "w2": "m1", "w3": "w3"}
+    assert await ledger.resolve_many([]) == {}
 
 
 async def test_proposals_add_once_list_and_decide_once(ledger: Ledger) -> None:

@@ -277,6 +277,24 @@ async def test_find_fact(record_store: RecordStore) -> None:
     assert await record_store.find_fact(ns, key) is None
 
 
+async def test_find_facts_answers_many_pairs_in_one_call(record_store: RecordStore) -> None:
+    ns, other = uid("ns"), uid("ns")
+    a = mem(ns, "prefers dark mode", fact_key="user:editor:theme")
+    b = mem(other, "lives in Lyon", fact_key="user:city")
+    gone = mem(ns, "likes tea", fact_key="user:drink")
+    await record_store.put([a, b, gone])
+    await record_store.put([gone.with_changes(version=2, status=Status.ARCHIVED)])
+    found = await record_store.find_facts(
+        [(ns, "user:editor:theme"), (other, "user:city"), (ns, "user:city"), (ns, "user:drink")]
+    )
+    assert {k: m.id for k, m in found.items()} == {
+        (ns, "user:editor:theme"): a.id,
+        (other, "user:city"): b.id,
+    }
+    assert found[(ns, "user:editor:theme")].content == "prefers dark mode"
+    assert await record_store.find_facts([]) == {}
+
+
 async def test_fact_key_conflict_stores_nothing_of_the_batch(record_store: RecordStore) -> None:
     ns = uid("ns")
     key = "user:editor:theme"

@@ -42,6 +42,27 @@ async def index(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         await raw.close()
 
 
+async def test_search_many_answers_each_row_like_search(index: VectorIndex) -> None:
+    items = [
+        VectorItem(f"s{i}", "user/a", Layer.SEMANTIC if i % 3 else Layer.EPISODIC, unit(100 + i))
+        for i in range(30)
+    ] + [VectorItem(f"b{i}", "user/b", Layer.SEMANTIC, unit(200 + i)) for i in range(10)]
+    await index.upsert(items)
+    queries = np.vstack([unit(300 + i) for i in range(6)])
+    for namespaces, layers in (
+        (["user/a"], None),
+        (["user/a", "user/b"], [Layer.SEMANTIC]),
+        (["user/nobody"], None),
+    ):
+        rows = await index.search_many(queries, namespaces, 4, layers)
+        assert len(rows) == len(queries)
+        for q, row in zip(queries, rows, strict=True):
+            single = await index.search(q, namespaces, 4, layers)
+            assert [h[0] for h in row] == [h[0] for h in single]
+            assert [h[1] for h in row] == pytest.approx([h[1] for h in single], abs=1e-6)
+    assert await index.search_many(np.zeros((0, DIM), np.float32), ["user/a"], 4) == []
+
+
 async def test_satisfies_the_protocol(index: VectorIndex) -> None:
     assert isinstance(index, VectorIndex)
     await index.ping()

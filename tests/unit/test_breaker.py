@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import time
+import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +14,7 @@ import pytest
 from gateway.core.errors import BackendUnavailable
 from gateway.core.models import Turn
 from gateway.core.ports import WorkingStore
+from stores import timing
 from stores.breaker import Breaker, BreakerPolicy, State, guard
 from stores.sqlite_working import SqliteWorkingStore
 
@@ -35,8 +39,9 @@ class Flaky:
         async def call(*a: Any, **kw: Any) -> Any:
             if self.down:
                 raise BackendUnavailable("working", "connection refused")
-            if self.delay:
+            if self.delay:  # the backend itself is slow: it reports the time as its own
                 await asyncio.sleep(self.delay)
+                timing.report(self.delay * 1000)
             return await fn(*a, **kw)
 
         return call
@@ -118,3 +123,91 @@ async def test_guard_exposes_only_the_contract(flaky: Flaky) -> None:
     assert isinstance(g, WorkingStore)
     assert not hasattr(g, "_run")  # adapter internals are not reachable through the guard
     assert g.status().layer == "working"
+
+
+async def test_queueing_for_our_own_worker_thread_does_not_trip(flaky: Flaky) -> None:
+    """Many concurrent reads on a healthy SQLite store queue on its one worker thread: their
+    wall time grows past ``slow_ms``, but each read's own time on the worker does not."""
+    policy = BreakerPolicy(slow_ms=50, slow_after=3, cooldown_s=60)  # as wired by default
+    b = Breaker("working", flaky.inner, policy)
+    g = guard(WorkingStore, flaky.inner, b)
+    await g.set_state("user/u", "s", {"k": "v"})
+    loop = asyncio.get_running_loop()
+
+    async def timed_read() -> float:
+        t0 = loop.time()
+        assert await g.get_state("user/u", "s") == {"k": "v"}
+        return (loop.time() - t0) * 1000
+
+    # the worker thread is busy for 0.3 s (another caller's long transaction), so every read
+    # below waits in its queue first, then many concurrent reads queue behind each other
+    busy = asyncio.ensure_future(flaky.inner._db.read(lambda c: time.sleep(0.3)))
+    await asyncio.sleep(0.01)
+    walls = await asyncio.gather(*(timed_read() for _ in range(400)))
+    await busy
+    assert min(walls) > 50  # the queue was real: judged by wall time, all of these would trip
+    assert b.state is State.CLOSED and b.trips == 0, b.last_error
+
+
+class SlowSqlite(SqliteWorkingStore):
+    """A SQLite store whose reads are slow inside the database call itself."""
+
+    async def get_state(self, namespace: str, session_id: str) -> dict[str, str]:
+        await self._db.read(lambda c: time.sleep(0.08))
+        return await super().get_state(namespace, session_id)
+
+
+async def test_a_slow_backend_call_still_trips(tmp_path: Path) -> None:
+    store = SlowSqlite(tmp_path / "slow.db", ttl_seconds=3600)
+    await store.start()
+    try:
+        b = Breaker("working", store, BreakerPolicy(slow_ms=50, slow_after=3, cooldown_s=60))
+        g = guard(WorkingStore, store, b)
+        for _ in range(3):
+            await g.get_state("user/u", "s")
+        assert b.state is State.OPEN and "took" in b.last_error
+    finally:
+        await store.close()
+
+
+@pytest.mark.real
+async def test_neo4j_reads_are_judged_by_the_server_time(neo4j_uri: str) -> None:
+    """Graph reads that wait for a connection slot (our own queue) are not judged slow: the
+    breaker takes the time the server reports for each query."""
+    from gateway.core.models import Event
+    from gateway.core.ports import EpisodicGraph
+    from stores.neo4j_graph import Neo4jEpisodicGraph
+
+    graph = Neo4jEpisodicGraph(neo4j_uri)
+    await graph.start()
+    try:
+        ns = f"user/breaker-{uuid.uuid4().hex[:8]}"
+        now = datetime.now(UTC)
+        await graph.record(
+            [Event(id=uuid.uuid4().hex, namespace=ns, type="note", summary="x", at=now)]
+        )
+        b = Breaker("graph", graph, BreakerPolicy(slow_ms=1000, slow_after=3, cooldown_s=60))
+        g = guard(EpisodicGraph, graph, b)
+        await g.timeline(ns, None, None, 10)  # the server plans the query once
+        loop = asyncio.get_running_loop()
+
+        async def timed() -> float:
+            t0 = loop.time()
+            assert len(await g.timeline(ns, None, None, 10)) == 1
+            return (loop.time() - t0) * 1000
+
+        slots = graph._db._slots  # every connection slot busy: the reads queue on our side
+        held = 0
+        while not slots.locked():
+            await slots.acquire()
+            held += 1
+        reads = asyncio.gather(*(timed() for _ in range(20)))
+        await asyncio.sleep(1.5)
+        for _ in range(held):
+            slots.release()
+        walls = await reads
+        assert min(walls) > 1000  # judged by wall time, every one of them would be slow
+        assert b.state is State.CLOSED and b.trips == 0, b.last_error
+        assert b.percentile_ms(99) < 1000
+    finally:
+        await graph.close()

@@ -43,3 +43,25 @@ async def test_open_graph_breaker_skips_only_the_graph(tmp_path: Path) -> None:
         assert r.hits == [] and any("records" in d for d in r.degraded)
     finally:
         await svc.close()
+
+
+async def test_reads_without_a_degraded_flag_say_unavailable(tmp_path: Path) -> None:
+    """MatchSkill and Timeline/Neighbourhood have no degraded flag: with their store down they
+    answer UNAVAILABLE (retry later), never a silently partial answer."""
+    import pytest
+
+    from gateway.core.errors import Unavailable
+
+    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", breaker_cooldown_s=60))
+    await svc.start()
+    try:
+        _open(svc.stores.records.breaker)  # type: ignore[attr-defined]
+        with pytest.raises(Unavailable, match="retry later"):
+            await svc.skills.match("master", "book a flight", ["global"], 3)
+        _open(svc.stores.graph.breaker)  # type: ignore[attr-defined]
+        with pytest.raises(Unavailable, match="retry later"):
+            await svc.episodes.timeline("master", "user/u", None, None, 10, [])
+        with pytest.raises(Unavailable, match="retry later"):
+            await svc.episodes.neighbourhood("master", ("user", "u"), 1, 10)
+    finally:
+        await svc.close()

@@ -1,0 +1,339 @@
+"""Load generator: many concurrent agents against one gateway, with the embedder floor beside it.
+
+    python -m bench.load --backend embedded|real|both --clients 1,16,64,200 --seconds 10
+
+The gateway runs in a child process (its own GIL), listening on 127.0.0.1 only. It is first
+filled with ``--memories`` seeded dialogue turns (written by the master in 20 user namespaces,
+``batch_write(wait=True)``). Then, for each client count, that many client threads (one
+``GatewayClient`` each, agent ``agent-<i>``) run for ``--seconds``: each call is a recall over two
+user namespaces plus the agent's own, with a query drawn from ~2,000 distinct ones, and one call in
+``--write-every`` is a write of one turn to the agent's own namespace (``wait=False``).
+
+Reported per client count: recall calls/s, p50/p99 of the recalls that were served, recalls
+whose answer was degraded (a skipped layer, named in ``degraded``), RESOURCE_EXHAUSTED answers
+and their p99 latency (admission control must answer them promptly; the client then waits the
+``retry-after-ms`` it was told), writes/s acknowledged and applied (until the journal drained).
+Beside it, measured in the same run: the embedder alone — one query per call (p50, calls/s on one
+thread) and batches of 64 dialogue turns (texts/s). The load average is printed: on a shared host
+the absolute figures move a lot. Bounded: fixed client counts and durations, loopback only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import random
+import statistics
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from bench.bench_apply import unique_turns
+from gateway.client import GatewayClient
+from gateway.client.errors import GatewayError, Overloaded
+from gateway.embedding import build_embedder
+from gateway.settings import Settings
+
+_TOPICS = [
+    "food allergies",
+    "the Kyoto hotel",
+    "database timeouts",
+    "piano lessons",
+    "the refund",
+    "budget approval",
+    "reply style",
+    "contract renewal",
+    "the staging migration",
+    "the onboarding redesign",
+    "the flaky payments test",
+    "Friday's dinner",
+    "the cancellation fee",
+    "the health check",
+    "the client reply",
+    "the meeting notes",
+]
+_FORMS = [
+    "what did the user say about {t}",
+    "anything about {t} {w}",
+    "remind me of {t}",
+    "status of {t} {w}",
+    "what was decided on {t}",
+    "{t}: open questions {w}",
+]
+_WHEN = ["", "recently", "last week", "yesterday", "this month", "before the deadline"]
+
+
+def make_queries(n: int = 2000, seed: int = 5) -> list[str]:
+    rng = random.Random(seed)
+    out: set[str] = set()
+    while len(out) < n:
+        form = rng.choice(_FORMS)
+        out.add(
+            form.format(t=rng.choice(_TOPICS), w=rng.choice(_WHEN)).strip()
+            + f" #{rng.randint(1, 400)}"
+        )
+    return sorted(out)
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[max(0, min(len(s) - 1, round(p / 100 * (len(s) - 1))))]
+
+
+# ---------------------------------------------------------------------- the gateway process
+
+
+def _serve(settings: Settings, ready: Any, stop: Any) -> None:
+    from gateway.rpc.server import serve_in_thread
+
+    with serve_in_thread(settings) as address:
+        ready.put(address)
+        stop.wait()
+
+
+class GatewayProcess:
+    def __init__(self, settings: Settings) -> None:
+        ctx = mp.get_context("spawn")
+        self._ready = ctx.Queue()
+        self._stop = ctx.Event()
+        self._proc = ctx.Process(target=_serve, args=(settings, self._ready, self._stop))
+
+    def __enter__(self) -> str:
+        self._proc.start()
+        return str(self._ready.get(timeout=300))
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._proc.join(120)
+        if self._proc.is_alive():
+            self._proc.terminate()
+
+
+# ---------------------------------------------------------------------- measurements
+
+
+@dataclass
+class Level:
+    clients: int
+    seconds: float = 0.0
+    recall_ms: list[float] = field(default_factory=list)
+    overload_ms: list[float] = field(default_factory=list)
+    degraded: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    writes: int = 0
+    applied_s: float = 0.0
+
+
+def floor(kind: str, threads: int, turns: list[str], queries: list[str]) -> dict[str, float]:
+    emb = build_embedder(kind, cache_size=0, threads=threads)
+    emb.embed(turns[:64])
+    start = time.perf_counter()
+    for i in range(0, len(turns), 64):
+        emb.embed(turns[i : i + 64])
+    batched = len(turns) / (time.perf_counter() - start)
+    lat = []
+    for q in queries[:100]:
+        t0 = time.perf_counter()
+        emb.embed([q])
+        lat.append((time.perf_counter() - t0) * 1000)
+    return {"batched_per_s": batched, "query_p50_ms": statistics.median(lat),
+            "query_per_s": 1000 / statistics.fmean(lat)}  # fmt: skip
+
+
+def populate(address: str, turns: list[str], namespaces: list[str]) -> tuple[float, float]:
+    """(acknowledged /s, applied /s) of ``turns`` written by 4 master clients, wait=True."""
+    chunks = [turns[i : i + 64] for i in range(0, len(turns), 64)]
+    lock = threading.Lock()
+
+    def writer() -> None:
+        with GatewayClient(address, agent_id="master", timeout=300) as c:
+            while True:
+                with lock:
+                    if not chunks:
+                        return
+                    chunk = chunks.pop()
+                c.batch_write(
+                    [
+                        dict(
+                            namespace=namespaces[hash(t) % len(namespaces)],
+                            layer="episodic" if j % 3 == 0 else "semantic",
+                            content=t,
+                        )
+                        for j, t in enumerate(chunk)
+                    ],
+                    wait=True,
+                )
+
+    start = time.perf_counter()
+    threads = [threading.Thread(target=writer) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - start
+    return len(turns) / elapsed, len(turns) / elapsed
+
+
+def run_level(
+    address: str,
+    level: Level,
+    seconds: float,
+    namespaces: list[str],
+    queries: list[str],
+    write_every: int,
+) -> None:
+    lock = threading.Lock()
+    deadline = 0.0
+
+    def start_clock() -> None:  # once every client is connected
+        nonlocal deadline
+        deadline = time.monotonic() + seconds
+
+    barrier = threading.Barrier(level.clients + 1, action=start_clock)
+
+    def client(i: int) -> None:
+        rng = random.Random(i)
+        agent = f"agent-{i}"
+        own = f"agent/{agent}"
+        mine_ms: list[float] = []
+        over_ms: list[float] = []
+        degraded = writes = 0
+        errors: dict[str, int] = {}
+        with GatewayClient(address, agent_id=agent, timeout=30, retries=0) as c:
+            try:
+                c.stats()  # connect before the clock starts
+            finally:
+                barrier.wait()
+            n = 0
+            while time.monotonic() < deadline:
+                n += 1
+                t0 = time.perf_counter()
+                try:
+                    if write_every and n % write_every == 0:
+                        c.write(own, "episodic", rng.choice(queries) + " (noted)")
+                        writes += 1
+                        continue
+                    nss = [*rng.sample(namespaces, 2), own]
+                    r = c.recall(rng.choice(queries), nss, top_k=5)
+                    mine_ms.append((time.perf_counter() - t0) * 1000)
+                    degraded += bool(r.degraded)
+                except Overloaded as exc:
+                    over_ms.append((time.perf_counter() - t0) * 1000)
+                    wait = (exc.retry_after_ms or 100) / 1000
+                    time.sleep(wait * (0.5 + rng.random()))
+                except GatewayError as exc:
+                    errors[exc.code.name] = errors.get(exc.code.name, 0) + 1
+        with lock:
+            level.recall_ms += mine_ms
+            level.overload_ms += over_ms
+            level.degraded += degraded
+            level.writes += writes
+            for k, v in errors.items():
+                level.errors[k] = level.errors.get(k, 0) + v
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(level.clients)]
+    for t in threads:
+        t.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for t in threads:
+        t.join()
+    level.seconds = time.perf_counter() - start
+    with GatewayClient(address, agent_id="master") as c:  # until the writes are applied
+        while c.stats().journal_pending:
+            time.sleep(0.05)
+    level.applied_s = time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--backend", choices=("embedded", "real", "both"), default="embedded")
+    ap.add_argument("--clients", default="1,16,64,200")
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--memories", type=int, default=512)
+    ap.add_argument("--write-every", type=int, default=10, help="0: recalls only")
+    ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--redis-url", default=os.environ.get("MEMGATE_TEST_REDIS_URL", ""))
+    ap.add_argument("--neo4j-uri", default=os.environ.get("MEMGATE_TEST_NEO4J_URI", ""))
+    ap.add_argument(
+        "--set", action="append", default=[], metavar="NAME=VALUE", help="a gateway setting"
+    )
+    args = ap.parse_args()
+    counts = [int(c) for c in args.clients.split(",")]
+    if max(counts) > 500 or args.seconds > 60:
+        raise SystemExit("bounded: at most 500 clients and 60 s per level")
+    turns = unique_turns(args.memories)
+    queries = make_queries()
+    backends = ["embedded", "real"] if args.backend == "both" else [args.backend]
+    overrides: dict[str, Any] = {}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        current = getattr(Settings(), name)
+        overrides[name] = type(current)(value)
+    print(
+        f"bench.load: {args.memories} memories, clients {counts}, {args.seconds:.0f} s each, "
+        f"1 write per {args.write_every} calls, embedder {args.embedder}, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f} (shared host){', ' + str(overrides) if overrides else ''}",
+        flush=True,
+    )
+    for backend in backends:
+        if backend == "real" and not (args.redis_url and args.neo4j_uri):
+            print("real: skipped (set MEMGATE_TEST_REDIS_URL and MEMGATE_TEST_NEO4J_URI)")
+            continue
+        run = uuid.uuid4().hex[:6]
+        namespaces = [f"user/load-{run}-{i}" for i in range(20)]
+        with tempfile.TemporaryDirectory(prefix="memgate-load-") as tmp:
+            settings = replace(
+                Settings(
+                    port=0,
+                    data_dir=Path(tmp),
+                    embedder=args.embedder,
+                    redis_url=args.redis_url if backend == "real" else "",
+                    neo4j_uri=args.neo4j_uri if backend == "real" else "",
+                ),
+                **overrides,
+            ).validate()
+            f = floor(args.embedder, settings.embed_threads, turns, queries)
+            print(
+                f"\n[{backend}] embedder alone: batches of 64 turns {f['batched_per_s']:.0f} "
+                f"texts/s; one query per call p50 {f['query_p50_ms']:.1f} ms "
+                f"({f['query_per_s']:.0f}/s on one thread)",
+                flush=True,
+            )
+            with GatewayProcess(settings) as address:
+                _, applied = populate(address, turns, namespaces)
+                print(
+                    f"[{backend}] fill: {len(turns)} turns, batch_write(wait=True) x4 clients: "
+                    f"{applied:.1f} applied writes/s ({applied / f['batched_per_s']:.0%} of the "
+                    "embedder alone)",
+                    flush=True,
+                )
+                print(
+                    "| clients | recalls/s | p50 ms | p99 ms | degraded | RESOURCE_EXHAUSTED "
+                    "(p99 ms) | other errors | writes ack/s | applied/s | load avg |"
+                )
+                print("|---|---|---|---|---|---|---|---|---|---|")
+                for n in counts:
+                    level = Level(n)
+                    run_level(address, level, args.seconds, namespaces, queries, args.write_every)
+                    print(
+                        f"| {n} | {len(level.recall_ms) / level.seconds:.1f} "
+                        f"| {percentile(level.recall_ms, 50):.0f} "
+                        f"| {percentile(level.recall_ms, 99):.0f} | {level.degraded} "
+                        f"| {len(level.overload_ms)} ({percentile(level.overload_ms, 99):.0f}) "
+                        f"| {level.errors or 0} | {level.writes / level.seconds:.1f} "
+                        f"| {level.writes / level.applied_s:.1f} "
+                        f"| {os.getloadavg()[0]:.1f} |",
+                        flush=True,
+                    )
+
+
+if __name__ == "__main__":
+    main()

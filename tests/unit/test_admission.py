@@ -1,0 +1,151 @@
+"""Admission control over a real gRPC server: beyond the bound of reads (or writes) in flight,
+server-wide or per agent, a call gets RESOURCE_EXHAUSTED at once with retry-after-ms, and the
+calls already admitted are not disturbed. The servicer's Recall/Write are held open on an event,
+so "in flight" is deterministic."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+
+import grpc
+import pytest
+
+from gateway.client import GatewayClient
+from gateway.client.errors import Overloaded
+from gateway.rpc.admission import READS, WRITES, Admission, Bounds
+from gateway.rpc.interceptors import ErrorMapping
+from gateway.rpc.servicer import GatewayServicer
+from memgate.v1 import memgate_pb2 as pb
+from memgate.v1 import memgate_pb2_grpc as pb_grpc
+
+
+class Held(GatewayServicer):
+    """Recall and BatchWrite wait until released; nothing else is served."""
+
+    def __init__(self) -> None:
+        self.release: asyncio.Event | None = None
+
+    async def Recall(self, req: pb.RecallRequest, ctx: Any) -> pb.RecallResponse:
+        assert self.release is not None
+        await self.release.wait()
+        return pb.RecallResponse()
+
+    async def BatchWrite(self, req: pb.BatchWriteRequest, ctx: Any) -> pb.BatchWriteResponse:
+        assert self.release is not None
+        await self.release.wait()
+        return pb.BatchWriteResponse()
+
+
+@contextmanager
+def held_server(reads: Bounds, writes: Bounds) -> Iterator[tuple[str, Admission, Any]]:
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    servicer = Held()
+    admission = Admission(reads, writes, retry_after_ms=250)
+
+    async def boot() -> tuple[grpc.aio.Server, int]:
+        servicer.release = asyncio.Event()
+        server = grpc.aio.server(interceptors=[ErrorMapping({}), admission])
+        pb_grpc.add_MemoryGatewayServicer_to_server(servicer, server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        return server, port
+
+    server, port = asyncio.run_coroutine_threadsafe(boot(), loop).result(10)
+
+    def release() -> None:
+        assert servicer.release is not None
+        loop.call_soon_threadsafe(servicer.release.set)
+
+    try:
+        yield f"127.0.0.1:{port}", admission, release
+    finally:
+        release()
+        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
+def wait_for(cond: Any, timeout: float = 10.0) -> None:
+    deadline = threading.Event()
+    for _ in range(int(timeout / 0.01)):
+        if cond():
+            return
+        deadline.wait(0.01)
+    raise AssertionError("condition not reached")
+
+
+def recall(address: str, agent: str) -> Any:
+    with GatewayClient(address, agent_id=agent, timeout=20, retries=0) as c:
+        return c.recall("what did I say", ["user/u"])
+
+
+def test_reads_beyond_the_server_bound_get_resource_exhausted_at_once() -> None:
+    with (
+        held_server(Bounds(2, 0), Bounds(0, 0)) as (address, admission, release),
+        ThreadPoolExecutor(4) as pool,
+    ):
+        admitted: list[Future[Any]] = [pool.submit(recall, address, f"agent-{i}") for i in (1, 2)]
+        wait_for(lambda: admission.reads.total == 2)
+        with pytest.raises(Overloaded) as err:
+            recall(address, "agent-3")
+        assert err.value.retry_after_ms == 250
+        assert "retry after 250 ms" in err.value.message and "limit 2" in err.value.message
+        assert not any(f.done() for f in admitted)  # the rejection did not wait for them
+        # a write is another class: not bounded by the reads in flight
+        write = pool.submit(
+            lambda: GatewayClient(address, agent_id="agent-3", retries=0).batch_write(
+                [dict(namespace="user/u", layer="semantic", content="x")]
+            )
+        )
+        wait_for(lambda: admission.writes.total == 1)
+        release()
+        for f in [*admitted, write]:
+            f.result(10)
+        assert admission.reads.total == 0 and admission.reads.rejected == 1
+        recall(address, "agent-3")  # room again
+
+
+def test_one_agent_cannot_take_every_slot() -> None:
+    with (
+        held_server(Bounds(10, 1), Bounds(0, 0)) as (address, admission, release),
+        ThreadPoolExecutor(2) as pool,
+    ):
+        first = pool.submit(recall, address, "greedy")
+        wait_for(lambda: admission.reads.by_agent.get("greedy") == 1)
+        with pytest.raises(Overloaded) as err:
+            recall(address, "greedy")
+        assert "agent 'greedy'" in err.value.message and err.value.retry_after_ms == 250
+        other = pool.submit(recall, address, "polite")
+        wait_for(lambda: admission.reads.by_agent.get("polite") == 1)
+        release()
+        first.result(10)
+        other.result(10)
+        assert admission.reads.by_agent == {}
+
+
+def test_every_gateway_method_is_classified() -> None:
+    methods = set(pb.DESCRIPTOR.services_by_name["MemoryGateway"].methods_by_name)
+    unbounded = methods - READS - WRITES
+    # operator calls stay reachable under overload
+    assert unbounded <= {
+        "Stats",
+        "BreakerStates",
+        "ListProposals",
+        "ApproveProposal",
+        "RejectProposal",
+        "SetSharedWritePolicy",
+        "StartTask",
+        "UpdateStep",
+        "GetTask",
+        "Maintain",
+        "ListReview",
+    }, unbounded
+    assert not READS & WRITES and methods >= (READS | WRITES)
