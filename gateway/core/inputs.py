@@ -10,7 +10,7 @@ from gateway.core import importance as importance_rules
 from gateway.core.commands import MemoryWrite, TurnAppend
 from gateway.core.errors import InvalidArgument
 from gateway.core.models import Layer, NodeKind, Zone, utcnow, valid_relation_type
-from gateway.core.namespaces import parse
+from gateway.core.namespaces import check_id, parse
 from gateway.core.screening import screen
 from gateway.settings import Limits
 
@@ -118,9 +118,9 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
         raise InvalidArgument(f"{f}content is empty: a memory needs some text", field=f"{f}content")
     _check_text(item.content, f"{f}content", limits.max_content_chars)
     _check_text(item.type, f"{f}type", 64)
-    _check_text(item.session_id, f"{f}session_id", 128)
-    _check_text(item.task_id, f"{f}task_id", 128)
-    _check_text(item.idempotency_key, f"{f}idempotency_key", 128)
+    check_id(item.session_id, f"{f}session_id")
+    check_id(item.task_id, f"{f}task_id")
+    _check_text(item.idempotency_key, f"{f}idempotency_key", limits.max_id_chars)
     _check_unit(item.importance, f"{f}importance")
     _check_unit(item.confidence, f"{f}confidence")
     _check_metadata(item.metadata, f"{f}metadata", limits)

@@ -133,15 +133,33 @@ class Recaller:
     async def recall_as(self, agent: str, q: RecallQuery) -> RecallResult:
         """A recall by ``agent``: every namespace must be readable by it; audited."""
         nsp.check_agent_id(agent)
+        limits = self._s.limits
+        if len(q.query) > limits.max_query_chars:
+            raise InvalidArgument(
+                f"query is {len(q.query)} chars, the limit is {limits.max_query_chars}: "
+                "send the question, not the document",
+                field="query",
+            )
         if not q.query.strip():
             raise InvalidArgument("query is empty", field="query")
         if not q.namespaces:
             raise InvalidArgument(
                 "namespaces is empty: name the namespaces to search", field="namespaces"
             )
+        if len(q.namespaces) > limits.max_recall_namespaces:
+            raise InvalidArgument(
+                f"namespaces has {len(q.namespaces)} entries, the limit is "
+                f"{limits.max_recall_namespaces}",
+                field="namespaces",
+            )
+        if len(q.types) > limits.max_recall_types or any(len(t) > 64 for t in q.types):
+            raise InvalidArgument(
+                f"types: at most {limits.max_recall_types} types of at most 64 chars",
+                field="types",
+            )
+        nsp.check_id(q.session_id, "session_id")
         for ns in q.namespaces:
             nsp.check_read(agent, nsp.parse(ns, "namespaces"), self._s.master_agent)
-        limits = self._s.limits
         if not 1 <= q.top_k <= limits.max_top_k:
             raise InvalidArgument(f"top_k must be 1..{limits.max_top_k}", field="top_k")
         if not 0 <= q.token_budget <= limits.max_token_budget:

@@ -26,11 +26,12 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
 
     # ---- long-term memories
     async def Write(self, req: pb.WriteRequest, ctx: Ctx) -> pb.WriteResponse:
-        out = await self._svc.writer.write(caller(ctx), [cv.write_item_from_pb(req.item)], req.wait)
+        item = cv.write_item_from_pb(req.item)
+        out = await self._svc.writer.write(caller(ctx), [item], req.wait)
         return pb.WriteResponse(result=cv.write_result_to_pb(out[0]))
 
     async def BatchWrite(self, req: pb.BatchWriteRequest, ctx: Ctx) -> pb.BatchWriteResponse:
-        items = [cv.write_item_from_pb(i) for i in req.items]
+        items = [cv.write_item_from_pb(i, f"items[{n}].") for n, i in enumerate(req.items)]
         out = await self._svc.writer.write(caller(ctx), items, req.wait)
         return pb.BatchWriteResponse(results=[cv.write_result_to_pb(o) for o in out])
 
@@ -222,7 +223,10 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             req.summary,
             list(req.artifacts),
             list(req.decisions),
-            [cv.write_item_from_pb(u.item) for u in req.memory_updates],
+            [
+                cv.write_item_from_pb(u.item, f"memory_updates[{n}].item.")
+                for n, u in enumerate(req.memory_updates)
+            ],
             req.session_id,
             req.idempotency_key,
         )

@@ -1,0 +1,80 @@
+"""Regression tests of the adversarial review's edge findings (issue 8), over gRPC on both
+backends: each would fail on the code the review ran against."""
+
+from __future__ import annotations
+
+import uuid
+
+import grpc
+import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from gateway import client as gc
+from memgate.v1 import memgate_pb2 as pb
+from memgate.v1 import memgate_pb2_grpc as pb_grpc
+from tests.e2e.conftest import RunningGateway
+
+MASTER = (("x-agent-id", "master"),)
+
+
+def _sub() -> str:
+    return f"sub-{uuid.uuid4().hex[:8]}"
+
+
+def _stub(gw: RunningGateway) -> tuple[grpc.Channel, pb_grpc.MemoryGatewayStub]:
+    channel = grpc.insecure_channel(gw.address)
+    return channel, pb_grpc.MemoryGatewayStub(channel)
+
+
+def _code(fn, req, metadata=MASTER) -> tuple[grpc.StatusCode, str]:  # type: ignore[no-untyped-def]
+    try:
+        fn(req, metadata=metadata, timeout=30)
+    except grpc.RpcError as err:
+        return err.code(), err.details() or ""
+    return grpc.StatusCode.OK, ""
+
+
+# ---- L2, M1, M5
+def test_namespace_with_a_trailing_newline_is_invalid(gw: RunningGateway, ns: str) -> None:
+    with gw.client() as c, pytest.raises(gc.InvalidArgument, match="namespace"):
+        c.write(ns + "\n", "semantic", "The user likes green tea")
+
+
+def test_out_of_range_times_are_invalid_argument(gw: RunningGateway, ns: str) -> None:
+    channel, stub = _stub(gw)
+    with channel:
+        far = Timestamp(seconds=10**12)
+        item = pb.WriteItem(namespace=ns, layer=pb.EPISODIC, content="Met Bob", event_time=far)
+        code, details = _code(stub.Write, pb.WriteRequest(item=item))
+        assert code is grpc.StatusCode.INVALID_ARGUMENT and "event_time" in details
+        code, details = _code(stub.BatchWrite, pb.BatchWriteRequest(items=[pb.WriteItem(), item]))
+        assert code is grpc.StatusCode.INVALID_ARGUMENT and "items[1].event_time" in details
+        rec = pb.RecallRequest(query="tea", namespaces=[ns], start=Timestamp(seconds=-(10**12)))
+        code, details = _code(stub.Recall, rec)
+        assert code is grpc.StatusCode.INVALID_ARGUMENT and "start" in details
+        code, details = _code(stub.Timeline, pb.TimelineRequest(namespace=ns, end=far))
+        assert code is grpc.StatusCode.INVALID_ARGUMENT and "end" in details
+        rel = pb.RelateRequest(
+            src=pb.NodeRef(kind="entity", id="a"),
+            type="KNOWS",
+            dst=pb.NodeRef(kind="entity", id="b"),
+            at=Timestamp(seconds=0, nanos=-5),
+        )
+        code, details = _code(stub.Relate, rel)
+        assert code is grpc.StatusCode.INVALID_ARGUMENT and "at" in details
+        code, details = _code(stub.QueryAudit, pb.QueryAuditRequest(since=far))
+        assert code is grpc.StatusCode.INVALID_ARGUMENT and "since" in details
+        # nothing was stored
+        assert _code(stub.Timeline, pb.TimelineRequest(namespace=ns))[0] is grpc.StatusCode.OK
+    with gw.client() as c:
+        assert c.timeline(ns) == []
+
+
+def test_recall_query_length_is_bounded(gw: RunningGateway, ns: str) -> None:
+    limit = gw.settings.limits.max_query_chars
+    with gw.client() as c:
+        with pytest.raises(gc.InvalidArgument, match=f"query .*limit is {limit}"):
+            c.recall("tea " * (10 << 18), namespaces=[ns])
+        with pytest.raises(gc.InvalidArgument, match="namespaces"):
+            c.recall("tea", namespaces=[f"user/u{i}" for i in range(100)])
+        assert c.recall("t" * limit, namespaces=[ns]).hits == []
