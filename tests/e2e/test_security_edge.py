@@ -78,3 +78,45 @@ def test_recall_query_length_is_bounded(gw: RunningGateway, ns: str) -> None:
         with pytest.raises(gc.InvalidArgument, match="namespaces"):
             c.recall("tea", namespaces=[f"user/u{i}" for i in range(100)])
         assert c.recall("t" * limit, namespaces=[ns]).hits == []
+
+
+# ---- M2
+def _invalid_utf8_write() -> bytes:
+    """A WriteRequest whose item.content (field 3 of field 1) holds invalid UTF-8."""
+    content = b"\xff\xfe\xed"
+    item = b"\x0a\x06user/x" + b"\x10\x03" + b"\x1a" + bytes([len(content)]) + content
+    return b"\x0a" + bytes([len(item)]) + item
+
+
+@pytest.mark.parametrize(
+    "body", [b"\xff\xff", b"\x0a\xff\xff\xff\xff\x0f", b"\x0a\x05ab", _invalid_utf8_write()]
+)
+def test_undecodable_bodies_are_invalid_argument(
+    gw: RunningGateway, body: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    channel = grpc.insecure_channel(gw.address)
+    with channel:
+        for method in ("Write", "Recall", "UpdateSessionState"):
+            call = channel.unary_unary(f"/memgate.v1.MemoryGateway/{method}")
+            with pytest.raises(grpc.RpcError) as err:
+                call(body, metadata=MASTER, timeout=30)
+            assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT, err.value.details()
+            assert "not a valid protobuf message" in (err.value.details() or "")
+            assert "Traceback" not in (err.value.details() or "")
+        # an unauthenticated caller is told so first (no agent id)
+        with pytest.raises(grpc.RpcError) as err:
+            channel.unary_unary("/memgate.v1.MemoryGateway/Write")(body, timeout=30)
+        assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert "x-agent-id" in (err.value.details() or "")
+
+
+def test_undecodable_bodies_are_logged_once_per_window() -> None:
+    from gateway.rpc.interceptors import RateLimitedLog
+
+    now = [0.0]
+    limited = RateLimitedLog(60.0, clock=lambda: now[0])
+    assert limited("bad body %s", "Write")
+    assert not any(limited("bad body %s", "Write") for _ in range(1000))
+    assert limited.suppressed == 1000
+    now[0] = 61.0
+    assert limited("bad body %s", "Write") and limited.suppressed == 0
