@@ -3,6 +3,7 @@ like every write; when the dialogue overflows, its oldest half is summarised int
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -15,10 +16,12 @@ from gateway.core.errors import BackendUnavailable, InvalidArgument
 from gateway.core.inputs import WriteInput, parse_zone, prepare
 from gateway.core.models import Layer, Turn, Zone, utcnow
 from gateway.core.ports import WorkingStore
+from gateway.core.session_state import check_state_total, check_state_update
 from gateway.core.write_path import WritePath
 from gateway.settings import Limits
 
 TURN_RESULTS_KEPT = 4096
+STATE_LOCKS = 64
 SUMMARY_PREFIX = "[history_summary]"
 
 
@@ -119,6 +122,7 @@ class WorkingMemory:
         self._results = results
         self._limits = limits
         self._master = master
+        self._locks = [asyncio.Lock() for _ in range(STATE_LOCKS)]
 
     def _session(self, agent: str, namespace: str, session_id: str, write: bool) -> str:
         nsp.check_agent_id(agent)
@@ -192,10 +196,14 @@ class WorkingMemory:
         updates: dict[str, str],
         remove: Sequence[str],
     ) -> tuple[dict[str, str], int]:
+        """Set and remove keys; the limits of ``state_limits`` hold per update and, checked
+        against the stored state under a per-session lock, for the whole session."""
         ns = self._session(agent, namespace, session_id, write=True)
-        if len(updates) > self._limits.max_metadata_entries:
-            raise InvalidArgument("set has too many entries", field="set")
-        state = await self._store.set_state(ns, session_id, updates, remove)
+        updates, removed = check_state_update(updates, remove, self._limits)
+        async with self._locks[hash((ns, session_id)) % len(self._locks)]:
+            current = await self._store.get_state(ns, session_id)
+            check_state_total(current, updates, removed, self._limits)
+            state = await self._store.set_state(ns, session_id, updates, removed)
         return state, await self._store.ttl_seconds(ns, session_id)
 
     async def compact_window(self, agent: str, namespace: str, session_id: str) -> tuple[int, str]:

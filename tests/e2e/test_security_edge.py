@@ -120,3 +120,55 @@ def test_undecodable_bodies_are_logged_once_per_window() -> None:
     assert limited.suppressed == 1000
     now[0] = 61.0
     assert limited("bad body %s", "Write") and limited.suppressed == 0
+
+
+# ---- H2
+def test_session_state_limits_name_field_and_limit(gw: RunningGateway, ns: str) -> None:
+    lim = gw.settings.limits
+    with gw.client() as c:
+        with pytest.raises(gc.InvalidArgument, match=f"limit is {lim.max_state_value_bytes}"):
+            c.update_session_state(ns, "s1", {"blob": "x" * 10_000_000})
+        with pytest.raises(gc.InvalidArgument, match=f"remove .*{lim.max_state_remove_keys}"):
+            c.update_session_state(ns, "s1", remove=[f"k{i}" for i in range(1000)])
+        with pytest.raises(gc.InvalidArgument, match=f"set .*{lim.max_state_set_keys}"):
+            c.update_session_state(ns, "s1", {f"k{i}": "v" for i in range(100)})
+        with pytest.raises(gc.InvalidArgument, match="set key"):
+            c.update_session_state(ns, "s1", {"k" * 500: "v"})
+        assert c.session_state(ns, "s1") == {}  # nothing was stored
+        # the per-session totals: keys, then bytes
+        for batch in range(lim.max_state_keys // lim.max_state_set_keys):
+            c.update_session_state(
+                ns, "s1", {f"k{batch}-{i}": "v" for i in range(lim.max_state_set_keys)}
+            )
+        assert len(c.session_state(ns, "s1")) == lim.max_state_keys
+        with pytest.raises(gc.InvalidArgument, match=f"limit is {lim.max_state_keys}"):
+            c.update_session_state(ns, "s1", {"one-more": "v"})
+        c.update_session_state(ns, "s1", {"k0-0": "replaced"})  # replacing stays allowed
+        big = "y" * lim.max_state_value_bytes
+        c.update_session_state(ns, "s2", {f"b{i}": big for i in range(8)})
+        with pytest.raises(gc.InvalidArgument, match=f"limit is {lim.max_state_bytes}"):
+            c.update_session_state(ns, "s2", {f"b{i}": big for i in range(8, 20)})
+        assert len(c.session_state(ns, "s2")) == 8
+
+
+def test_removing_many_keys_is_one_bounded_operation(gw: RunningGateway, ns: str) -> None:
+    lim = gw.settings.limits
+    with gw.client() as c:
+        c.update_session_state(ns, "s", {"blob": "x" * lim.max_state_value_bytes, "a": "1"})
+        state = c.update_session_state(
+            ns, "s", remove=["a", *(f"k{i}" for i in range(lim.max_state_remove_keys - 1))]
+        )
+        assert set(state) == {"blob"}
+        # another namespace's window still answers at once
+        assert list(c.window(ns, "other")) == []
+
+
+def test_session_state_is_screened(gw: RunningGateway, ns: str) -> None:
+    with gw.client() as c:
+        state = c.update_session_state(
+            ns, "s", {"contact": "mail alice@example.com", "alice@example.com": "x"}
+        )
+        assert state == {"contact": "mail [EMAIL]", "[EMAIL]": "x"}
+        assert c.update_session_state(ns, "s", remove=["alice@example.com"]) == {
+            "contact": "mail [EMAIL]"
+        }
