@@ -87,6 +87,9 @@ class Settings:
 
     # working memory
     session_ttl_s: int = 3600  # 30 min .. 24 h (seed 004 §2.2)
+    #: a sub-agent's AppendTurn into user/* or global: "proposal" (the master approves it) or
+    #: "deny" (PERMISSION_DENIED). State, compaction and scratch there are always denied.
+    shared_turn_policy: str = "proposal"
     dialogue_max_turns: int = 20
     zone_hard_cap: int = 200
 
@@ -129,6 +132,8 @@ class Settings:
             problems.append("embedder must be one of " + ", ".join(map(repr, EMBEDDER_KINDS)))
         if self.embed_threads < 0:
             problems.append("embed_threads must be >= 0 (0 = all cores)")
+        if self.shared_turn_policy not in ("proposal", "deny"):
+            problems.append("shared_turn_policy must be 'proposal' or 'deny'")
         if self.dialogue_max_turns < 2:
             problems.append("dialogue_max_turns must be >= 2")
         if problems:

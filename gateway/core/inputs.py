@@ -51,6 +51,7 @@ class Prepared:
     quarantined: bool
     skipped: str  # reason the write is not stored long-term ("" = stored)
     idempotency_key: str
+    injection: str = ""  # the injection phrase found, when quarantined
 
 
 def _check_text(value: str, name: str, limit: int) -> None:
@@ -195,6 +196,7 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
         quarantined=bool(screened.injection),
         skipped=skipped,
         idempotency_key=item.idempotency_key,
+        injection=screened.injection,
     )
 
 

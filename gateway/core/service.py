@@ -66,7 +66,16 @@ class MemoryService:
         self.writer = Writer(write_path, ledger, policies, s.limits, master)
         self.memories = Memories(stores.records, ledger, write_path, master)
         self.recaller = Recaller(s, stores, embedder, ledger, self.metrics)
-        self.working = WorkingMemory(stores.working, write_path, turn_results, s.limits, master)
+        self.working = WorkingMemory(
+            stores.working,
+            write_path,
+            turn_results,
+            s.limits,
+            master,
+            ledger,
+            policies,
+            s.shared_turn_policy,
+        )
         self.episodes = Episodes(stores.graph, stores.records, self.memories, write_path, master)
         self.proposals = Proposals(ledger, write_path, policies, master)
         self.facts = Facts(ledger, self.writer, s.limits.max_content_chars, master)

@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gateway.core import namespaces as nsp
+from gateway.core import proposals
 from gateway.core.commands import TurnAppend
-from gateway.core.control import NewEntry
-from gateway.core.errors import BackendUnavailable, InvalidArgument
+from gateway.core.control import AuditEntry, NewEntry
+from gateway.core.errors import BackendUnavailable, PermissionDenied
 from gateway.core.inputs import WriteInput, parse_zone, prepare
 from gateway.core.models import Layer, Turn, Zone, utcnow
-from gateway.core.ports import WorkingStore
+from gateway.core.ports import Ledger, WorkingStore
 from gateway.core.session_state import check_state_total, check_state_update
 from gateway.core.write_path import WritePath
 from gateway.settings import Limits
@@ -32,6 +33,8 @@ class TurnOutcome:
     compacted: bool
     dialogue_length: int
     redactions: list[str]
+    proposal_id: str = ""
+    quarantined: bool = False
 
 
 class TurnResults:
@@ -106,6 +109,11 @@ async def apply_turns(
     return {ns for ns, _ in groups}
 
 
+def _steers(turn: TurnAppend) -> bool:
+    """A turn that would speak as the system: a system role, or the instructions zone."""
+    return turn.role == "system" or turn.zone is Zone.INSTRUCTIONS
+
+
 class WorkingMemory:
     """The working-memory use cases: append, window, state, compaction, scratch."""
 
@@ -116,23 +124,35 @@ class WorkingMemory:
         results: TurnResults,
         limits: Limits,
         master: str,
+        ledger: Ledger,
+        policies: nsp.SharedWritePolicies,
+        turn_policy: str = "proposal",
     ) -> None:
         self._store = store
         self._write_path = write_path
         self._results = results
         self._limits = limits
         self._master = master
+        self._ledger = ledger
+        self._policies = policies
+        self._turn_policy = turn_policy
         self._locks = [asyncio.Lock() for _ in range(STATE_LOCKS)]
 
     def _session(self, agent: str, namespace: str, session_id: str, write: bool) -> str:
+        """The namespace, if ``agent`` may read it (``write=False``) or change it directly. Session
+        state, compaction and scratch cannot be proposals: a sub-agent gets PERMISSION_DENIED in
+        ``user/*`` and ``global`` (``task/*`` and its own namespace are direct)."""
         nsp.check_agent_id(agent)
         ns = nsp.parse(namespace)
-        if not session_id or len(session_id) > 128:
-            raise InvalidArgument("session_id is required (1..128 chars)", field="session_id")
-        if write:
-            nsp.write_access(agent, ns, self._master)
-        else:
+        nsp.check_id(session_id, "session_id", required=True)
+        if not write:
             nsp.check_read(agent, ns, self._master)
+        elif nsp.write_access(agent, ns, self._master) is nsp.Access.PROPOSAL:
+            raise PermissionDenied(
+                f"agent {agent!r} may not change the session state or window of {ns} directly: "
+                "only the master may; propose turns with AppendTurn or facts with ProposeFact",
+                field="namespace",
+            )
         return str(ns)
 
     async def append_turn(
@@ -146,7 +166,14 @@ class WorkingMemory:
         metadata: dict[str, str],
         idempotency_key: str,
     ) -> TurnOutcome:
-        self._session(agent, namespace, session_id, write=True)
+        """One policy for every layer: a sub-agent's turn into ``user/*`` or ``global`` is a
+        proposal (or refused, ``shared_turn_policy="deny"``) unless the master's shared-write
+        policy approves the namespace; a sub-agent may never add a ``system`` turn or an
+        ``instructions`` turn to a shared session. A turn that looks like a prompt injection is
+        quarantined: audited, never placed in the window."""
+        nsp.check_agent_id(agent)
+        ns = nsp.parse(namespace)
+        nsp.check_id(session_id, "session_id", required=True)
         item = WriteInput(
             namespace=namespace,
             layer=Layer.WORKING.value,
@@ -159,6 +186,30 @@ class WorkingMemory:
         )
         p = prepare(item, self._limits)
         assert isinstance(p.command, TurnAppend)
+        access = nsp.write_access(agent, ns, self._master)
+        if agent != self._master and ns.shared and _steers(p.command):
+            raise PermissionDenied(
+                f"agent {agent!r} may not add a {p.command.role!r} turn to the "
+                f"{p.command.zone.value} zone of shared {ns}: only the master sets a shared "
+                "session's instructions; send it as a user/assistant/tool turn",
+                field="role",
+            )
+        if p.quarantined:
+            await self._ledger.audit(
+                [AuditEntry(agent, "quarantine", str(ns), session_id, p.injection[:200])]
+            )
+            return TurnOutcome("", False, False, 0, p.redactions, quarantined=True)
+        if access is nsp.Access.PROPOSAL:
+            policy = await self._policies.current()
+            if not policy.approves(str(ns), 1.0):
+                if self._turn_policy == "deny":
+                    raise PermissionDenied(
+                        f"agent {agent!r} may not append turns to shared {ns} "
+                        "(shared_turn_policy=deny): ask the master",
+                        field="namespace",
+                    )
+                stored = await proposals.submit(self._ledger, agent, idempotency_key, p.command)
+                return TurnOutcome("", False, False, 0, p.redactions, proposal_id=stored.id)
         entry = NewEntry(uuid.uuid4().hex, agent, idempotency_key, p.command)
         done = (await self._write_path.commit([entry], wait=True, details=["working"]))[0]
         result = self._results.get(done.write_id)

@@ -70,6 +70,8 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             compacted=o.compacted,
             dialogue_length=o.dialogue_length,
             redactions=o.redactions,
+            proposal_id=o.proposal_id,
+            quarantined=o.quarantined,
         )
 
     async def GetWindow(self, req: pb.GetWindowRequest, ctx: Ctx) -> pb.GetWindowResponse:
