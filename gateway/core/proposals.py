@@ -20,6 +20,7 @@ from gateway.core.errors import (
     PermissionDenied,
 )
 from gateway.core.ports import Ledger
+from gateway.core.screening import clean
 from gateway.core.write_path import WritePath
 
 PROPOSAL_STATES = ("pending", "approved", "rejected")
@@ -85,7 +86,8 @@ class Proposals:
             committed = await self._write_path.commit([entry], wait=True, action="write")
             memory_id = committed[0].write_id
         state = "approved" if approve else "rejected"
-        if not await self._ledger.decide_proposal(pid, state, agent, reason[:500], memory_id):
+        reason = clean(reason[:500])
+        if not await self._ledger.decide_proposal(pid, state, agent, reason, memory_id):
             raise FailedPrecondition(f"proposal {pid} was decided concurrently")
         await self._ledger.audit(
             [AuditEntry(agent, state, proposal.item.namespace, pid, reason[:200])]

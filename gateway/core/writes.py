@@ -16,9 +16,7 @@ from gateway.core.errors import InvalidArgument
 from gateway.core.inputs import (
     Prepared,
     WriteInput,
-    check_node_id,
     check_relation,
-    node_kind,
     prepare,
 )
 from gateway.core.models import Layer
@@ -127,10 +125,8 @@ class Writer:
     async def record_event(self, agent: str, item: WriteInput, wait: bool) -> WriteOutcome:
         """An episodic memory with links; without an event time it happened when received."""
         item.layer = Layer.EPISODIC.value
-        for rel_type, kind, target in item.links:
-            check_relation(rel_type, "links.type")
-            node_kind(kind, "links.target.kind")
-            check_node_id(target, "links.target.id")
+        for rel_type, _, _ in item.links:
+            check_relation(rel_type, "links.type")  # kinds and ids: prepare() checks them
         return (await self.write(agent, [item], wait))[0]
 
 

@@ -146,8 +146,7 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
 
     # ---- operations
     async def Stats(self, req: pb.StatsRequest, ctx: Ctx) -> pb.StatsResponse:
-        caller(ctx)
-        s = await self._svc.ops.stats()
+        s = await self._svc.ops.stats_as(caller(ctx))
         return pb.StatsResponse(
             journal_pending=s["journal_pending"],
             journal_applied=s["journal_applied"],
@@ -176,13 +175,12 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
     async def BreakerStates(
         self, req: pb.BreakerStatesRequest, ctx: Ctx
     ) -> pb.BreakerStatesResponse:
-        caller(ctx)
         return pb.BreakerStatesResponse(
             breakers=[
                 pb.BreakerState(
                     layer=b.layer, state=b.state, trips=b.trips, last_error=b.last_error
                 )
-                for b in self._svc.ops.breakers()
+                for b in self._svc.ops.breakers_as(caller(ctx))
             ]
         )
 
