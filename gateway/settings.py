@@ -38,10 +38,9 @@ class Limits:
     max_state_remove_keys: int = 256
     max_state_keys: int = 256
     max_state_bytes: int = 1_048_576
-    # graph relations, tasks, results, forget reasons
+    # graph relations, tasks, results
     max_relation_properties: int = 16
     max_property_chars: int = 1_024
-    max_reason_chars: int = 500
     max_task_steps: int = 1_000
     max_step_name_chars: int = 256
     max_step_output_chars: int = 4_000
