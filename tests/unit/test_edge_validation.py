@@ -56,3 +56,34 @@ def test_edge_of_the_range_converts() -> None:
     item = pb.WriteItem(event_time=Timestamp(seconds=cv.MAX_SECONDS, nanos=999_999_999))
     assert cv.write_item_from_pb(item).event_time is not None
     assert cv.write_item_from_pb(pb.WriteItem(event_time=Timestamp())).event_time is not None
+
+
+def test_recall_cache_is_bounded_by_bytes() -> None:
+    from gateway.core.models import Layer, Memory, utcnow
+    from gateway.core.recall import RecallCache, RecallResult, result_bytes
+    from gateway.core.scoring import Scored
+
+    def result(chars: int, hits: int) -> RecallResult:
+        now = utcnow()
+        mem = Memory(
+            id="m",
+            namespace="user/u",
+            layer=Layer.SEMANTIC,
+            content="x" * chars,
+            created_at=now,
+            updated_at=now,
+        )
+        return RecallResult([Scored(mem, 1.0, 1.0, 1.0, 0.0)] * hits, "", 0, ())
+
+    cache = RecallCache(ttl_s=60, max_entries=512, max_bytes=1_000_000)
+    big = result(8_000, 100)  # ~1 MB: more than an eighth of the budget, never cached
+    assert result_bytes(big) > 1_000_000 // 8
+    cache.put(("q", ("user/u",)), big)
+    assert cache.get(("q", ("user/u",))) is None
+    small = result(8_000, 10)  # ~100 KB each: at most ~10 fit
+    for i in range(100):
+        cache.put((f"q{i}", ("user/u",)), small)
+    assert cache._bytes <= 1_000_000 and len(cache._items) <= 10
+    assert cache.get(("q99", ("user/u",))) is small
+    cache.invalidate({"user/u"})
+    assert cache._bytes == 0 and not cache._items
