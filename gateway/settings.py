@@ -23,6 +23,30 @@ class Limits:
     max_batch_items: int = 500
     max_top_k: int = 100
     max_token_budget: int = 8_192
+    max_entities: int = 32
+    max_entity_chars: int = 256
+    #: session, task and idempotency ids (ids also have a charset: letters, digits, . _ : @ -)
+    max_id_chars: int = 128
+    # recall (and MatchSkill): the query and how wide one recall may reach
+    max_query_chars: int = 2_000
+    max_recall_namespaces: int = 32
+    max_recall_types: int = 32
+    # session state (UpdateSessionState): per update and per session
+    max_state_key_chars: int = 128
+    max_state_value_bytes: int = 65_536
+    max_state_set_keys: int = 64
+    max_state_remove_keys: int = 256
+    max_state_keys: int = 256
+    max_state_bytes: int = 1_048_576
+    # graph relations, tasks, results
+    max_relation_properties: int = 16
+    max_property_chars: int = 1_024
+    max_task_steps: int = 1_000
+    max_step_name_chars: int = 256
+    max_step_output_chars: int = 4_000
+    max_step_error_chars: int = 2_000
+    max_artifacts: int = 50
+    max_decisions: int = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +104,9 @@ class Settings:
 
     # working memory
     session_ttl_s: int = 3600  # 30 min .. 24 h (seed 004 §2.2)
+    #: a sub-agent's AppendTurn into user/* or global: "proposal" (the master approves it) or
+    #: "deny" (PERMISSION_DENIED). State, compaction and scratch there are always denied.
+    shared_turn_policy: str = "proposal"
     dialogue_max_turns: int = 20
     zone_hard_cap: int = 200
 
@@ -161,6 +188,8 @@ class Settings:
                 problems.append(f"{name} must be >= 0")
         if self.query_embed_threads < 1:
             problems.append("query_embed_threads must be >= 1")
+        if self.shared_turn_policy not in ("proposal", "deny"):
+            problems.append("shared_turn_policy must be 'proposal' or 'deny'")
         if self.dialogue_max_turns < 2:
             problems.append("dialogue_max_turns must be >= 2")
         problems += self._formation_problems()

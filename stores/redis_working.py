@@ -113,14 +113,14 @@ return 1
 """
 )
 
-# ARGV: ttl, number of updates n, then n (field, value) pairs, then the fields to remove.
-# Returns the state hash as a flat field/value list.
+# ARGV: ttl, number of updates n, then n (field, value) pairs, then the fields to remove (one
+# HDEL for all; the gateway bounds their number). Returns the state hash as a flat list.
 _STATE = (
     _REFRESH
     + """
 local n = tonumber(ARGV[2])
-for i = 3, 2 + 2 * n, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
-for i = 3 + 2 * n, #ARGV do redis.call('HDEL', KEYS[2], ARGV[i]) end
+if n > 0 then redis.call('HSET', KEYS[2], unpack(ARGV, 3, 2 + 2 * n)) end
+if #ARGV >= 3 + 2 * n then redis.call('HDEL', KEYS[2], unpack(ARGV, 3 + 2 * n)) end
 refresh(ARGV[1])
 return redis.call('HGETALL', KEYS[2])
 """

@@ -360,10 +360,12 @@ class SqliteWorkingStore:
             "ON CONFLICT (namespace, session_id, key) DO UPDATE SET value = excluded.value",
             [(ns, sid, k, v) for k, v in updates.items()],
         )
-        db.executemany(
-            "DELETE FROM wm_state WHERE namespace = ? AND session_id = ? AND key = ?",
-            [(ns, sid, k) for k in remove],
-        )
+        if remove:  # one statement for every removal (the caller bounds how many)
+            db.execute(
+                "DELETE FROM wm_state WHERE namespace = ? AND session_id = ? "
+                "AND key IN (SELECT value FROM json_each(?))",
+                (ns, sid, json.dumps(list(remove))),
+            )
         return self._read_state(db, ns, sid)
 
     def _ttl_seconds(self, db: sqlite3.Connection, ns: str, sid: str) -> int:

@@ -104,6 +104,8 @@ class AppendTurnResult:
     compacted: bool
     dialogue_length: int
     redactions: list[str] = field(default_factory=list)
+    proposal_id: str = ""  # a sub-agent's turn into a shared session awaits the master
+    quarantined: bool = False  # looks like a prompt injection: not placed in the window
 
 
 @dataclass(frozen=True, slots=True)

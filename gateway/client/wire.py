@@ -175,7 +175,15 @@ def window(resp: pb.GetWindowResponse) -> t.Window:
 
 
 def append_turn(r: pb.AppendTurnResponse) -> t.AppendTurnResult:
-    return t.AppendTurnResult(r.id, r.duplicate, r.compacted, r.dialogue_length, list(r.redactions))
+    return t.AppendTurnResult(
+        r.id,
+        r.duplicate,
+        r.compacted,
+        r.dialogue_length,
+        list(r.redactions),
+        r.proposal_id,
+        r.quarantined,
+    )
 
 
 def event(e: pb.Event) -> t.Event:

@@ -10,9 +10,11 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from gateway.core.models import Layer, Memory, NodeKind, NodeRef, Status, Zone
+from gateway.core.screening import clean
 
 #: the version ``encode`` writes; ``decode`` reads this one and every older one
 CODEC_VERSION = 1
+MAX_REASON = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,13 @@ class TurnAppend:
     at: datetime | None = None  # when received; not part of the digest
 
 
+def _clean_reason(cmd: Forget | Archive) -> None:
+    """A reason is free text from the caller: it is journaled with secrets redacted, at most
+    ``MAX_REASON`` chars."""
+    if cmd.reason:
+        object.__setattr__(cmd, "reason", clean(cmd.reason[:MAX_REASON]))
+
+
 @dataclass(frozen=True, slots=True)
 class Forget:
     """Revoke a memory at once (a new version with status forgotten)."""
@@ -63,6 +72,9 @@ class Forget:
     id: str
     namespace: str
     reason: str = ""
+
+    def __post_init__(self) -> None:
+        _clean_reason(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +85,9 @@ class Archive:
     id: str
     namespace: str
     reason: str = ""
+
+    def __post_init__(self) -> None:
+        _clean_reason(self)
 
 
 @dataclass(frozen=True, slots=True)

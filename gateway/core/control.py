@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gateway.core.commands import Command, MemoryWrite, TurnAppend
+from gateway.core.screening import clean
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,12 @@ class AuditEntry:
     target: str = ""
     detail: str = ""
     at: float = 0.0  # epoch seconds; set by the ledger when written
+
+    def __post_init__(self) -> None:
+        # the audit log never holds a raw secret: a new entry's text (recall queries, reasons,
+        # errors) is redacted here, once; entries read back (``at`` set) are already clean
+        if not self.at and self.detail:
+            object.__setattr__(self, "detail", clean(self.detail))
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,12 +10,15 @@ from datetime import datetime
 from gateway.core import namespaces as nsp
 from gateway.core.commands import Relate
 from gateway.core.control import NewEntry
-from gateway.core.errors import InvalidArgument
-from gateway.core.inputs import check_node_id, check_relation, node_kind
+from gateway.core.errors import InvalidArgument, PermissionDenied
+from gateway.core.inputs import check_node, check_relation, node_kind
 from gateway.core.memories import Memories
 from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, utcnow
+from gateway.core.ownership import TaskOwners
 from gateway.core.ports import EpisodicGraph, RecordStore
+from gateway.core.screening import clean_map
 from gateway.core.write_path import WritePath
+from gateway.settings import Limits
 
 MAX_TIMELINE = 1000
 MAX_NEIGHBOURS = 200
@@ -29,12 +32,16 @@ class Episodes:
         memories: Memories,
         write_path: WritePath,
         master: str,
+        owners: TaskOwners,
+        limits: Limits,
     ) -> None:
         self._graph = graph
         self._records = records
         self._memories = memories
         self._write_path = write_path
         self._master = master
+        self._owners = owners
+        self._limits = limits
 
     async def relate(
         self,
@@ -48,16 +55,50 @@ class Episodes:
     ) -> None:
         nsp.check_agent_id(agent)
         check_relation(rel_type, "type")
+        properties = self._properties(properties)
         ends = []
         for (kind, node_id), name in ((src, "src"), (dst, "dst")):
-            ref = NodeRef(node_kind(kind, f"{name}.kind"), check_node_id(node_id, f"{name}.id"))
-            if ref.kind is NodeKind.EVENT:
-                await self._memories.visible(agent, ref.id)  # no linking others' private events
+            node = node_kind(kind, f"{name}.kind")
+            ref = NodeRef(node, check_node(node, node_id, f"{name}.id"))
+            await self._may_relate(agent, ref, name)
             ends.append(ref)
-        cmd = Relate(ends[0], rel_type, ends[1], at or utcnow(), dict(properties))
+        cmd = Relate(ends[0], rel_type, ends[1], at or utcnow(), properties)
         await self._write_path.commit(
             [NewEntry(uuid.uuid4().hex, agent, "", cmd)], wait, action="relate", details=[rel_type]
         )
+
+    def _properties(self, properties: dict[str, str]) -> dict[str, str]:
+        most, longest = self._limits.max_relation_properties, self._limits.max_property_chars
+        if len(properties) > most:
+            raise InvalidArgument(
+                f"properties has {len(properties)} entries, the limit is {most}",
+                field="properties",
+            )
+        for key, value in properties.items():
+            if not key or len(key) > 64 or len(value) > longest:
+                raise InvalidArgument(
+                    f"properties[{key[:40]!r}]: keys 1..64 chars, values at most {longest}",
+                    field="properties",
+                )
+        return clean_map(properties)
+
+    async def _may_relate(self, agent: str, ref: NodeRef, name: str) -> None:
+        """Ownership of the graph (L3): a sub-agent relates events it can read, its own agent
+        node, tasks and steps it started (or nobody started), sessions and entities; never a
+        user node or another agent's node (the master may relate anything). Relations cannot be
+        proposals, so these are refused, not queued."""
+        if ref.kind is NodeKind.EVENT:
+            await self._memories.visible(agent, ref.id)  # no linking others' private events
+        if agent == self._master:
+            return
+        if ref.kind is NodeKind.USER or (ref.kind is NodeKind.AGENT and ref.id != agent):
+            raise PermissionDenied(
+                f"agent {agent!r} may not relate {ref.kind.value} nodes other than its own: "
+                "only the master relates users and other agents",
+                field=f"{name}.kind",
+            )
+        if ref.kind in (NodeKind.TASK, NodeKind.STEP):
+            await self._owners.require(agent, ref.id.rpartition("#")[0] or ref.id)
 
     async def timeline(
         self,
@@ -83,7 +124,8 @@ class Episodes:
         nsp.check_agent_id(agent)
         if depth not in (1, 2):
             raise InvalidArgument("depth must be 1 or 2", field="depth")
-        ref = NodeRef(node_kind(node[0], "node.kind"), check_node_id(node[1], "node.id"))
+        kind = node_kind(node[0], "node.kind")
+        ref = NodeRef(kind, check_node(kind, node[1], "node.id"))
         if ref.kind is NodeKind.EVENT:
             await self._memories.visible(agent, ref.id)
         found = await self._graph.neighbourhood(ref, depth, min(max(limit, 1), MAX_NEIGHBOURS))

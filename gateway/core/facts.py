@@ -17,9 +17,11 @@ from gateway.core.models import Layer
 from gateway.core.ports import Ledger
 from gateway.core.proposals import require_master
 from gateway.core.reconcile import normalise_fact
+from gateway.core.screening import clean
 from gateway.core.writes import Writer
 
 CONFIRMING_SESSIONS = 2
+MAX_EVIDENCE = 16
 PROMOTED_IMPORTANCE = 0.7
 
 
@@ -60,13 +62,21 @@ class Facts:
             )
         if not 0 <= confidence <= 1:
             raise InvalidArgument("confidence must be between 0 and 1", field="confidence")
+        nsp.check_id(session_id, "session_id")
+        if len(evidence) > MAX_EVIDENCE or any(len(e) > self._max_chars for e in evidence):
+            raise InvalidArgument(
+                f"evidence: at most {MAX_EVIDENCE} items of at most {self._max_chars} chars",
+                field="evidence",
+            )
+        # the pending row is stored: screened like a write (injection is caught on promotion)
+        fact = clean(fact)
         row = await self._ledger.see_fact(
             uuid.uuid4().hex,
             str(ns),
             normalise_fact(fact),
             fact,
             session_id,
-            list(evidence),
+            [clean(e) for e in evidence],
             confidence or 0.5,
         )
         if row.promoted_to:

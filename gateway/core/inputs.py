@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -10,8 +10,8 @@ from gateway.core import importance as importance_rules
 from gateway.core.commands import MemoryWrite, TurnAppend
 from gateway.core.errors import InvalidArgument
 from gateway.core.models import Layer, NodeKind, Zone, utcnow, valid_relation_type
-from gateway.core.namespaces import parse
-from gateway.core.screening import screen
+from gateway.core.namespaces import check_id, parse
+from gateway.core.screening import clean, screen, screen_all
 from gateway.settings import Limits
 
 RESERVED_METADATA_PREFIX = "memgate."
@@ -51,6 +51,7 @@ class Prepared:
     quarantined: bool
     skipped: str  # reason the write is not stored long-term ("" = stored)
     idempotency_key: str
+    injection: str = ""  # the injection phrase found, when quarantined
 
 
 def _check_text(value: str, name: str, limit: int) -> None:
@@ -89,6 +90,22 @@ def _check_metadata(metadata: Mapping[str, str], name: str, limits: Limits) -> N
             )
 
 
+def _count(items: Sequence[object], name: str, limit: int) -> None:
+    if len(items) > limit:
+        raise InvalidArgument(f"{name} has {len(items)} items, the limit is {limit}", field=name)
+
+
+def _check_lists(item: WriteInput, limits: Limits, f: str) -> None:
+    """Evidence, entities and links: how many, and how long each."""
+    _count(item.evidence, f"{f}evidence", limits.max_evidence_items)
+    for i, ev in enumerate(item.evidence):
+        _check_text(ev, f"{f}evidence[{i}]", limits.max_content_chars)
+    _count(item.entities, f"{f}entities", limits.max_entities)
+    for i, entity in enumerate(item.entities):
+        _check_text(entity, f"{f}entities[{i}]", limits.max_entity_chars)
+    _count(item.links, f"{f}links", limits.max_entities)
+
+
 def parse_layer(value: str, name: str = "layer") -> Layer:
     try:
         return Layer(value)
@@ -118,21 +135,16 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
         raise InvalidArgument(f"{f}content is empty: a memory needs some text", field=f"{f}content")
     _check_text(item.content, f"{f}content", limits.max_content_chars)
     _check_text(item.type, f"{f}type", 64)
-    _check_text(item.session_id, f"{f}session_id", 128)
-    _check_text(item.task_id, f"{f}task_id", 128)
-    _check_text(item.idempotency_key, f"{f}idempotency_key", 128)
+    check_id(item.session_id, f"{f}session_id")
+    check_id(item.task_id, f"{f}task_id")
+    _check_text(item.idempotency_key, f"{f}idempotency_key", limits.max_id_chars)
     _check_unit(item.importance, f"{f}importance")
     _check_unit(item.confidence, f"{f}confidence")
     _check_metadata(item.metadata, f"{f}metadata", limits)
-    if len(item.evidence) > limits.max_evidence_items:
-        raise InvalidArgument(
-            f"{f}evidence has {len(item.evidence)} items, the limit is {limits.max_evidence_items}",
-            field=f"{f}evidence",
-        )
-    for i, ev in enumerate(item.evidence):
-        _check_text(ev, f"{f}evidence[{i}]", limits.max_content_chars)
-    if len(item.entities) > 32:
-        raise InvalidArgument(f"{f}entities has more than 32 items", field=f"{f}entities")
+    _check_lists(item, limits, f)
+    user_id = check_id(item.user_id, f"{f}user_id") or (
+        ns.split("/", 1)[1] if ns.startswith("user/") else ""
+    )
     zone = role = ""
     if layer is Layer.WORKING:
         if not item.session_id:
@@ -146,9 +158,23 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
                 f"{f}role {role!r} is unknown: use one of {', '.join(ROLES)}", field=f"{f}role"
             )
 
+    # every text field is screened: content, evidence, metadata keys and values, entities, link
+    # targets; an injection anywhere quarantines the write
     screened = screen(item.content)
-    evidence = [screen(e).text for e in item.evidence]
-    metadata = {k: screen(v).text for k, v in item.metadata.items()}
+    evidence, ev_kinds, ev_injection = screen_all(item.evidence)
+    md_values, md_kinds, md_injection = screen_all(item.metadata.values())
+    metadata = {clean(k): v for k, v in zip(item.metadata, md_values, strict=True)}
+    entities = tuple(clean(e.strip()) for e in item.entities if e.strip())
+    links = tuple(
+        (
+            rel,
+            kind,
+            check_node(node_kind(kind, f"{f}links.target.kind"), target, f"{f}links.target.id"),
+        )
+        for rel, kind, target in item.links
+    )
+    injection = screened.injection or ev_injection or md_injection
+    redactions = list(dict.fromkeys([*screened.redactions, *ev_kinds, *md_kinds]))
     imp = item.importance
     if imp is None:
         imp = importance_rules.score(item.content, item.type)
@@ -180,10 +206,10 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
             event_time=item.event_time,
             metadata=metadata,
             evidence=tuple(evidence),
-            entities=tuple(e.strip() for e in item.entities if e.strip()),
-            quarantined=bool(screened.injection),
-            user_id=item.user_id or (ns.split("/", 1)[1] if ns.startswith("user/") else ""),
-            links=tuple(item.links),
+            entities=entities,
+            quarantined=bool(injection),
+            user_id=user_id,
+            links=links,
             explicit=importance_rules.is_explicit(item.content),
             received_at=received,
         )
@@ -191,10 +217,11 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
         command=command,
         layer=layer,
         namespace=ns,
-        redactions=screened.redactions,
-        quarantined=bool(screened.injection),
+        redactions=redactions,
+        quarantined=bool(injection),
         skipped=skipped,
         idempotency_key=item.idempotency_key,
+        injection=injection,
     )
 
 
@@ -217,7 +244,17 @@ def node_kind(kind: str, name: str) -> NodeKind:
         ) from None
 
 
-def check_node_id(value: str, name: str) -> str:
-    if not value or len(value) > 256:
-        raise InvalidArgument(f"{name} must be 1..256 chars", field=name)
-    return value
+def check_node(kind: NodeKind, value: str, name: str) -> str:
+    """A graph node's id: an entity is free text (1..256 chars, secrets and personal data
+    redacted); a step is ``<task id>#<index>``; every other kind is an id (``check_id``)."""
+    if kind is NodeKind.ENTITY:
+        if not value.strip() or len(value) > 256:
+            raise InvalidArgument(f"{name} must be 1..256 chars", field=name)
+        return clean(value)
+    if kind is NodeKind.STEP:
+        task, sep, index = value.rpartition("#")
+        if not sep or not index.isdigit() or len(index) > 9:
+            raise InvalidArgument(f"{name} {value[:40]!r}: a step is <task id>#<index>", field=name)
+        check_id(task, name, required=True)
+        return value
+    return check_id(value, name, required=True)

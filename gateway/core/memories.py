@@ -30,11 +30,11 @@ class Memories:
             raise InvalidArgument("id is empty", field="id")
         resolved = await self._ledger.resolve(memory_id)
         mem = (await self._records.get([resolved])).get(resolved)
-        if mem is None:
+        # an id in a namespace the caller cannot read answers exactly like a missing one (L4)
+        if mem is None or not nsp.can_read(agent, nsp.parse(mem.namespace), self._master):
             raise NotFound(
                 f"memory {memory_id!r} does not exist (or is not applied yet: write with wait)"
             )
-        nsp.check_read(agent, nsp.parse(mem.namespace), self._master)
         return mem
 
     async def get(self, agent: str, memory_id: str) -> Memory:
@@ -53,8 +53,11 @@ class Memories:
 
     async def forget(self, agent: str, memory_id: str, reason: str) -> Memory:
         mem = await self.visible(agent, memory_id)
-        access = nsp.write_access(agent, nsp.parse(mem.namespace), self._master)
-        if access is not nsp.Access.DIRECT and mem.source_agent != agent:
+        ns = nsp.parse(mem.namespace)
+        nsp.write_access(agent, ns, self._master)
+        # a sub-agent forgets in its own namespace, or what it wrote itself (L3: not others'
+        # task/* memories, not shared facts it did not write)
+        if agent != self._master and ns.kind != "agent" and mem.source_agent != agent:
             raise PermissionDenied(
                 f"agent {agent!r} may not forget {mem.id} in {mem.namespace}: ask the master",
                 field="id",

@@ -20,8 +20,9 @@ from typing import Any, Protocol
 from gateway.core.errors import InvalidArgument, PermissionDenied
 
 _ID = r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}"
-_NAMESPACE = re.compile(rf"^(?:global|(?P<kind>agent|user|task)/(?P<id>{_ID}))$")
-AGENT_ID = re.compile(rf"^{_ID}$")
+# fullmatch (not ``$``, which also matches before a trailing newline)
+_NAMESPACE = re.compile(rf"(?:global|(?P<kind>agent|user|task)/(?P<id>{_ID}))")
+AGENT_ID = re.compile(_ID)
 
 
 class Access(enum.Enum):
@@ -43,7 +44,7 @@ class Namespace:
 
 
 def parse(namespace: str, field: str = "namespace") -> Namespace:
-    m = _NAMESPACE.match(namespace or "")
+    m = _NAMESPACE.fullmatch(namespace or "")
     if not m:
         raise InvalidArgument(
             f"{field} {namespace!r} is malformed: use agent/<id>, user/<id>, task/<id> or global "
@@ -56,13 +57,27 @@ def parse(namespace: str, field: str = "namespace") -> Namespace:
 
 
 def check_agent_id(agent_id: str) -> str:
-    if not AGENT_ID.match(agent_id or ""):
+    if not AGENT_ID.fullmatch(agent_id or ""):
         raise InvalidArgument(
             "agent id is missing or malformed: send metadata x-agent-id "
             "(letters, digits, . _ : @ -, at most 128 chars)",
             field="x-agent-id",
         )
     return agent_id
+
+
+def check_id(value: str, field: str, required: bool = False) -> str:
+    """A session or task id: letters, digits, . _ : @ - (starting with a letter or digit),
+    at most 128 chars; "" is allowed unless ``required``."""
+    if not value and not required:
+        return value
+    if not AGENT_ID.fullmatch(value or ""):
+        raise InvalidArgument(
+            f"{field} {value[:40]!r} is malformed: use 1..128 letters, digits, . _ : @ - "
+            "(starting with a letter or digit)",
+            field=field,
+        )
+    return value
 
 
 def can_read(agent_id: str, ns: Namespace, master: str) -> bool:

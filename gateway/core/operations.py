@@ -59,6 +59,15 @@ class Operations:
         self._shards = shards
         self._master = master
 
+    async def stats_as(self, agent: str) -> dict[str, Any]:
+        """Stats for the Stats RPC: master only (they reveal counts across every namespace)."""
+        require_master(agent, self._master, "read the gateway's stats")
+        return await self.stats()
+
+    def breakers_as(self, agent: str) -> list[BreakerStatus]:
+        require_master(agent, self._master, "read the breaker states")
+        return self.breakers()
+
     async def stats(self) -> dict[str, Any]:
         pending, applied = await self._journal.counts()
         return {

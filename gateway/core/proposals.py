@@ -3,14 +3,24 @@ the proposer's) or rejects them, and sets the policy that approves some without 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Sequence
 
+from gateway.core import commands
 from gateway.core import namespaces as nsp
+from gateway.core.commands import MemoryWrite, TurnAppend
 from gateway.core.control import AuditEntry, NewEntry, Proposal
-from gateway.core.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
+from gateway.core.errors import (
+    Conflict,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+)
 from gateway.core.ports import Ledger
+from gateway.core.screening import clean
 from gateway.core.write_path import WritePath
 
 PROPOSAL_STATES = ("pending", "approved", "rejected")
@@ -21,6 +31,26 @@ def require_master(agent: str, master: str, what: str) -> None:
     nsp.check_agent_id(agent)
     if agent != master:
         raise PermissionDenied(f"only the master agent may {what}")
+
+
+def stable_id(agent: str, key: str) -> str:
+    return hashlib.sha256(f"{agent}\x00{key}".encode()).hexdigest()[:32]
+
+
+async def submit(
+    ledger: Ledger, agent: str, idempotency_key: str, item: MemoryWrite | TurnAppend
+) -> Proposal:
+    """Store a proposal of ``agent``. With an idempotency key a retry returns the same proposal;
+    the same key with other content is a Conflict (ABORTED), never a silent drop."""
+    pid = stable_id(agent, idempotency_key) if idempotency_key else uuid.uuid4().hex
+    stored = await ledger.add_proposal(Proposal(pid, agent, item))
+    if stored.proposer != agent or commands.digest(stored.item) != commands.digest(item):
+        raise Conflict(
+            f"idempotency key {idempotency_key[:64]!r} was already used for another proposal "
+            f"({pid}): use a new key for new content",
+            field="idempotency_key",
+        )
+    return stored
 
 
 class Proposals:
@@ -56,7 +86,8 @@ class Proposals:
             committed = await self._write_path.commit([entry], wait=True, action="write")
             memory_id = committed[0].write_id
         state = "approved" if approve else "rejected"
-        if not await self._ledger.decide_proposal(pid, state, agent, reason[:500], memory_id):
+        reason = clean(reason[:500])
+        if not await self._ledger.decide_proposal(pid, state, agent, reason, memory_id):
             raise FailedPrecondition(f"proposal {pid} was decided concurrently")
         await self._ledger.audit(
             [AuditEntry(agent, state, proposal.item.namespace, pid, reason[:200])]

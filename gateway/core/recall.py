@@ -78,13 +78,31 @@ class _Candidates:
             self.dense[mid] = max(s, self.dense.get(mid, -1.0))
 
 
-class RecallCache:
-    """Hot recalls for a short time; dropped when a namespace they read is written."""
+#: bytes of recalled text the cache may hold; one result may take at most an eighth of it
+CACHE_MAX_BYTES = 32 << 20
+#: a hit's fixed cost beyond its text (its embedding and objects), for the estimate
+HIT_OVERHEAD = 2_048
 
-    def __init__(self, ttl_s: float, max_entries: int) -> None:
+
+def result_bytes(r: RecallResult) -> int:
+    """A rough size of a cached result: the text it holds plus a fixed cost per hit."""
+    text = sum(len(h.memory.content) + HIT_OVERHEAD for h in r.hits)
+    return text + len(r.block)
+
+
+class RecallCache:
+    """Hot recalls for a short time; dropped when a namespace they read is written. Bounded by
+    entries and by bytes, so large results (top_k 100 of 8,000-char memories) cannot make it
+    hold hundreds of megabytes."""
+
+    def __init__(self, ttl_s: float, max_entries: int, max_bytes: int = CACHE_MAX_BYTES) -> None:
         self._ttl = ttl_s
         self._max = max_entries
-        self._items: OrderedDict[tuple[object, ...], tuple[float, RecallResult]] = OrderedDict()
+        self._max_bytes = max_bytes
+        self._bytes = 0
+        self._items: OrderedDict[tuple[object, ...], tuple[float, RecallResult, int]] = (
+            OrderedDict()
+        )
         self.hits = 0
         self.misses = 0
 
@@ -98,16 +116,23 @@ class RecallCache:
         return None
 
     def put(self, key: tuple[object, ...], value: RecallResult) -> None:
-        if self._ttl <= 0:
+        size = result_bytes(value)
+        if self._ttl <= 0 or size > self._max_bytes // 8:
             return
-        self._items[key] = (time.monotonic(), value)
-        self._items.move_to_end(key)
-        while len(self._items) > self._max:
-            self._items.popitem(last=False)
+        self._drop(key)
+        self._items[key] = (time.monotonic(), value, size)
+        self._bytes += size
+        while self._items and (len(self._items) > self._max or self._bytes > self._max_bytes):
+            self._drop(next(iter(self._items)))
+
+    def _drop(self, key: tuple[object, ...]) -> None:
+        item = self._items.pop(key, None)
+        if item is not None:
+            self._bytes -= item[2]
 
     def invalidate(self, namespaces: set[str]) -> None:
         for key in [k for k in self._items if namespaces & set(k[1])]:  # type: ignore[call-overload]
-            del self._items[key]
+            self._drop(key)
 
 
 class Recaller:
@@ -149,15 +174,33 @@ class Recaller:
     async def recall_as(self, agent: str, q: RecallQuery) -> RecallResult:
         """A recall by ``agent``: every namespace must be readable by it; audited."""
         nsp.check_agent_id(agent)
+        limits = self._s.limits
+        if len(q.query) > limits.max_query_chars:
+            raise InvalidArgument(
+                f"query is {len(q.query)} chars, the limit is {limits.max_query_chars}: "
+                "send the question, not the document",
+                field="query",
+            )
         if not q.query.strip():
             raise InvalidArgument("query is empty", field="query")
         if not q.namespaces:
             raise InvalidArgument(
                 "namespaces is empty: name the namespaces to search", field="namespaces"
             )
+        if len(q.namespaces) > limits.max_recall_namespaces:
+            raise InvalidArgument(
+                f"namespaces has {len(q.namespaces)} entries, the limit is "
+                f"{limits.max_recall_namespaces}",
+                field="namespaces",
+            )
+        if len(q.types) > limits.max_recall_types or any(len(t) > 64 for t in q.types):
+            raise InvalidArgument(
+                f"types: at most {limits.max_recall_types} types of at most 64 chars",
+                field="types",
+            )
+        nsp.check_id(q.session_id, "session_id")
         for ns in q.namespaces:
             nsp.check_read(agent, nsp.parse(ns, "namespaces"), self._s.master_agent)
-        limits = self._s.limits
         if not 1 <= q.top_k <= limits.max_top_k:
             raise InvalidArgument(f"top_k must be 1..{limits.max_top_k}", field="top_k")
         if not 0 <= q.token_budget <= limits.max_token_budget:

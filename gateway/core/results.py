@@ -13,6 +13,7 @@ from gateway.core.inputs import WriteInput
 from gateway.core.models import Layer
 from gateway.core.ports import Ledger
 from gateway.core.writes import WriteOutcome, Writer
+from gateway.settings import Limits
 
 RESULT_STATUSES = ("done", "failed", "partial")
 
@@ -24,10 +25,18 @@ class ResultOutcome:
     proposals: list[Proposal] = field(default_factory=list)
 
 
+def _check_list(values: list[str], name: str, most: int, longest: int) -> None:
+    if len(values) > most or any(len(v) > longest for v in values):
+        raise InvalidArgument(
+            f"{name}: at most {most} items of at most {longest} chars", field=name
+        )
+
+
 class Results:
-    def __init__(self, writer: Writer, ledger: Ledger) -> None:
+    def __init__(self, writer: Writer, ledger: Ledger, limits: Limits) -> None:
         self._writer = writer
         self._ledger = ledger
+        self._limits = limits
 
     async def submit(
         self,
@@ -52,6 +61,15 @@ class Results:
             )
         if not summary.strip():
             raise InvalidArgument("summary is empty", field="summary")
+        _check_list(artifacts, "artifacts", self._limits.max_artifacts, 256)
+        _check_list(decisions, "decisions", self._limits.max_decisions, 1000)
+        artifacts_json = json.dumps(artifacts, ensure_ascii=False)
+        if len(artifacts_json) > self._limits.max_metadata_value_chars:
+            raise InvalidArgument(
+                f"artifacts take {len(artifacts_json)} chars as JSON, the limit is "
+                f"{self._limits.max_metadata_value_chars}: send fewer or shorter names",
+                field="artifacts",
+            )
         for i, u in enumerate(updates):
             if not u.idempotency_key and idempotency_key:
                 u.idempotency_key = f"{idempotency_key}:update:{i}"
@@ -64,8 +82,8 @@ class Results:
             importance=0.6 if status == "done" else 0.5,
             session_id=session_id,
             task_id=task_id,
-            metadata={"status": status, "artifacts": json.dumps(artifacts[:50])},
-            evidence=list(decisions[:16]),
+            metadata={"status": status, "artifacts": artifacts_json},
+            evidence=list(decisions),
             idempotency_key=f"{idempotency_key}:event" if idempotency_key else "",
         )
         # the event and the updates are validated together (all or nothing)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gateway.core.models import Memory
+from gateway.core.screening import escape_block
 
 KEYWORD_WEIGHT = 0.2
 
@@ -69,7 +70,8 @@ BLOCK_FOOTER = "</memory>"
 
 def line_for(memory: Memory) -> str:
     when = memory.when.strftime("%Y-%m-%d")
-    return f"- [{memory.layer.value} · {memory.namespace} · {when}] {memory.content}"
+    # stored content never closes (or opens) the block: its delimiters are escaped
+    return f"- [{memory.layer.value} · {memory.namespace} · {when}] {escape_block(memory.content)}"
 
 
 def memory_block(items: Sequence[Scored], budget: int) -> tuple[str, int, int]:

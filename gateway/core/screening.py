@@ -12,6 +12,7 @@ labelled ``token=``/``api_key=``...), digit runs that fail their check, loopback
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from gateway.core import credentials, injection, pii, redaction
@@ -116,6 +117,31 @@ def redact(text: str) -> tuple[str, list[str]]:
 def find_injection(text: str) -> str:
     """The prompt-injection phrase in ``text`` after normalisation, or "" when there is none."""
     return injection.find(text)
+
+
+def clean(text: str) -> str:
+    """``text`` with secrets and personal data redacted: the one helper for every free-text field
+    that is not content (names, properties, reasons, step output, state, audit text)."""
+    return redact(text)[0]
+
+
+def clean_map(values: Mapping[str, str]) -> dict[str, str]:
+    """Keys and values of ``values`` cleaned (two keys that clean alike: the last one wins)."""
+    return {clean(k): clean(v) for k, v in values.items()}
+
+
+def screen_all(texts: Iterable[str]) -> tuple[list[str], list[str], str]:
+    """Screen several texts as one field: the cleaned texts, the kinds redacted, the first
+    injection phrase found ("" when none)."""
+    out: list[str] = []
+    kinds: list[str] = []
+    found = ""
+    for text in texts:
+        s = screen(text)
+        out.append(s.text)
+        kinds += [k for k in s.redactions if k not in kinds]
+        found = found or s.injection
+    return out, kinds, found
 
 
 def screen(text: str) -> Screened:

@@ -18,6 +18,7 @@ from gateway.core.memories import Memories
 from gateway.core.metrics import Metrics
 from gateway.core.namespaces import SharedWritePolicies
 from gateway.core.operations import Operations, SweepDefaults
+from gateway.core.ownership import TaskOwners
 from gateway.core.ports import Embedder, Extractor, Journal, Ledger, Stores, Summariser
 from gateway.core.proposals import Proposals
 from gateway.core.recall import Recaller
@@ -94,6 +95,9 @@ class MemoryService:
             turn_results,
             s.limits,
             master,
+            ledger,
+            policies,
+            s.shared_turn_policy,
             summariser,
             s.summary_token_budget,
         )
@@ -106,12 +110,15 @@ class MemoryService:
             rules,
             FormationSettings(s.formation_idle_s, s.formation_every_turns, s.formation_max_turns),
         )
-        self.episodes = Episodes(stores.graph, stores.records, self.memories, write_path, master)
+        owners = TaskOwners(ledger, master)
+        self.episodes = Episodes(
+            stores.graph, stores.records, self.memories, write_path, master, owners, s.limits
+        )
         self.proposals = Proposals(ledger, write_path, policies, master)
         self.facts = Facts(ledger, self.writer, s.limits.max_content_chars, master)
         self.skills = Skills(stores.records, self.writer, self.memories, self.recaller)
-        self.tasks = Tasks(ledger, self.episodes)
-        self.results = Results(self.writer, ledger)
+        self.tasks = Tasks(ledger, self.episodes, owners, s.limits)
+        self.results = Results(self.writer, ledger, s.limits)
         self.sweeper = DecaySweeper(stores.records, self.writer, write_path, s.limits, master)
         self.ops = Operations(
             stores,

@@ -13,6 +13,7 @@ from gateway.core.memories import Memories
 from gateway.core.models import Layer, Memory
 from gateway.core.ports import RecordStore
 from gateway.core.recall import Recaller, RecallQuery
+from gateway.core.screening import clean
 from gateway.core.writes import Writer
 
 MAX_FIELD = 1000
@@ -37,9 +38,9 @@ def fact_key(name: str) -> str:
 def skill_metadata(s: Skill) -> dict[str, str]:
     return {
         "skill.name": s.name,
-        "skill.trigger": s.trigger[:MAX_FIELD],
-        "skill.parameter_schema": s.parameter_schema[:MAX_FIELD],
-        "skill.entry_point": s.entry_point[:MAX_FIELD],
+        "skill.trigger": s.trigger,
+        "skill.parameter_schema": s.parameter_schema,
+        "skill.entry_point": s.entry_point,
         "fact_key": fact_key(s.name),
     }
 
@@ -73,10 +74,18 @@ class Skills:
     async def register(self, agent: str, skill: Skill) -> tuple[Skill, bool]:
         """Returns the stored skill and whether it was already registered as is. A sub-agent's
         skill for a shared namespace comes back without an id: it is a proposal."""
-        if not skill.name or len(skill.name) > 128:
+        if not skill.name.strip() or len(skill.name) > 128:
             raise InvalidArgument("skill.name must be 1..128 chars", field="skill.name")
         if not skill.description.strip():
             raise InvalidArgument("skill.description is empty", field="skill.description")
+        for name in ("trigger", "parameter_schema", "entry_point"):
+            if len(getattr(skill, name)) > MAX_FIELD:
+                raise InvalidArgument(
+                    f"skill.{name} is longer than {MAX_FIELD} chars", field=f"skill.{name}"
+                )
+        # the name keys the skill: screened here so the stored name and its key agree (the other
+        # fields are screened with the write: content and metadata)
+        skill = replace(skill, name=clean(skill.name))
         if skill.parameter_schema:
             try:
                 json.loads(skill.parameter_schema)
@@ -104,13 +113,22 @@ class Skills:
     async def match(
         self, agent: str, intent: str, namespaces: list[str], top_k: int
     ) -> list[tuple[Skill, float]]:
+        if not intent.strip():
+            raise InvalidArgument("intent is empty: say what the skill should do", field="intent")
         q = RecallQuery(
             query=intent,
             namespaces=tuple(namespaces or ["global"]),
             layers=(Layer.PROCEDURAL,),
             top_k=top_k or 3,
         )
-        result = await self._recaller.recall_as(agent, q)
+        try:
+            result = await self._recaller.recall_as(agent, q)
+        except InvalidArgument as exc:
+            if exc.field != "query":
+                raise
+            raise InvalidArgument(
+                exc.message.replace("query", "intent", 1), field="intent"
+            ) from None
         if result.degraded:  # the answer has no degraded flag: never return a partial one
             raise Unavailable(
                 "skills could not be searched (" + "; ".join(result.degraded) + "); retry later"

@@ -11,10 +11,12 @@ from gateway.core import namespaces as nsp
 from gateway.core.control import AuditEntry, TaskStep
 from gateway.core.episodes import Episodes
 from gateway.core.errors import FailedPrecondition, InvalidArgument, NotFound
+from gateway.core.ownership import TaskOwners
 from gateway.core.ports import Ledger
+from gateway.core.screening import clean
+from gateway.settings import Limits
 
 STEP_STATES = ("pending", "running", "done", "failed")
-MAX_STEPS = 1000
 
 
 @dataclass(slots=True)
@@ -39,15 +41,26 @@ def task_of(task_id: str, steps: list[TaskStep]) -> Task:
 
 
 class Tasks:
-    def __init__(self, ledger: Ledger, episodes: Episodes) -> None:
+    def __init__(
+        self, ledger: Ledger, episodes: Episodes, owners: TaskOwners, limits: Limits
+    ) -> None:
         self._ledger = ledger
         self._episodes = episodes
+        self._owners = owners
+        self._limits = limits
 
     async def start(self, agent: str, task_id: str, steps: Sequence[str]) -> Task:
+        """Start (or, by its owner or the master, restart) a task; step names are screened."""
         nsp.check_agent_id(agent)
-        nsp.parse(f"task/{task_id}", "id")
-        if not steps or len(steps) > MAX_STEPS or any(not s.strip() for s in steps):
-            raise InvalidArgument(f"steps must be 1..{MAX_STEPS} non-empty names", field="steps")
+        nsp.check_id(task_id, "id", required=True)
+        most, longest = self._limits.max_task_steps, self._limits.max_step_name_chars
+        if not steps or len(steps) > most:
+            raise InvalidArgument(f"steps must be 1..{most} names", field="steps")
+        for i, name in enumerate(steps):
+            if not name.strip() or len(name) > longest:
+                raise InvalidArgument(f"steps[{i}] must be 1..{longest} chars", field="steps")
+        steps = [clean(name) for name in steps]
+        await self._owners.claim(agent, task_id)
         existing = await self._ledger.task_steps(task_id)
         if existing and [s.name for s in existing] != list(steps):
             raise FailedPrecondition(f"task {task_id} exists with other steps; use a new task id")
@@ -59,6 +72,7 @@ class Tasks:
 
     async def get(self, agent: str, task_id: str) -> Task:
         nsp.check_agent_id(agent)
+        nsp.check_id(task_id, "id", required=True)
         steps = await self._ledger.task_steps(task_id)
         if not steps:
             raise NotFound(f"task {task_id!r} does not exist: start it first")
@@ -70,7 +84,17 @@ class Tasks:
         """A retry resumes at the first step that is not done; a done step never runs again."""
         if state not in STEP_STATES:
             raise InvalidArgument(f"state must be one of {', '.join(STEP_STATES)}", field="state")
+        for value, name, limit in (
+            (output, "output", self._limits.max_step_output_chars),
+            (error, "error", self._limits.max_step_error_chars),
+        ):
+            if len(value) > limit:
+                raise InvalidArgument(
+                    f"{name} is {len(value)} chars, the limit is {limit}", field=name
+                )
         task = await self.get(agent, task_id)
+        await self._owners.require(agent, task_id)
+        output, error = clean(output), clean(error)
         if not 0 <= index < len(task.steps):
             raise InvalidArgument(f"index must be 0..{len(task.steps) - 1}", field="index")
         if task.steps[index].state == "done":
@@ -80,7 +104,7 @@ class Tasks:
                 f"step {index} of task {task_id} is done and is never repeated; resume at step "
                 f"{task.resume_at}"
             )
-        await self._ledger.update_step(task_id, index, state, output[:4000], error[:2000])
+        await self._ledger.update_step(task_id, index, state, output, error)
         await self._ledger.audit(
             [AuditEntry(agent, f"step:{state}", f"task/{task_id}", str(index), error[:200])]
         )

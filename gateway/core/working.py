@@ -3,6 +3,7 @@ like every write; when the dialogue overflows, its oldest half is summarised int
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections import OrderedDict
@@ -10,18 +11,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gateway.core import namespaces as nsp
+from gateway.core import proposals
 from gateway.core.commands import TurnAppend
-from gateway.core.control import NewEntry
-from gateway.core.errors import BackendUnavailable, InvalidArgument
+from gateway.core.control import AuditEntry, NewEntry
+from gateway.core.errors import BackendUnavailable, PermissionDenied
 from gateway.core.inputs import WriteInput, parse_zone, prepare
 from gateway.core.models import Layer, Turn, Zone, utcnow
-from gateway.core.ports import Summariser, WorkingStore
+from gateway.core.ports import Ledger, Summariser, WorkingStore
+from gateway.core.session_state import check_state_total, check_state_update
 from gateway.core.write_path import WritePath
 from gateway.settings import Limits
 
 log = logging.getLogger("memgate.working")
 
 TURN_RESULTS_KEPT = 4096
+STATE_LOCKS = 64
 SUMMARY_PREFIX = "[history_summary]"
 #: every summary ends with this (seed 004 §3.3): it was generated and may leave things out
 SUMMARY_NOTE = "（本摘要由系统自动生成，可能存在信息遗漏 / auto-generated, may omit details）"
@@ -34,6 +38,8 @@ class TurnOutcome:
     compacted: bool
     dialogue_length: int
     redactions: list[str]
+    proposal_id: str = ""
+    quarantined: bool = False
 
 
 class TurnResults:
@@ -130,6 +136,11 @@ async def apply_turns(
     return {ns for ns, _ in groups}
 
 
+def _steers(turn: TurnAppend) -> bool:
+    """A turn that would speak as the system: a system role, or the instructions zone."""
+    return turn.role == "system" or turn.zone is Zone.INSTRUCTIONS
+
+
 class WorkingMemory:
     """The working-memory use cases: append, window, state, compaction, scratch."""
 
@@ -140,6 +151,9 @@ class WorkingMemory:
         results: TurnResults,
         limits: Limits,
         master: str,
+        ledger: Ledger,
+        policies: nsp.SharedWritePolicies,
+        turn_policy: str = "proposal",
         summariser: Summariser | None = None,
         summary_budget: int = 200,
     ) -> None:
@@ -150,16 +164,26 @@ class WorkingMemory:
         self._results = results
         self._limits = limits
         self._master = master
+        self._ledger = ledger
+        self._policies = policies
+        self._turn_policy = turn_policy
+        self._locks = [asyncio.Lock() for _ in range(STATE_LOCKS)]
 
     def _session(self, agent: str, namespace: str, session_id: str, write: bool) -> str:
+        """The namespace, if ``agent`` may read it (``write=False``) or change it directly. Session
+        state, compaction and scratch cannot be proposals: a sub-agent gets PERMISSION_DENIED in
+        ``user/*`` and ``global`` (``task/*`` and its own namespace are direct)."""
         nsp.check_agent_id(agent)
         ns = nsp.parse(namespace)
-        if not session_id or len(session_id) > 128:
-            raise InvalidArgument("session_id is required (1..128 chars)", field="session_id")
-        if write:
-            nsp.write_access(agent, ns, self._master)
-        else:
+        nsp.check_id(session_id, "session_id", required=True)
+        if not write:
             nsp.check_read(agent, ns, self._master)
+        elif nsp.write_access(agent, ns, self._master) is nsp.Access.PROPOSAL:
+            raise PermissionDenied(
+                f"agent {agent!r} may not change the session state or window of {ns} directly: "
+                "only the master may; propose turns with AppendTurn or facts with ProposeFact",
+                field="namespace",
+            )
         return str(ns)
 
     def session_for_write(self, agent: str, namespace: str, session_id: str) -> str:
@@ -177,7 +201,14 @@ class WorkingMemory:
         metadata: dict[str, str],
         idempotency_key: str,
     ) -> TurnOutcome:
-        self._session(agent, namespace, session_id, write=True)
+        """One policy for every layer: a sub-agent's turn into ``user/*`` or ``global`` is a
+        proposal (or refused, ``shared_turn_policy="deny"``) unless the master's shared-write
+        policy approves the namespace; a sub-agent may never add a ``system`` turn or an
+        ``instructions`` turn to a shared session. A turn that looks like a prompt injection is
+        quarantined: audited, never placed in the window."""
+        nsp.check_agent_id(agent)
+        ns = nsp.parse(namespace)
+        nsp.check_id(session_id, "session_id", required=True)
         item = WriteInput(
             namespace=namespace,
             layer=Layer.WORKING.value,
@@ -190,6 +221,30 @@ class WorkingMemory:
         )
         p = prepare(item, self._limits)
         assert isinstance(p.command, TurnAppend)
+        access = nsp.write_access(agent, ns, self._master)
+        if agent != self._master and ns.shared and _steers(p.command):
+            raise PermissionDenied(
+                f"agent {agent!r} may not add a {p.command.role!r} turn to the "
+                f"{p.command.zone.value} zone of shared {ns}: only the master sets a shared "
+                "session's instructions; send it as a user/assistant/tool turn",
+                field="role",
+            )
+        if p.quarantined:
+            await self._ledger.audit(
+                [AuditEntry(agent, "quarantine", str(ns), session_id, p.injection[:200])]
+            )
+            return TurnOutcome("", False, False, 0, p.redactions, quarantined=True)
+        if access is nsp.Access.PROPOSAL:
+            policy = await self._policies.current()
+            if not policy.approves(str(ns), 1.0):
+                if self._turn_policy == "deny":
+                    raise PermissionDenied(
+                        f"agent {agent!r} may not append turns to shared {ns} "
+                        "(shared_turn_policy=deny): ask the master",
+                        field="namespace",
+                    )
+                stored = await proposals.submit(self._ledger, agent, idempotency_key, p.command)
+                return TurnOutcome("", False, False, 0, p.redactions, proposal_id=stored.id)
         entry = NewEntry(uuid.uuid4().hex, agent, idempotency_key, p.command)
         done = (await self._write_path.commit([entry], wait=True, details=["working"]))[0]
         result = self._results.get(done.write_id)
@@ -227,10 +282,14 @@ class WorkingMemory:
         updates: dict[str, str],
         remove: Sequence[str],
     ) -> tuple[dict[str, str], int]:
+        """Set and remove keys; the limits of ``state_limits`` hold per update and, checked
+        against the stored state under a per-session lock, for the whole session."""
         ns = self._session(agent, namespace, session_id, write=True)
-        if len(updates) > self._limits.max_metadata_entries:
-            raise InvalidArgument("set has too many entries", field="set")
-        state = await self._store.set_state(ns, session_id, updates, remove)
+        updates, removed = check_state_update(updates, remove, self._limits)
+        async with self._locks[hash((ns, session_id)) % len(self._locks)]:
+            current = await self._store.get_state(ns, session_id)
+            check_state_total(current, updates, removed, self._limits)
+            state = await self._store.set_state(ns, session_id, updates, removed)
         return state, await self._store.ttl_seconds(ns, session_id)
 
     async def compact_window(self, agent: str, namespace: str, session_id: str) -> tuple[int, str]:

@@ -4,21 +4,19 @@ all or nothing: nothing is journaled unless every item is valid and allowed."""
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gateway.core import namespaces as nsp
+from gateway.core import proposals
 from gateway.core.commands import MemoryWrite, TurnAppend
-from gateway.core.control import NewEntry, Proposal
+from gateway.core.control import NewEntry
 from gateway.core.errors import InvalidArgument
 from gateway.core.inputs import (
     Prepared,
     WriteInput,
-    check_node_id,
     check_relation,
-    node_kind,
     prepare,
 )
 from gateway.core.models import Layer
@@ -54,10 +52,6 @@ def review_reason(p: Prepared) -> str:
     ):
         return "low confidence, high impact"
     return ""
-
-
-def stable_id(agent: str, key: str) -> str:
-    return hashlib.sha256(f"{agent}\x00{key}".encode()).hexdigest()[:32]
 
 
 class Writer:
@@ -123,19 +117,16 @@ class Writer:
         return [o for o in outcomes if o is not None]
 
     async def _propose(self, agent: str, p: Prepared) -> WriteOutcome:
-        pid = stable_id(agent, p.idempotency_key) if p.idempotency_key else uuid.uuid4().hex
-        await self._ledger.add_proposal(Proposal(pid, agent, p.command))
+        stored = await proposals.submit(self._ledger, agent, p.idempotency_key, p.command)
         return WriteOutcome(
-            id="", proposal_id=pid, redactions=p.redactions, quarantined=p.quarantined
+            id="", proposal_id=stored.id, redactions=p.redactions, quarantined=p.quarantined
         )
 
     async def record_event(self, agent: str, item: WriteInput, wait: bool) -> WriteOutcome:
         """An episodic memory with links; without an event time it happened when received."""
         item.layer = Layer.EPISODIC.value
-        for rel_type, kind, target in item.links:
-            check_relation(rel_type, "links.type")
-            node_kind(kind, "links.target.kind")
-            check_node_id(target, "links.target.id")
+        for rel_type, _, _ in item.links:
+            check_relation(rel_type, "links.type")  # kinds and ids: prepare() checks them
         return (await self.write(agent, [item], wait))[0]
 
 

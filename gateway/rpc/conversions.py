@@ -60,11 +60,25 @@ def ts(value: datetime | None) -> Timestamp | None:
     return out
 
 
-def from_ts(msg: object, name: str) -> datetime | None:
-    """The timestamp field ``name`` of ``msg`` as an aware datetime, or None when unset."""
+#: the times a request may carry: 1970-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999999Z
+MIN_SECONDS = 0
+MAX_SECONDS = 253_402_300_799
+
+
+def from_ts(msg: object, name: str, prefix: str = "") -> datetime | None:
+    """The timestamp field ``name`` of ``msg`` as an aware datetime, or None when unset.
+    Out of range (before 1970, after 9999, nanos outside 0..999999999): INVALID_ARGUMENT naming
+    ``prefix + name``."""
     if not msg.HasField(name):  # type: ignore[attr-defined]
         return None
-    return getattr(msg, name).ToDatetime(tzinfo=UTC)
+    value = getattr(msg, name)
+    if not (MIN_SECONDS <= value.seconds <= MAX_SECONDS and 0 <= value.nanos <= 999_999_999):
+        raise InvalidArgument(
+            f"{prefix}{name} is out of range (seconds={value.seconds}, nanos={value.nanos}): "
+            "send a time between 1970-01-01 and 9999-12-31 UTC",
+            field=f"{prefix}{name}",
+        )
+    return value.ToDatetime(tzinfo=UTC)  # type: ignore[no-any-return]
 
 
 def layer_name(value: int) -> str:
@@ -139,7 +153,7 @@ def memory_from_pb(p: pb.Memory) -> Memory:
 
 
 # ---- writes
-def write_item_from_pb(p: pb.WriteItem) -> WriteInput:
+def write_item_from_pb(p: pb.WriteItem, prefix: str = "") -> WriteInput:
     return WriteInput(
         namespace=p.namespace,
         layer=layer_name(p.layer),
@@ -149,7 +163,7 @@ def write_item_from_pb(p: pb.WriteItem) -> WriteInput:
         confidence=p.confidence if p.HasField("confidence") else None,
         session_id=p.session_id,
         task_id=p.task_id,
-        event_time=from_ts(p, "event_time"),
+        event_time=from_ts(p, "event_time", prefix),
         metadata=dict(p.metadata),
         evidence=list(p.evidence),
         entities=list(p.entities),

@@ -1,7 +1,9 @@
 """One server interceptor: authenticates the caller and maps domain errors to gRPC statuses.
 
 Internal errors never leak their text: the caller gets INTERNAL with a request id, the log gets
-the traceback under the same id.
+the traceback under the same id. A body that does not decode (not protobuf, invalid UTF-8 in a
+string field) is INVALID_ARGUMENT: the interceptor wraps the request deserializer, which grpc
+runs before any handler, and logs such requests once per ``UNDECODABLE_LOG_WINDOW_S``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 import grpc
 
-from gateway.core.errors import MemgateError, Overloaded
+from gateway.core.errors import InvalidArgument, MemgateError, Overloaded
 from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
 from gateway.rpc.auth import authenticate
 
@@ -43,6 +45,52 @@ class _Call:
         self.trailers: tuple[tuple[str, str], ...] = ()
 
 
+UNDECODABLE_LOG_WINDOW_S = 60.0
+
+
+class Undecodable:
+    """What the wrapped deserializer returns for a body it cannot decode."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+class RateLimitedLog:
+    """Logs the first event of each window and how many were suppressed since the last line."""
+
+    def __init__(self, window_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self._window = window_s
+        self._clock = clock
+        self._next = 0.0
+        self.suppressed = 0
+
+    def __call__(self, message: str, *args: object) -> bool:
+        now = self._clock()
+        if now < self._next:
+            self.suppressed += 1
+            return False
+        self._next = now + self._window
+        log.warning(message + " (%d more since the last report)", *args, self.suppressed)
+        self.suppressed = 0
+        return True
+
+
+def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """``deserializer`` that returns ``Undecodable`` instead of raising."""
+    if deserializer is None:
+        return None
+
+    def decode(body: bytes) -> Any:
+        try:
+            return deserializer(body)
+        except Exception as exc:  # noqa: BLE001 - any decode failure is the caller's input
+            return Undecodable(type(exc).__name__)
+
+    return decode
+
+
 class ErrorMapping(grpc.aio.ServerInterceptor):
     def __init__(
         self,
@@ -53,6 +101,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         self._api_keys = api_keys
         self._metrics = metrics
         self._tracer = tracer
+        self._undecodable_log = RateLimitedLog(UNDECODABLE_LOG_WINDOW_S)
 
     async def intercept_service(
         self,
@@ -67,13 +116,13 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
                 self._unary(name, handler.unary_unary),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
                 self._stream(name, handler.unary_stream),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         return handler
@@ -82,6 +131,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         async def guarded(request: Any, context: grpc.aio.ServicerContext) -> Any:
             with self._call(name, context) as call:
                 call.agent = authenticate(context, self._api_keys)
+                self._check_decoded(name, request)
                 return await inner(request, context)
             await self._abort(call, context)
             return None
@@ -92,6 +142,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         async def guarded(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
             with self._call(name, context) as call:
                 call.agent = authenticate(context, self._api_keys)
+                self._check_decoded(name, request)
                 async for message in inner(request, context):
                     yield message
             await self._abort(call, context)
@@ -134,3 +185,12 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
     async def _abort(call: _Call, context: grpc.aio.ServicerContext) -> None:
         if call.message:
             await context.abort(getattr(grpc.StatusCode, call.code), call.message, call.trailers)
+
+    def _check_decoded(self, name: str, request: Any) -> None:
+        if isinstance(request, Undecodable):
+            self._undecodable_log("undecodable request body for %s (%s)", name, request.error)
+            raise InvalidArgument(
+                f"the request body is not a valid protobuf message for {name} (or a string "
+                "field is not valid UTF-8): send it with the generated memgate stubs",
+                field="request",
+            )

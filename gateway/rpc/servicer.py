@@ -27,11 +27,12 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
 
     # ---- long-term memories
     async def Write(self, req: pb.WriteRequest, ctx: Ctx) -> pb.WriteResponse:
-        out = await self._svc.writer.write(caller(ctx), [cv.write_item_from_pb(req.item)], req.wait)
+        item = cv.write_item_from_pb(req.item)
+        out = await self._svc.writer.write(caller(ctx), [item], req.wait)
         return pb.WriteResponse(result=cv.write_result_to_pb(out[0]))
 
     async def BatchWrite(self, req: pb.BatchWriteRequest, ctx: Ctx) -> pb.BatchWriteResponse:
-        items = [cv.write_item_from_pb(i) for i in req.items]
+        items = [cv.write_item_from_pb(i, f"items[{n}].") for n, i in enumerate(req.items)]
         out = await self._svc.writer.write(caller(ctx), items, req.wait)
         return pb.BatchWriteResponse(results=[cv.write_result_to_pb(o) for o in out])
 
@@ -70,6 +71,8 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             compacted=o.compacted,
             dialogue_length=o.dialogue_length,
             redactions=o.redactions,
+            proposal_id=o.proposal_id,
+            quarantined=o.quarantined,
         )
 
     async def GetWindow(self, req: pb.GetWindowRequest, ctx: Ctx) -> pb.GetWindowResponse:
@@ -150,8 +153,7 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
 
     # ---- operations
     async def Stats(self, req: pb.StatsRequest, ctx: Ctx) -> pb.StatsResponse:
-        caller(ctx)
-        s = await self._svc.ops.stats()
+        s = await self._svc.ops.stats_as(caller(ctx))
         return pb.StatsResponse(
             journal_pending=s["journal_pending"],
             journal_applied=s["journal_applied"],
@@ -180,13 +182,12 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
     async def BreakerStates(
         self, req: pb.BreakerStatesRequest, ctx: Ctx
     ) -> pb.BreakerStatesResponse:
-        caller(ctx)
         return pb.BreakerStatesResponse(
             breakers=[
                 pb.BreakerState(
                     layer=b.layer, state=b.state, trips=b.trips, last_error=b.last_error
                 )
-                for b in self._svc.ops.breakers()
+                for b in self._svc.ops.breakers_as(caller(ctx))
             ]
         )
 
@@ -229,7 +230,10 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             req.summary,
             list(req.artifacts),
             list(req.decisions),
-            [cv.write_item_from_pb(u.item) for u in req.memory_updates],
+            [
+                cv.write_item_from_pb(u.item, f"memory_updates[{n}].item.")
+                for n, u in enumerate(req.memory_updates)
+            ],
             req.session_id,
             req.idempotency_key,
         )

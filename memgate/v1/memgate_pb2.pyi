@@ -315,18 +315,22 @@ class AppendTurnRequest(_message.Message):
     def __init__(self, namespace: _Optional[str] = ..., session_id: _Optional[str] = ..., role: _Optional[str] = ..., content: _Optional[str] = ..., zone: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
 
 class AppendTurnResponse(_message.Message):
-    __slots__ = ("id", "duplicate", "compacted", "dialogue_length", "redactions")
+    __slots__ = ("id", "duplicate", "compacted", "dialogue_length", "redactions", "proposal_id", "quarantined")
     ID_FIELD_NUMBER: _ClassVar[int]
     DUPLICATE_FIELD_NUMBER: _ClassVar[int]
     COMPACTED_FIELD_NUMBER: _ClassVar[int]
     DIALOGUE_LENGTH_FIELD_NUMBER: _ClassVar[int]
     REDACTIONS_FIELD_NUMBER: _ClassVar[int]
+    PROPOSAL_ID_FIELD_NUMBER: _ClassVar[int]
+    QUARANTINED_FIELD_NUMBER: _ClassVar[int]
     id: str
     duplicate: bool
     compacted: bool
     dialogue_length: int
     redactions: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., duplicate: _Optional[bool] = ..., compacted: _Optional[bool] = ..., dialogue_length: _Optional[int] = ..., redactions: _Optional[_Iterable[str]] = ...) -> None: ...
+    proposal_id: str
+    quarantined: bool
+    def __init__(self, id: _Optional[str] = ..., duplicate: _Optional[bool] = ..., compacted: _Optional[bool] = ..., dialogue_length: _Optional[int] = ..., redactions: _Optional[_Iterable[str]] = ..., proposal_id: _Optional[str] = ..., quarantined: _Optional[bool] = ...) -> None: ...
 
 class GetWindowRequest(_message.Message):
     __slots__ = ("namespace", "session_id", "zones")

@@ -196,7 +196,7 @@ def test_private_namespaces_and_proposals(gw: RunningGateway, ns: str) -> None:
         mine = ca.write(f"agent/{a}", "semantic", "my private scratch note", wait=True)
         assert ca.get(mine).content == "my private scratch note"
         assert cm.get(mine).namespace == f"agent/{a}"  # the master reads every namespace
-        with pytest.raises(gc.PermissionDenied):
+        with pytest.raises(gc.NotFound):  # a private id answers like a missing one (L4)
             cb.get(mine)
         with pytest.raises(gc.PermissionDenied):
             cb.recall("note", namespaces=[f"agent/{a}"])
@@ -481,9 +481,10 @@ def test_events_timeline_neighbourhood_and_relations(gw: RunningGateway) -> None
         with pytest.raises(gc.InvalidArgument, match="depth"):
             c.neighbourhood("event", e1, depth=3)
     with gw.client(f"b-{uuid.uuid4().hex[:8]}") as other:
-        with pytest.raises(gc.PermissionDenied):  # another agent's private events stay private
+        # another agent's private events stay private, and look missing (L4)
+        with pytest.raises(gc.NotFound):
             other.relate(("event", e1), "CAUSED", ("entity", "x"))
-        with pytest.raises(gc.PermissionDenied):
+        with pytest.raises(gc.NotFound):
             other.neighbourhood("event", e1)
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from gateway.core.commands import MemoryWrite, TurnAppend
 from gateway.core.errors import InvalidArgument
-from gateway.core.inputs import WriteInput, check_node_id, check_relation, node_kind, prepare
+from gateway.core.inputs import WriteInput, check_node, check_relation, node_kind, prepare
+from gateway.core.models import NodeKind
 from gateway.settings import Limits
 
 LIMITS = Limits()
@@ -85,7 +86,7 @@ def test_node_kinds_and_ids() -> None:
     with pytest.raises(InvalidArgument, match="planet"):
         node_kind("planet", "src.kind")
     with pytest.raises(InvalidArgument):
-        check_node_id("", "src.id")
+        check_node(NodeKind.ENTITY, "", "src.id")
     with pytest.raises(InvalidArgument):
-        check_node_id("x" * 257, "src.id")
+        check_node(NodeKind.ENTITY, "x" * 257, "src.id")
     assert node_kind("event", "k").value == "event"
