@@ -1,5 +1,6 @@
 """The episodic graph's use cases: relate two nodes, a namespace's timeline, a node's
-neighbourhood (never showing events of a namespace the caller cannot read)."""
+neighbourhood (never showing, nor walking through, an event, entity or session of a namespace the
+caller cannot read)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,15 @@ from gateway.core.control import NewEntry
 from gateway.core.errors import InvalidArgument
 from gateway.core.inputs import check_node_id, check_relation, node_kind
 from gateway.core.memories import Memories
-from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, utcnow
+from gateway.core.models import (
+    SCOPED_KINDS,
+    Event,
+    Neighbour,
+    NodeKind,
+    NodeRef,
+    scope_of,
+    utcnow,
+)
 from gateway.core.ports import EpisodicGraph, RecordStore
 from gateway.core.write_path import WritePath
 
@@ -51,13 +60,19 @@ class Episodes:
         ends = []
         for (kind, node_id), name in ((src, "src"), (dst, "dst")):
             ref = NodeRef(node_kind(kind, f"{name}.kind"), check_node_id(node_id, f"{name}.id"))
-            if ref.kind is NodeKind.EVENT:
-                await self._memories.visible(agent, ref.id)  # no linking others' private events
+            await self._check_node(agent, ref)  # no linking others' private events or entities
             ends.append(ref)
         cmd = Relate(ends[0], rel_type, ends[1], at or utcnow(), dict(properties))
         await self._write_path.commit(
             [NewEntry(uuid.uuid4().hex, agent, "", cmd)], wait, action="relate", details=[rel_type]
         )
+
+    async def _check_node(self, agent: str, ref: NodeRef) -> None:
+        """An event, entity or session node of a namespace ``agent`` cannot read is refused."""
+        if ref.kind is NodeKind.EVENT:
+            await self._memories.visible(agent, ref.id)
+        elif ref.kind in SCOPED_KINDS and (scope := scope_of(ref.id)):
+            nsp.check_read(agent, nsp.parse(scope, "node.id"), self._master)
 
     async def timeline(
         self,
@@ -84,10 +99,12 @@ class Episodes:
         if depth not in (1, 2):
             raise InvalidArgument("depth must be 1 or 2", field="depth")
         ref = NodeRef(node_kind(node[0], "node.kind"), check_node_id(node[1], "node.id"))
-        if ref.kind is NodeKind.EVENT:
-            await self._memories.visible(agent, ref.id)
-        found = await self._graph.neighbourhood(ref, depth, min(max(limit, 1), MAX_NEIGHBOURS))
-        if agent == self._master:
+        await self._check_node(agent, ref)
+        master = agent == self._master
+        found = await self._graph.neighbourhood(
+            ref, depth, min(max(limit, 1), MAX_NEIGHBOURS), visible_to=None if master else agent
+        )
+        if master:
             return found
         # events in another agent's private namespace stay hidden
         event_ids = [n.node.id for n in found if n.node.kind is NodeKind.EVENT]

@@ -183,8 +183,14 @@ class EpisodicGraph(Lifecycle, Protocol):
         (the newest ones when more match)."""
 
     @reads
-    async def neighbourhood(self, node: NodeRef, depth: int, limit: int) -> list[Neighbour]:
-        """Nodes within ``depth`` (1 or 2) hops of ``node``, nearest first, then newest edge."""
+    async def neighbourhood(
+        self, node: NodeRef, depth: int, limit: int, visible_to: str | None = None
+    ) -> list[Neighbour]:
+        """Nodes within ``depth`` (1 or 2) hops of ``node``, nearest first, then newest edge.
+
+        With ``visible_to`` (an agent id), event, entity and session nodes of another agent's
+        private namespace (``agent/<x>``, x != visible_to) are neither returned nor walked
+        through: what lies behind them is not reached either."""
 
     async def delete_events(self, ids: Sequence[str]) -> None: ...
 
