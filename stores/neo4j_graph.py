@@ -39,6 +39,7 @@ from gateway.core.models import (
     Relation,
     event_links,
     scope_of,
+    scoped_id,
     valid_relation_type,
 )
 from stores.codec import dump_json, load_json
@@ -135,6 +136,20 @@ def _visible(var: str) -> str:
         f"AND {var}.namespace STARTS WITH 'agent/' AND {var}.namespace <> $me))"
     )
 
+
+# Events go with every edge; entity and session nodes they linked to and nothing else reaches
+# any more go too (their names came from the erased events).
+_DELETE_EVENTS = """
+UNWIND $ids AS id
+MATCH (e:Event {id: id})
+OPTIONAL MATCH (e)-[]->(n) WHERE n:Entity OR n:Session
+WITH collect(DISTINCT e) AS events, collect(DISTINCT n) AS linked
+FOREACH (e IN events | DETACH DELETE e)
+WITH linked
+UNWIND linked AS n
+WITH n WHERE NOT (n)--()
+DELETE n
+"""
 
 _EVENT_FIELDS = (
     "e.id AS id, e.namespace AS namespace, e.type AS type, e.summary AS summary, e.at AS at, "
@@ -238,11 +253,32 @@ class Neo4jEpisodicGraph(Neo4jBacked):
 
     async def delete_events(self, ids: Sequence[str]) -> None:
         unique = list(dict.fromkeys(ids))
-        if not unique:
-            return
-        await self._db.write(
-            "UNWIND $ids AS id MATCH (e:Event {id: id}) DETACH DELETE e", {"ids": unique}
+        if unique:
+            await self._db.write(_DELETE_EVENTS, {"ids": unique})
+
+    async def delete_nodes(self, nodes: Sequence[NodeRef]) -> None:
+        groups: dict[str, list[str]] = {}
+        for n in nodes:
+            groups.setdefault(_label(n.kind), []).append(n.id)
+        for label, ids in groups.items():
+            await self._db.write(
+                f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) DETACH DELETE n", {"ids": ids}
+            )
+
+    async def erase_namespace(self, namespace: str) -> int:
+        rows = await self._db.read(
+            "MATCH (e:Event) WHERE e.namespace = $ns RETURN e.id AS id", {"ns": namespace}
         )
+        ids = [r["id"] for r in rows]
+        for start in range(0, len(ids), 1000):
+            await self._db.write(_DELETE_EVENTS, {"ids": ids[start : start + 1000]})
+        prefix = scoped_id(namespace, "")
+        for label in (LABELS[NodeKind.ENTITY], LABELS[NodeKind.SESSION]):
+            await self._db.write(
+                f"MATCH (n:{label}) WHERE n.id STARTS WITH $prefix DETACH DELETE n",
+                {"prefix": prefix},
+            )
+        return len(ids)
 
     # ------------------------------------------------------------------ reads
 
@@ -273,6 +309,16 @@ class Neo4jEpisodicGraph(Neo4jBacked):
             params,
         )
         return [_event_of(r) for r in reversed(rows)]
+
+    async def events_about(self, user_id: str, limit: int) -> list[tuple[str, str]]:
+        if limit <= 0 or not user_id:
+            return []
+        rows = await self._db.read(
+            "MATCH (:User {id: $user})<-[:ABOUT]-(e:Event) "
+            "RETURN e.id AS id, e.namespace AS namespace ORDER BY id LIMIT $limit",
+            {"user": user_id, "limit": int(limit)},
+        )
+        return [(r["id"], r["namespace"]) for r in rows]
 
     async def neighbourhood(
         self, node: NodeRef, depth: int, limit: int, visible_to: str | None = None

@@ -181,6 +181,32 @@ def _decode(raw: bytes, zone: Zone) -> Turn:
     )
 
 
+# Erasure. KEYS as every script; ARGV: turn ids. Removes every turn with one of the ids from
+# every zone list (the seen set keeps the ids, so a replay cannot bring them back). No refresh:
+# erasing must not extend a session's life.
+_REMOVE = """
+local wanted = {}
+for i = 1, #ARGV do wanted[ARGV[i]] = true end
+local removed = 0
+for k = 3, #KEYS do
+  for _, raw in ipairs(redis.call('LRANGE', KEYS[k], 0, -1)) do
+    local ok, turn = pcall(cjson.decode, raw)
+    if ok and type(turn) == 'table' and wanted[turn['id']] then
+      removed = removed + redis.call('LREM', KEYS[k], 0, raw)
+    end
+  end
+end
+return removed
+"""
+
+_GLOB_SPECIAL = str.maketrans({c: f"\\{c}" for c in "*?[]\\"})
+
+
+def namespace_pattern(namespace: str) -> str:
+    """A SCAN pattern matching every key of every session of ``namespace`` (and only those)."""
+    return f"{KEY_PREFIX}:{{{_escape(namespace).translate(_GLOB_SPECIAL)}|*"
+
+
 class RedisWorkingStore:
     """``WorkingStore`` over a Redis server (``redis://``, ``rediss://`` or ``unix://`` URL)."""
 
@@ -217,6 +243,7 @@ class RedisWorkingStore:
         self._clear = self._client.register_script(_CLEAR)
         self._state = self._client.register_script(_STATE)
         self._ttl_script = self._client.register_script(_TTL)
+        self._remove = self._client.register_script(_REMOVE)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -300,6 +327,32 @@ class RedisWorkingStore:
         keys = session_keys(namespace, session_id)
         with self._guard("ttl_seconds"):
             return int(await self._ttl_script(keys=keys))
+
+    async def remove_turns(self, namespace: str, session_id: str, turn_ids: Sequence[str]) -> int:
+        keys = session_keys(namespace, session_id)
+        ids = list(dict.fromkeys(str(i) for i in turn_ids))
+        if not ids:
+            return 0
+        with self._guard("remove_turns"):
+            return int(await self._remove(keys=keys, args=ids))
+
+    async def erase_namespace(self, namespace: str) -> int:
+        """SCANs the namespace's keys (never KEYS: no long block of the server) and deletes
+        them in batches; returns how many sessions had keys."""
+        if not namespace:
+            raise InvalidArgument("namespace must not be empty", field="namespace")
+        sessions: set[str] = set()
+        with self._guard("erase_namespace"):
+            batch: list[bytes] = []
+            async for key in self._client.scan_iter(match=namespace_pattern(namespace), count=500):
+                batch.append(key)
+                sessions.add(key.decode().rsplit("}", 1)[0])
+                if len(batch) >= 500:
+                    await self._client.delete(*batch)
+                    batch = []
+            if batch:
+                await self._client.delete(*batch)
+        return len(sessions)
 
     # ------------------------------------------------------------------ plumbing
 

@@ -1,6 +1,8 @@
 """The one SQLite base every embedded store uses: a connection per file (WAL), opened with the
 store's schema, used under a lock from one worker thread; writes run as one ``BEGIN IMMEDIATE``
-transaction rolled back on any error. ``sqlite3.OperationalError`` (locked, disk I/O, cannot open)
+transaction rolled back on any error. ``secure_delete`` is on (deleted content is zeroed) and
+``checkpoint()`` truncates the WAL, so an erasure leaves nothing behind in either file.
+``sqlite3.OperationalError`` (locked, disk I/O, cannot open)
 surfaces as ``BackendUnavailable``, so a breaker and the core treat it like a dead server."""
 
 from __future__ import annotations
@@ -82,6 +84,11 @@ class SqliteDb:
     async def ping(self) -> None:
         await self.read(lambda c: c.execute("SELECT 1").fetchone())
 
+    async def checkpoint(self) -> None:
+        """Copy the WAL into the database file and truncate it to zero bytes: after an erasure,
+        no old page image (holding erased content) stays in the ``-wal`` file."""
+        await self.read(lambda c: c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone())
+
     # ---- plumbing
     async def _call(self, fn: Callable[[], T]) -> T:
         if self._executor is None:
@@ -98,6 +105,8 @@ class SqliteDb:
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            # deleted and overwritten content is zeroed, not left in free pages (erasure)
+            conn.execute("PRAGMA secure_delete=ON")
             conn.execute("PRAGMA busy_timeout=5000")
             conn.executescript(self._schema)
         except BaseException:

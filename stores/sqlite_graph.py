@@ -42,6 +42,7 @@ from gateway.core.models import (
     Relation,
     event_links,
     scope_of,
+    scoped_id,
     valid_relation_type,
 )
 from stores.codec import dump_json, from_micros, to_micros
@@ -249,20 +250,76 @@ class SqliteEpisodicGraph(SqliteBacked):
         unique = list(dict.fromkeys(ids))
         if not unique:
             return
+        await self._db.write(lambda c: self._delete_events(c, unique))
+        await self._db.checkpoint()
 
-        def run(conn: sqlite3.Connection) -> None:
-            for part in chunks(unique):
-                q = marks(len(part))
-                conn.execute(f"DELETE FROM events WHERE id IN ({q})", part)
-                conn.execute(f"DELETE FROM nodes WHERE kind = ? AND id IN ({q})", (_EVENT, *part))
+    @staticmethod
+    def _delete_events(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+        """Events, their nodes and edges; then entity and session nodes they linked to that no
+        edge reaches any more."""
+        linked: set[tuple[str, str]] = set()
+        for part in chunks(ids):
+            q = marks(len(part))
+            linked.update(
                 conn.execute(
-                    f"DELETE FROM edges WHERE src_kind = ? AND src_id IN ({q})", (_EVENT, *part)
-                )
-                conn.execute(
-                    f"DELETE FROM edges WHERE dst_kind = ? AND dst_id IN ({q})", (_EVENT, *part)
-                )
+                    f"SELECT dst_kind, dst_id FROM edges WHERE src_kind = ? AND src_id IN ({q}) "
+                    "AND dst_kind IN ('entity', 'session')",
+                    (_EVENT, *part),
+                ).fetchall()
+            )
+            conn.execute(f"DELETE FROM events WHERE id IN ({q})", part)
+            conn.execute(f"DELETE FROM nodes WHERE kind = ? AND id IN ({q})", (_EVENT, *part))
+            conn.execute(
+                f"DELETE FROM edges WHERE src_kind = ? AND src_id IN ({q})", (_EVENT, *part)
+            )
+            conn.execute(
+                f"DELETE FROM edges WHERE dst_kind = ? AND dst_id IN ({q})", (_EVENT, *part)
+            )
+        for kind, node_id in linked:
+            conn.execute(
+                "DELETE FROM nodes WHERE kind = ? AND id = ? AND NOT EXISTS "
+                "(SELECT 1 FROM edges WHERE src_kind = ? AND src_id = ?) AND NOT EXISTS "
+                "(SELECT 1 FROM edges WHERE dst_kind = ? AND dst_id = ?)",
+                (kind, node_id, kind, node_id, kind, node_id),
+            )
 
-        await self._db.write(run)
+    @staticmethod
+    def _delete_nodes(conn: sqlite3.Connection, nodes: Sequence[tuple[str, str]]) -> None:
+        for kind, node_id in nodes:
+            if kind == _EVENT:
+                conn.execute("DELETE FROM events WHERE id = ?", (node_id,))
+            conn.execute("DELETE FROM nodes WHERE kind = ? AND id = ?", (kind, node_id))
+            conn.execute("DELETE FROM edges WHERE src_kind = ? AND src_id = ?", (kind, node_id))
+            conn.execute("DELETE FROM edges WHERE dst_kind = ? AND dst_id = ?", (kind, node_id))
+
+    async def delete_nodes(self, nodes: Sequence[NodeRef]) -> None:
+        rows = list(dict.fromkeys((NodeKind(n.kind).value, n.id) for n in nodes))
+        if not rows:
+            return
+        await self._db.write(lambda c: self._delete_nodes(c, rows))
+        await self._db.checkpoint()
+
+    async def erase_namespace(self, namespace: str) -> int:
+        prefix = scoped_id(namespace, "")
+
+        def run(conn: sqlite3.Connection) -> int:
+            ids = [
+                r[0]
+                for r in conn.execute("SELECT id FROM events WHERE namespace = ?", (namespace,))
+            ]
+            self._delete_events(conn, ids)
+            # ids in [ "<ns>/", "<ns>0" ): every id that starts with "<ns>/" (an index range)
+            scoped = conn.execute(
+                "SELECT kind, id FROM nodes WHERE kind IN ('entity', 'session') "
+                "AND id >= ? AND id < ?",
+                (prefix, prefix[:-1] + "0"),
+            ).fetchall()
+            self._delete_nodes(conn, scoped)
+            return len(ids)
+
+        count = await self._db.write(run)
+        await self._db.checkpoint()
+        return count
 
     # ------------------------------------------------------------------ reads
 
@@ -295,6 +352,19 @@ class SqliteEpisodicGraph(SqliteBacked):
         )
         rows = await self._db.read(lambda c: c.execute(sql, params).fetchall())
         return [_event_of(r) for r in reversed(rows)]
+
+    async def events_about(self, user_id: str, limit: int) -> list[tuple[str, str]]:
+        if limit <= 0 or not user_id:
+            return []
+        rows = await self._db.read(
+            lambda c: c.execute(
+                "SELECT e.id, e.namespace FROM edges x JOIN events e ON e.id = x.src_id "
+                "WHERE x.dst_kind = 'user' AND x.dst_id = ? AND x.type = 'ABOUT' "
+                "AND x.src_kind = 'event' ORDER BY e.id LIMIT ?",
+                (user_id, int(limit)),
+            ).fetchall()
+        )
+        return [(r[0], r[1]) for r in rows]
 
     async def neighbourhood(
         self, node: NodeRef, depth: int, limit: int, visible_to: str | None = None

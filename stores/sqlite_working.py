@@ -188,6 +188,38 @@ class SqliteWorkingStore:
         _check_ids(namespace, session_id)
         return await self._run(lambda db: self._ttl_seconds(db, namespace, session_id))
 
+    async def remove_turns(self, namespace: str, session_id: str, turn_ids: Sequence[str]) -> int:
+        _check_ids(namespace, session_id)
+        ids = list(dict.fromkeys(turn_ids))
+        if not ids:
+            return 0
+
+        def run(db: sqlite3.Connection) -> int:
+            n = 0
+            for turn_id in ids:
+                n += db.execute(
+                    "DELETE FROM wm_turn WHERE namespace = ? AND session_id = ? AND turn_id = ?",
+                    (namespace, session_id, turn_id),
+                ).rowcount
+            return n
+
+        removed = await self._run(run)
+        await self._db.checkpoint()
+        return removed
+
+    async def erase_namespace(self, namespace: str) -> int:
+        def run(db: sqlite3.Connection) -> int:
+            sessions = db.execute(
+                "SELECT COUNT(*) FROM wm_session WHERE namespace = ?", (namespace,)
+            ).fetchone()[0]
+            for table in _SESSION_TABLES:
+                db.execute(f"DELETE FROM {table} WHERE namespace = ?", (namespace,))
+            return int(sessions)
+
+        count = await self._run(run)
+        await self._db.checkpoint()
+        return count
+
     # ------------------------------------------------------------------ plumbing
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:

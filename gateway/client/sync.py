@@ -116,8 +116,23 @@ class GatewayClient:
         return [wire.memory(m) for m in resp.versions]
 
     def forget(self, memory_id: str, reason: str = "") -> t.Memory:
+        """Erases the memory; returns its tombstone (no content; the content's SHA-256, who,
+        when and why in ``metadata``)."""
         req = pb.ForgetRequest(id=memory_id, reason=reason)
         return wire.memory(self._call(self._stub.Forget, req).memory)
+
+    def forget_namespace(
+        self, namespace: str, reason: str = "", wait: bool = True
+    ) -> t.EraseResult:
+        """Master only: erases everything ``namespace`` holds (see docs/SECURITY.md)."""
+        req = pb.ForgetNamespaceRequest(namespace=namespace, reason=reason, wait=wait)
+        return wire.erased(self._call(self._stub.ForgetNamespace, req))
+
+    def forget_subject(self, user_id: str, reason: str = "", wait: bool = True) -> t.EraseResult:
+        """Master only: erases user ``user_id`` — ``user/<id>``, every event naming the user in
+        any namespace, and the user's graph node (see docs/SECURITY.md)."""
+        req = pb.ForgetSubjectRequest(user_id=user_id, reason=reason, wait=wait)
+        return wire.erased(self._call(self._stub.ForgetSubject, req))
 
     # ---- working memory
     def append_turn(
@@ -234,9 +249,7 @@ class GatewayClient:
         req = pb.NeighbourhoodRequest(
             node=pb.NodeRef(kind=kind, id=node_id), depth=depth, limit=limit
         )
-        return [
-            wire.neighbour(n) for n in self._call(self._stub.Neighbourhood, req).neighbours
-        ]
+        return [wire.neighbour(n) for n in self._call(self._stub.Neighbourhood, req).neighbours]
 
     # ---- operations
     def stats(self) -> t.Stats:

@@ -291,3 +291,12 @@ class MaintainResult:
     examined: int
     archived: list[str]
     summaries: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class EraseResult:
+    """A ForgetNamespace / ForgetSubject: its id in the audit log, and whether every store has
+    erased it (with ``wait``)."""
+
+    erase_id: str
+    applied: bool

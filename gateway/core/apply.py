@@ -12,8 +12,18 @@ from datetime import datetime
 import numpy as np
 
 from gateway.core import reconcile
-from gateway.core.commands import Archive, Forget, MemoryWrite, Relate, TurnAppend
+from gateway.core.commands import (
+    Archive,
+    EraseWorking,
+    Forget,
+    ForgetNamespace,
+    ForgetSubject,
+    MemoryWrite,
+    Relate,
+    TurnAppend,
+)
 from gateway.core.control import JournalEntry
+from gateway.core.eraser import Eraser
 from gateway.core.events import AppliedEvents
 from gateway.core.models import (
     Event,
@@ -26,7 +36,7 @@ from gateway.core.models import (
     VectorItem,
     utcnow,
 )
-from gateway.core.ports import Embedder, Ledger, Stores
+from gateway.core.ports import Embedder, Journal, Ledger, Stores
 from gateway.core.working import TurnResults, apply_turns
 
 
@@ -83,8 +93,10 @@ class Applier:
         events: AppliedEvents,
         settings: ApplySettings,
         turn_results: TurnResults,
+        journal: Journal,
     ) -> None:
         self._stores = stores
+        self._eraser = Eraser(stores, journal, ledger)
         self._embedder = embedder
         self._ledger = ledger
         self._events = events
@@ -116,8 +128,17 @@ class Applier:
                 self._s.dialogue_max_turns,
                 self._turn_results,
             )
-        if isinstance(first, Forget | Archive):
+        if isinstance(first, Forget):
+            return await self._eraser.forget(run)
+        if isinstance(first, Archive):
             return await self._apply_status(run)
+        if isinstance(first, ForgetNamespace | ForgetSubject):
+            touched: set[str] = set()
+            for entry in run:
+                touched |= await self._eraser.forget_namespace(entry)
+            return touched
+        if isinstance(first, EraseWorking):
+            return await self._eraser.erase_working(run)
         await self._stores.graph.relate(
             [_relation(e.command) for e in run if isinstance(e.command, Relate)]
         )
@@ -212,32 +233,24 @@ class Applier:
                 return found
         return None
 
-    # ---- forget (revocation) and archive (decay): a new version with the new status
+    # ---- archive (decay): a new version with status archived (forget is erasure: ``Eraser``)
     async def _apply_status(self, run: Sequence[JournalEntry]) -> set[str]:
-        commands = [e.command for e in run if isinstance(e.command, Forget | Archive)]
+        commands = [e.command for e in run if isinstance(e.command, Archive)]
         current = await self._stores.records.get([c.id for c in commands])
         versions: dict[str, Memory] = {}
-        revoked_events = []
         for c in commands:
-            status = Status.FORGOTTEN if isinstance(c, Forget) else Status.ARCHIVED
             mem = versions.get(c.id) or current.get(c.id)
-            if mem is None or mem.status is status:
-                continue
-            if status is Status.ARCHIVED and mem.status is not Status.ACTIVE:
+            if mem is None or mem.status is not Status.ACTIVE:
                 continue  # only active memories decay; forgotten ones stay forgotten
             versions[c.id] = mem.with_changes(
-                status=status,
+                status=Status.ARCHIVED,
                 version=mem.version + 1,
                 updated_at=utcnow(),
-                metadata={**mem.metadata, f"memgate.{status.value}_reason": c.reason},
+                metadata={**mem.metadata, "memgate.archived_reason": c.reason},
             )
-            if mem.layer is Layer.EPISODIC and status is Status.FORGOTTEN:
-                revoked_events.append(mem.id)  # an archived event stays on the timeline
-        if versions:
+        if versions:  # an archived event stays on the timeline
             await self._stores.records.put(list(versions.values()))
             await self._stores.index.delete(list(versions))
-        if revoked_events:
-            await self._stores.graph.delete_events(revoked_events)
         return {m.namespace for m in versions.values()}
 
 

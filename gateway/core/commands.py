@@ -1,5 +1,9 @@
 """The journal's commands — what an acknowledged write asks the applier to do — typed, with one
-versioned codec. Old journals (payloads written before the codec had a version) still replay."""
+versioned codec. Old journals (payloads written before the codec had a version) still replay.
+
+Codec versions: v0 (no ``v`` key), v1 (``v`` and ``received_at``), v2 (the erasure commands
+``ForgetNamespace``, ``ForgetSubject`` and ``EraseWorking``; ``Forget`` now erases). Every
+older payload decodes unchanged."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from typing import Any, ClassVar
 from gateway.core.models import Layer, NodeKind, NodeRef, Zone
 
 #: the version ``encode`` writes; ``decode`` reads this one and every older one
-CODEC_VERSION = 1
+CODEC_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +61,8 @@ class TurnAppend:
 
 @dataclass(frozen=True, slots=True)
 class Forget:
-    """Revoke a memory at once (a new version with status forgotten)."""
+    """Erase a memory at once: every version, its vector, its event node and its audit text go;
+    a tombstone (id, content hash, who, when, why) is all that stays."""
 
     kind: ClassVar[str] = "forget"
     id: str
@@ -76,6 +81,42 @@ class Archive:
 
 
 @dataclass(frozen=True, slots=True)
+class ForgetNamespace:
+    """Erase everything a namespace holds: records, vectors, events and its graph nodes, the
+    audit text and ledger rows about it, and pending journal entries acknowledged before it."""
+
+    kind: ClassVar[str] = "forget_namespace"
+    namespace: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetSubject:
+    """Erase a user: ``ForgetNamespace("user/<id>")`` plus every event, in any namespace, that
+    names the user (``Event.user_id``) and the user's graph node (see docs/SECURITY.md)."""
+
+    kind: ClassVar[str] = "forget_subject"
+    user_id: str
+    reason: str = ""
+
+    @property
+    def namespace(self) -> str:
+        return f"user/{self.user_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class EraseWorking:
+    """Drop every working-memory session of a namespace, or (with ``session_id``) the turns
+    ``turn_ids`` of one session. Journaled beside ``ForgetNamespace``, ``ForgetSubject`` and
+    ``Forget`` so the working lane applies it after every turn acknowledged before it."""
+
+    kind: ClassVar[str] = "erase_working"
+    namespace: str
+    session_id: str = ""
+    turn_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Relate:
     """Add or update one timestamped edge of the episodic graph."""
 
@@ -87,10 +128,29 @@ class Relate:
     properties: dict[str, str] = field(default_factory=dict)
 
 
-Command = MemoryWrite | TurnAppend | Forget | Archive | Relate
+Command = (
+    MemoryWrite
+    | TurnAppend
+    | Forget
+    | Archive
+    | Relate
+    | ForgetNamespace
+    | ForgetSubject
+    | EraseWorking
+)
+Erasure = ForgetNamespace | ForgetSubject | EraseWorking
 KINDS: dict[str, type[Command]] = {
-    c.kind: c
-    for c in (MemoryWrite, TurnAppend, Forget, Archive, Relate)  # type: ignore[misc]
+    c.kind: c  # type: ignore[misc]
+    for c in (
+        MemoryWrite,
+        TurnAppend,
+        Forget,
+        Archive,
+        Relate,
+        ForgetNamespace,
+        ForgetSubject,
+        EraseWorking,
+    )
 }
 #: fields that record when a command was received: a retry differs in them only
 _RECEIVED = ("received_at", "at")
@@ -139,6 +199,16 @@ def encode(cmd: Command) -> dict[str, Any]:
         }
     elif isinstance(cmd, Forget | Archive):
         body = {"id": cmd.id, "namespace": cmd.namespace, "reason": cmd.reason}
+    elif isinstance(cmd, ForgetNamespace):
+        body = {"namespace": cmd.namespace, "reason": cmd.reason}
+    elif isinstance(cmd, ForgetSubject):
+        body = {"user_id": cmd.user_id, "namespace": cmd.namespace, "reason": cmd.reason}
+    elif isinstance(cmd, EraseWorking):
+        body = {
+            "namespace": cmd.namespace,
+            "session_id": cmd.session_id,
+            "turn_ids": list(cmd.turn_ids),
+        }
     else:
         body = {
             "src_kind": cmd.src.kind.value,
@@ -189,6 +259,16 @@ def decode(kind: str, data: dict[str, Any]) -> Command:
         cls = Forget if kind == Forget.kind else Archive
         return cls(
             id=data["id"], namespace=data.get("namespace", ""), reason=data.get("reason", "")
+        )
+    if kind == ForgetNamespace.kind:
+        return ForgetNamespace(namespace=data["namespace"], reason=data.get("reason", ""))
+    if kind == ForgetSubject.kind:
+        return ForgetSubject(user_id=data["user_id"], reason=data.get("reason", ""))
+    if kind == EraseWorking.kind:
+        return EraseWorking(
+            namespace=data["namespace"],
+            session_id=data.get("session_id") or "",
+            turn_ids=tuple(data.get("turn_ids") or ()),
         )
     if kind == Relate.kind:
         at = _parse_time(data.get("at"))

@@ -109,6 +109,12 @@ class WorkingStore(Lifecycle, Protocol):
     async def ttl_seconds(self, namespace: str, session_id: str) -> int:
         """Seconds until the session expires; -2 when it does not exist."""
 
+    async def remove_turns(self, namespace: str, session_id: str, turn_ids: Sequence[str]) -> int:
+        """Erasure: remove these turns from every zone (ids stay seen). Returns how many."""
+
+    async def erase_namespace(self, namespace: str) -> int:
+        """Erasure: drop every session of ``namespace``, whatever its TTL. Returns how many."""
+
 
 @runtime_checkable
 class RecordStore(Lifecycle, Protocol):
@@ -157,6 +163,17 @@ class RecordStore(Lifecycle, Protocol):
     async def namespaces(self) -> list[str]:
         """Every namespace that holds an active memory, sorted."""
 
+    async def erase(self, tombstones: Sequence[Memory]) -> None:
+        """Erasure: every stored version of each id (content, terms, fact claim, embedding...)
+        goes; the tombstone becomes its only version. Idempotent."""
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        """Erasure without a trace: every version of these memories is removed. Idempotent."""
+
+    @reads
+    async def ids_in(self, namespace: str, limit: int) -> list[str]:
+        """Ids of at most ``limit`` memories of ``namespace``, any status."""
+
 
 @runtime_checkable
 class EpisodicGraph(Lifecycle, Protocol):
@@ -192,7 +209,20 @@ class EpisodicGraph(Lifecycle, Protocol):
         private namespace (``agent/<x>``, x != visible_to) are neither returned nor walked
         through: what lies behind them is not reached either."""
 
-    async def delete_events(self, ids: Sequence[str]) -> None: ...
+    async def delete_events(self, ids: Sequence[str]) -> None:
+        """Remove events (node, summary, edges) and entity/session nodes left without edges."""
+
+    async def delete_nodes(self, nodes: Sequence[NodeRef]) -> None:
+        """Remove nodes of any kind with every edge touching them (an event's row too)."""
+
+    async def erase_namespace(self, namespace: str) -> int:
+        """Erasure: every event of ``namespace`` (as ``delete_events``) and every entity and
+        session node scoped to it (``models.scoped_id``). Returns how many events went."""
+
+    @reads
+    async def events_about(self, user_id: str, limit: int) -> list[tuple[str, str]]:
+        """(event id, namespace) of at most ``limit`` events that name ``user_id``
+        (``Event.user_id``, the ABOUT link), in any namespace."""
 
 
 @runtime_checkable
@@ -272,6 +302,11 @@ class Journal(Protocol):
     async def oldest_pending_age(self) -> float:
         """Seconds since the oldest entry still waiting was acknowledged (0: none)."""
 
+    async def erase_pending(self, namespace: str, write_ids: Sequence[str], before_seq: int) -> int:
+        """Erasure: pending writes and turns before ``before_seq`` in ``namespace`` (if set) or
+        with a write id in ``write_ids`` lose their payload and are marked dead, leaving no copy in
+        the journal's files. Returns how many."""
+
 
 class Ledger(Protocol):
     """The gateway's control records: audit log, write-id aliases, proposals, review queue,
@@ -300,6 +335,14 @@ class Ledger(Protocol):
         self, pid: str, state: str, decided_by: str, reason: str, memory_id: str = ""
     ) -> bool:
         """Moves a pending proposal to ``state``; False when it was not pending."""
+
+    async def scrub(self, memory_ids: Sequence[str]) -> None:
+        """Erasure: audit rows naming these ids keep who, when and what action but lose their
+        free text; proposals, pending facts and review items of these memories are removed.
+        Rows recording an erasure itself keep their text."""
+
+    async def scrub_namespace(self, namespace: str) -> None:
+        """Erasure: ``scrub`` every row of ``namespace`` (and a ``task/<id>``'s steps)."""
 
     async def add_review(self, items: Sequence[ReviewItem]) -> None: ...
     async def list_review(self, limit: int) -> list[ReviewItem]: ...

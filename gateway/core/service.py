@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from gateway.core.apply import Applier, ApplySettings
 from gateway.core.episodes import Episodes
+from gateway.core.erasure import Erasure
 from gateway.core.events import AppliedEvents
 from gateway.core.facts import Facts
 from gateway.core.lanes import Lane, Lanes
@@ -26,8 +27,8 @@ from gateway.core.writes import Writer
 from gateway.settings import Settings
 
 #: journal entry kinds per lane: a dead Redis never holds up long-term writes, nor the reverse
-WORKING_KINDS = ("turn",)
-LONG_TERM_KINDS = ("memory", "forget", "archive", "relate")
+WORKING_KINDS = ("turn", "erase_working")
+LONG_TERM_KINDS = ("memory", "forget", "archive", "relate", "forget_namespace", "forget_subject")
 
 
 class MemoryService:
@@ -54,6 +55,7 @@ class MemoryService:
             events,
             ApplySettings(s.dedup_threshold, s.zone_hard_cap, s.dialogue_max_turns),
             turn_results,
+            journal,
         )
         self.lanes = Lanes(
             [
@@ -65,6 +67,7 @@ class MemoryService:
         policies = SharedWritePolicies(ledger)
         self.writer = Writer(write_path, ledger, policies, s.limits, master)
         self.memories = Memories(stores.records, ledger, write_path, master)
+        self.erasure = Erasure(write_path, master)
         self.recaller = Recaller(s, stores, embedder, ledger, self.metrics)
         self.working = WorkingMemory(stores.working, write_path, turn_results, s.limits, master)
         self.episodes = Episodes(stores.graph, stores.records, self.memories, write_path, master)

@@ -9,6 +9,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from gateway.core.commands import TurnAppend
 from gateway.core.control import AuditEntry, Proposal
+from gateway.core.erasure import Erased
 from gateway.core.facts import FactOutcome
 from gateway.core.inputs import WriteInput
 from gateway.core.models import Event, Layer, Memory, Neighbour, Status, Turn
@@ -419,3 +420,7 @@ def recall_stats_to_pb(r: dict[str, Any]) -> pb.RecallStats:
         hits=r["hits"],
         hit_rate=r["hit_rate"],
     )
+
+
+def erased_to_pb(e: Erased) -> pb.EraseResponse:
+    return pb.EraseResponse(erase_id=e.erase_id, applied=e.applied)

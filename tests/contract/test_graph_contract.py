@@ -357,3 +357,57 @@ async def test_neighbourhood_hides_other_agents_private_nodes(graph: EpisodicGra
     await graph.relate([Relation(ev(seen), "SEE_ALSO", linked, T0)])
     assert linked not in {n.node for n in await graph.neighbourhood(ev(seen), 1, 50, other)}
     assert linked in {n.node for n in await graph.neighbourhood(ev(seen), 1, 50, owner)}
+
+
+# ------------------------------------------------------------------ erasure
+
+
+async def test_delete_events_takes_orphaned_entities_and_sessions(graph: EpisodicGraph) -> None:
+    ns = uid("ns")
+    only, shared = uid("Secret Name"), uid("Shared")
+    drop = event(ns, T0, entities=[only, shared], session_id=uid("s"))
+    keep = event(ns, T0 + timedelta(hours=1), entities=[shared])
+    await graph.record([drop, keep])
+    await graph.delete_events([drop.id])
+    assert await graph.neighbourhood(ent(ns, only), 1, 10) == []  # gone with its only event
+    assert await graph.neighbourhood(sess(ns, drop.session_id), 1, 10) == []
+    # a node that is gone cannot be linked back to by a neighbour walk
+    assert {n.node for n in await graph.neighbourhood(ent(ns, shared), 2, 10)} == {ev(keep)}
+
+
+async def test_erase_namespace_and_events_about(graph: EpisodicGraph) -> None:
+    doomed, other = f"user/{uid('alice')}", f"agent/{uid('coder')}"
+    user = uid("alice")
+    name = uid("Kyoto")
+    mine = [
+        event(doomed, T0 + timedelta(minutes=i), entities=[name], session_id="s1", user_id=user)
+        for i in range(3)
+    ]
+    about = event(other, T0, entities=[name], user_id=user, agent_id=uid("coder"))
+    unrelated = event(other, T0 + timedelta(hours=1), entities=[name])
+    await graph.record([*mine, about, unrelated])
+    found = await graph.events_about(user, 10)
+    assert sorted(found) == sorted([(e.id, doomed) for e in mine] + [(about.id, other)])
+    assert len(await graph.events_about(user, 2)) == 2
+    assert await graph.events_about(uid("nobody"), 10) == []
+
+    assert await graph.erase_namespace(doomed) == 3
+    assert await graph.timeline(doomed, None, None, 10) == []
+    assert await graph.neighbourhood(ent(doomed, name), 1, 10) == []
+    assert await graph.neighbourhood(sess(doomed, "s1"), 1, 10) == []
+    assert await graph.events_about(user, 10) == [(about.id, other)]
+    assert [e.id for e in await graph.timeline(other, None, None, 10)] == [about.id, unrelated.id]
+    assert {n.node for n in await graph.neighbourhood(ent(other, name), 1, 10)} == {
+        ev(about),
+        ev(unrelated),
+    }
+    assert await graph.erase_namespace(doomed) == 0  # again: nothing left
+
+    # the user's node goes with every edge (relations too)
+    await graph.relate([Relation(ref(NodeKind.USER, user), "KNOWS", ref(NodeKind.AGENT, "x"), T0)])
+    await graph.delete_nodes([ref(NodeKind.USER, user)])
+    assert await graph.neighbourhood(ref(NodeKind.USER, user), 1, 10) == []
+    assert ref(NodeKind.USER, user) not in {
+        n.node for n in await graph.neighbourhood(ev(about), 1, 10)
+    }
+    await graph.delete_nodes([])

@@ -24,9 +24,7 @@ T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 CST = timezone(timedelta(hours=8))
 
 
-@pytest.fixture(
-    params=["sqlite", "sqlite+breaker", pytest.param("neo4j", marks=pytest.mark.real)]
-)
+@pytest.fixture(params=["sqlite", "sqlite+breaker", pytest.param("neo4j", marks=pytest.mark.real)])
 def make_record_store(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], RecordStore]:
     if request.param == "sqlite":
         from stores.sqlite_records import SqliteRecordStore
@@ -390,3 +388,60 @@ async def test_namespaces_lists_those_with_active_memories(record_store: RecordS
     found = await record_store.namespaces()
     assert live in found and gone not in found
     assert found == sorted(found)
+
+
+# ------------------------------------------------------------------ erasure
+
+
+async def test_erase_leaves_only_the_tombstone(record_store: RecordStore) -> None:
+    ns = f"user/{uid('u')}"
+    secret = f"alice's passport {uid('p')}"
+    first = mem(ns, secret, fact_key="passport", embedding=vec(1), evidence=[secret])
+    second = first.with_changes(version=2, content=f"{secret} renewed", entities=["Passport"])
+    keep = mem(ns, "unrelated note", embedding=vec(2))
+    await record_store.put([first, keep])
+    await record_store.put([second])
+    grave = first.with_changes(
+        content="",
+        version=3,
+        status=Status.FORGOTTEN,
+        metadata={"content_sha256": "ab"},
+        evidence=[],
+        entities=[],
+        fact_key="",
+        embedding=None,
+    )
+    await record_store.erase([grave])
+    await record_store.erase([grave])  # idempotent
+    got = (await record_store.get([first.id]))[first.id]
+    assert_same(got, grave)
+    history = await record_store.history(first.id)
+    assert len(history) == 1 and history[0].content == "" and history[0].version == 3
+    terms = secret.split()[-1]
+    assert await record_store.keyword_search([ns], [], terms, 10) == []
+    assert await record_store.find_fact(ns, "passport") is None
+    assert first.id not in {v.id for b in [x async for x in record_store.iter_vectors()] for v in b}
+    # the fact is free again, and the neighbour is untouched
+    await record_store.put([mem(ns, "new passport", fact_key="passport")])
+    assert (await record_store.get([keep.id]))[keep.id].content == "unrelated note"
+
+
+async def test_delete_and_ids_in_erase_a_namespace_in_batches(record_store: RecordStore) -> None:
+    ns, other = f"user/{uid('u')}", f"user/{uid('u')}"
+    mine = [mem(ns, f"note {i}", embedding=vec(i)) for i in range(5)]
+    theirs = mem(other, "stays")
+    await record_store.put([*mine, theirs])
+    await record_store.put([mine[0].with_changes(version=2, status=Status.ARCHIVED)])
+    erased = 0
+    while ids := await record_store.ids_in(ns, 2):
+        assert len(ids) <= 2 and set(ids) <= {m.id for m in mine}
+        await record_store.delete(ids)
+        erased += len(ids)
+    assert erased == 5
+    assert await record_store.get([m.id for m in mine]) == {}
+    for m in mine:
+        assert await record_store.history(m.id) == []
+    assert await record_store.query(MemoryFilter(namespaces=(ns,), statuses=())) == []
+    assert await record_store.ids_in(other, 10) == [theirs.id]
+    await record_store.delete([])
+    await record_store.delete([mine[0].id])  # again: a no-op

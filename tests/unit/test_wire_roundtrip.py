@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from gateway.client import wire
 from gateway.core.commands import MemoryWrite, TurnAppend
 from gateway.core.control import AuditEntry, Proposal, TaskStep
+from gateway.core.erasure import Erased
 from gateway.core.facts import FactOutcome
 from gateway.core.models import Event, Layer, Memory, Neighbour, NodeKind, NodeRef, Status, Turn
 from gateway.core.recall import RecallResult
@@ -254,3 +255,12 @@ def test_recall_request_client_to_server() -> None:
         "s1",
     )
     assert q.start == AT and q.end == AT.replace(year=2027) and q.types == ("preference",)
+
+
+def test_erase_requests_and_response() -> None:
+    req = _wire(pb.ForgetNamespaceRequest(namespace="user/u", reason="asked", wait=True))
+    assert (req.namespace, req.reason, req.wait) == ("user/u", "asked", True)
+    sub = _wire(pb.ForgetSubjectRequest(user_id="u", reason="gdpr", wait=False))
+    assert (sub.user_id, sub.reason, sub.wait) == ("u", "gdpr", False)
+    got = wire.erased(_wire(cv.erased_to_pb(Erased("e1", True))))
+    assert (got.erase_id, got.applied) == ("e1", True)
