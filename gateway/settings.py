@@ -36,6 +36,14 @@ class Settings:
     master_agent: str = "master"
     #: agent id -> API key. Empty: no key checking (loopback development).
     api_keys: Mapping[str, str] = field(default_factory=dict)
+    # transport security (docs/SECURITY.md "Transport security"): PEM files; empty = plaintext
+    tls_cert: str = ""  # the server's certificate chain
+    tls_key: str = ""  # its private key
+    #: CA that signs client certificates: set, every client must present one (mTLS)
+    tls_client_ca: str = ""
+    #: with mTLS: the client certificate's CN (or one of its SANs) is the agent id; an
+    #: x-agent-id header that names anything else is refused (UNAUTHENTICATED)
+    tls_agent_from_cert: bool = False
 
     # backends: empty = embedded SQLite adapters under data_dir
     redis_url: str = ""
@@ -106,6 +114,12 @@ class Settings:
             problems.append("embed_threads must be >= 0 (0 = all cores)")
         if self.dialogue_max_turns < 2:
             problems.append("dialogue_max_turns must be >= 2")
+        if bool(self.tls_cert) != bool(self.tls_key):
+            problems.append("tls_cert and tls_key go together: give both (PEM files) or neither")
+        if self.tls_client_ca and not self.tls_cert:
+            problems.append("tls_client_ca needs tls_cert and tls_key (mTLS is TLS first)")
+        if self.tls_agent_from_cert and not self.tls_client_ca:
+            problems.append("tls_agent_from_cert needs tls_client_ca (client certificates)")
         if problems:
             raise ValueError("invalid settings: " + "; ".join(problems))
         return self

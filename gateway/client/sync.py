@@ -19,6 +19,12 @@ T = TypeVar("T")
 
 
 class GatewayClient:
+    """``GatewayClient(target, agent_id, api_key=...)`` over plaintext; over TLS with
+    ``root_certificates`` (PEM bytes of the CA that signed the server; ``tls=True`` alone uses the
+    system's roots), and mTLS with ``private_key`` + ``certificate_chain`` (the client's PEM).
+    ``server_name`` overrides the name checked against the server certificate. With a gateway
+    that takes the agent id from the client certificate, ``agent_id`` may be ""."""
+
     def __init__(
         self,
         target: str,
@@ -26,10 +32,27 @@ class GatewayClient:
         api_key: str | None = None,
         timeout: float = 30.0,
         retries: int = 3,
+        *,
+        tls: bool = False,
+        root_certificates: bytes | None = None,
+        private_key: bytes | None = None,
+        certificate_chain: bytes | None = None,
+        server_name: str | None = None,
     ) -> None:
-        self._channel = grpc.insecure_channel(target)
+        if bool(private_key) != bool(certificate_chain):
+            raise ValueError("private_key and certificate_chain go together (mTLS)")
+        if tls or root_certificates or certificate_chain:
+            credentials = grpc.ssl_channel_credentials(
+                root_certificates, private_key, certificate_chain
+            )
+            options = [("grpc.ssl_target_name_override", server_name)] if server_name else []
+            self._channel = grpc.secure_channel(target, credentials, options=options)
+        else:
+            self._channel = grpc.insecure_channel(target)
         self._stub = pb_grpc.MemoryGatewayStub(self._channel)
-        self._metadata: tuple[tuple[str, str], ...] = (("x-agent-id", agent_id),)
+        self._metadata: tuple[tuple[str, str], ...] = ()
+        if agent_id:
+            self._metadata += (("x-agent-id", agent_id),)
         if api_key:
             self._metadata += (("x-api-key", api_key),)
         self._timeout = timeout

@@ -24,10 +24,14 @@ _API_PREFIX = "/memgate.v1."
 
 class ErrorMapping(grpc.aio.ServerInterceptor):
     def __init__(
-        self, api_keys: Mapping[str, str], metrics: Callable[[str, float, str], None] | None = None
+        self,
+        api_keys: Mapping[str, str],
+        metrics: Callable[[str, float, str], None] | None = None,
+        agent_from_cert: bool = False,
     ) -> None:
         self._api_keys = api_keys
         self._metrics = metrics
+        self._agent_from_cert = agent_from_cert
 
     async def intercept_service(
         self,
@@ -41,12 +45,13 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         inner = handler.unary_unary
         api_keys = self._api_keys
         metrics = self._metrics
+        from_cert = self._agent_from_cert
 
         async def guarded(request: Any, context: grpc.aio.ServicerContext) -> Any:
             started = time.perf_counter()
             code = "OK"
             try:
-                authenticate(context, api_keys)
+                authenticate(context, api_keys, from_cert)
                 return await inner(request, context)
             except MemgateError as exc:
                 code = exc.status

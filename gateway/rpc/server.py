@@ -17,6 +17,7 @@ from gateway.core.service import MemoryService
 from gateway.rpc.interceptors import ErrorMapping
 from gateway.rpc.metrics_http import MetricsServer
 from gateway.rpc.servicer import GatewayServicer
+from gateway.rpc.transport import exposure_warning, server_credentials
 from gateway.settings import Settings
 from gateway.wiring import build_service
 from memgate.v1 import memgate_pb2, memgate_pb2_grpc
@@ -58,7 +59,12 @@ class Gateway:
 
 
 async def create_server(settings: Settings, service: MemoryService | None = None) -> Gateway:
-    """Starts the service's stores and binds the server (port 0 picks a free port)."""
+    """Starts the service's stores and binds the server (port 0 picks a free port), over TLS
+    (and mTLS) when the settings name certificates."""
+    credentials = server_credentials(settings)  # a missing or bad PEM file fails before anything
+    warning = exposure_warning(settings)
+    if warning:
+        log.warning("!" * 20 + " %s " + "!" * 20, warning)
     service = service or build_service(settings)
     try:
         await service.start()
@@ -66,7 +72,11 @@ async def create_server(settings: Settings, service: MemoryService | None = None
         await service.close()
         raise
     server = grpc.aio.server(
-        interceptors=[ErrorMapping(settings.api_keys, service.metrics.observe_rpc)],
+        interceptors=[
+            ErrorMapping(
+                settings.api_keys, service.metrics.observe_rpc, settings.tls_agent_from_cert
+            )
+        ],
         options=[
             ("grpc.max_receive_message_length", 16 * 1024 * 1024),
             ("grpc.so_reuseport", 0),
@@ -78,7 +88,11 @@ async def create_server(settings: Settings, service: MemoryService | None = None
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    address = f"{settings.host}:{settings.port}"
+    if credentials is None:
+        port = server.add_insecure_port(address)
+    else:
+        port = server.add_secure_port(address, credentials)
     if port == 0:
         await service.close()
         raise OSError(f"could not bind {settings.host}:{settings.port}: is the port in use?")
