@@ -60,6 +60,9 @@ class Settings:
     shards: int = 8
 
     # write path
+    #: refuse to start when a store would acknowledge writes an OS crash can lose (e.g. a Redis
+    #: without ``appendfsync always``); off: the same check only logs a warning
+    strict_durability: bool = False
     apply_batch: int = 64
     wait_timeout_s: float = 10.0
     flush_interval_s: float = 2.0

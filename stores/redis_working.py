@@ -151,6 +151,10 @@ def session_keys(namespace: str, session_id: str) -> list[str]:
     return [f"{base}:seen", f"{base}:state", *(f"{base}:z:{zone.value}" for zone in ZONES)]
 
 
+def _text(value: bytes | str | None) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value or "")
+
+
 def _utc(at: datetime) -> datetime:
     return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
 
@@ -260,6 +264,25 @@ class RedisWorkingStore:
     async def ping(self) -> None:
         with self._guard("ping"):
             await self._client.ping()
+
+    async def durability(self) -> str:
+        """Redis acknowledges a write before it reaches the disk unless the AOF is on and
+        fsynced on every write (``appendonly yes``, ``appendfsync always``)."""
+        try:
+            with self._guard("durability"):
+                config = await self._client.config_get("append*")
+        except BackendUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 - e.g. CONFIG renamed or forbidden by an ACL
+            return f"cannot read Redis' persistence settings (CONFIG GET: {exc}); check them"
+        got = {_text(k): _text(v) for k, v in config.items()}
+        if got.get("appendonly") != "yes" or got.get("appendfsync") != "always":
+            return (
+                f"Redis runs with appendonly {got.get('appendonly', '?')}, appendfsync "
+                f"{got.get('appendfsync', '?')}: an OS crash loses working-memory writes it "
+                "acknowledged; set appendonly yes and appendfsync always"
+            )
+        return ""
 
     # ------------------------------------------------------------------ contract
 

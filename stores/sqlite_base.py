@@ -44,13 +44,12 @@ class SqliteDb:
     """One SQLite connection on its own worker thread.
 
     ``read(fn)`` runs ``fn(connection)``; ``write(fn)`` runs it inside one ``BEGIN IMMEDIATE``
-    transaction. ``synchronous`` is ``FULL`` (fsync per commit: the journal and the ledger) or
-    ``NORMAL`` (the stores the journal can replay into).
+    transaction. ``synchronous`` is ``FULL`` for every store (the WAL is fsynced at each commit,
+    so a write that returned survives an OS crash: the journal drops a payload only after the
+    stores have it durably, docs/SECURITY.md "Durability"); ``NORMAL`` only for throwaway use.
     """
 
-    def __init__(
-        self, path: Path | str, schema: str, what: str, synchronous: str = "NORMAL"
-    ) -> None:
+    def __init__(self, path: Path | str, schema: str, what: str, synchronous: str = "FULL") -> None:
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
         self._path = Path(path)
@@ -83,6 +82,11 @@ class SqliteDb:
 
     async def ping(self) -> None:
         await self.read(lambda c: c.execute("SELECT 1").fetchone())
+
+    def durability(self) -> str:
+        if self._synchronous == "FULL":
+            return ""
+        return f"{self._what} runs with synchronous={self._synchronous}: commits are not fsynced"
 
     async def checkpoint(self) -> None:
         """Copy the WAL into the database file and truncate it to zero bytes: after an erasure,
@@ -160,3 +164,6 @@ class SqliteBacked:
 
     async def ping(self) -> None:
         await self._db.ping()
+
+    async def durability(self) -> str:
+        return self._db.durability()

@@ -1,4 +1,4 @@
-"""Embedded episodic graph: ``EpisodicGraph`` over one SQLite file (WAL, synchronous=NORMAL).
+"""Embedded episodic graph: ``EpisodicGraph`` over one SQLite file (WAL, synchronous=FULL).
 
 Schema
 ------

@@ -1,4 +1,4 @@
-"""Embedded long-term records: ``RecordStore`` over one SQLite file (WAL, synchronous=NORMAL).
+"""Embedded long-term records: ``RecordStore`` over one SQLite file (WAL, synchronous=FULL).
 
 Schema
 ------

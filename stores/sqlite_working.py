@@ -1,4 +1,5 @@
-"""Embedded working memory: one SQLite file in WAL mode (the default when no Redis is configured).
+"""Embedded working memory: one SQLite file in WAL mode, synchronous=FULL (the default when no
+Redis is configured).
 
 Mirrors ``RedisWorkingStore`` exactly (see ``gateway.core.ports.WorkingStore``):
 
@@ -127,6 +128,9 @@ class SqliteWorkingStore:
 
     async def ping(self) -> None:
         await self._run(lambda db: db.execute("SELECT 1").fetchone())
+
+    async def durability(self) -> str:
+        return self._db.durability()
 
     # ------------------------------------------------------------------ contract
 

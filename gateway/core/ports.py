@@ -67,6 +67,10 @@ class Lifecycle(Protocol):
     async def ping(self) -> None:
         """Cheap health probe; raises BackendUnavailable when the backend is down."""
 
+    @unguarded
+    async def durability(self) -> str:
+        """Empty if an acknowledged write here survives an OS crash; else why not (M11)."""
+
 
 @runtime_checkable
 class WorkingStore(Lifecycle, Protocol):
@@ -164,11 +168,9 @@ class RecordStore(Lifecycle, Protocol):
         """Every namespace that holds an active memory, sorted."""
 
     async def erase(self, tombstones: Sequence[Memory]) -> None:
-        """Erasure: every stored version of each id (content, terms, fact claim, embedding...)
-        goes; the tombstone becomes its only version. Idempotent."""
+        """Erasure: every version of each id goes; its tombstone becomes the only one."""
 
-    async def delete(self, ids: Sequence[str]) -> None:
-        """Erasure without a trace: every version of these memories is removed. Idempotent."""
+    async def delete(self, ids: Sequence[str]) -> None: ...  # erasure, no tombstone left
 
     @reads
     async def ids_in(self, namespace: str, limit: int) -> list[str]:
@@ -213,16 +215,14 @@ class EpisodicGraph(Lifecycle, Protocol):
         """Remove events (node, summary, edges) and entity/session nodes left without edges."""
 
     async def delete_nodes(self, nodes: Sequence[NodeRef]) -> None:
-        """Remove nodes of any kind with every edge touching them (an event's row too)."""
+        """Remove nodes of any kind with every edge touching them."""
 
     async def erase_namespace(self, namespace: str) -> int:
-        """Erasure: every event of ``namespace`` (as ``delete_events``) and every entity and
-        session node scoped to it (``models.scoped_id``). Returns how many events went."""
+        """Erasure: its events and entity/session nodes (``scoped_id``). Returns #events."""
 
     @reads
     async def events_about(self, user_id: str, limit: int) -> list[tuple[str, str]]:
-        """(event id, namespace) of at most ``limit`` events that name ``user_id``
-        (``Event.user_id``, the ABOUT link), in any namespace."""
+        """(id, namespace) of up to ``limit`` events ABOUT ``user_id``, in any namespace."""
 
 
 @runtime_checkable

@@ -1,6 +1,11 @@
 """The gateway's running parts: opens the journal, ledger and stores in order, rebuilds the vector
 index from the records unless it was closed cleanly, starts the apply lanes, and keeps the small
-background loops (index flush, journal pruning, decay sweep). Closes them in reverse."""
+background loops (index flush, journal pruning, decay sweep). Closes them in reverse.
+
+Durability (M11): the lanes mark a journal entry applied (dropping its payload) only after the
+stores returned from it, so every store must make a write durable before it returns; at start
+each store says whether it does (``durability()``): with ``strict_durability`` a store that does
+not stops the start, otherwise it is logged as a warning."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
+from gateway.core.errors import FailedPrecondition
 from gateway.core.lanes import Lanes
 from gateway.core.ports import Embedder, Journal, Ledger, Stores
 
@@ -31,7 +37,9 @@ class Runtime:
         journal_retention_s: float,
         decay_interval_s: float = 0.0,
         sweep: Callable[[], Awaitable[str]] | None = None,
+        strict_durability: bool = False,
     ) -> None:
+        self._strict_durability = strict_durability
         self._stores = stores
         self._journal = journal
         self._ledger = ledger
@@ -45,6 +53,16 @@ class Runtime:
         self._index_dirty = False
         self._index_ready = False  # the index mirrors the records: only then may close() mark it
 
+    async def _check_durability(self) -> None:
+        problems = [p for p in [await s.durability() for s in self._stores.all()] if p]
+        if problems and self._strict_durability:
+            raise FailedPrecondition(
+                "strict_durability is on and a store could lose acknowledged writes in an OS "
+                f"crash: {'; '.join(problems)} (docs/SECURITY.md 'Durability')"
+            )
+        for problem in problems:
+            log.warning("durability: %s (docs/SECURITY.md 'Durability')", problem)
+
     def on_applied(self, namespaces: frozenset[str]) -> None:
         self._index_dirty = True
 
@@ -53,6 +71,7 @@ class Runtime:
         await self._ledger.start()
         for store in self._stores.all():
             await store.start()
+        await self._check_durability()
         await self._ensure_index()
         self._index_ready = True
         self._lanes.start()

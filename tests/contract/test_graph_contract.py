@@ -107,6 +107,7 @@ def by_node(ns: list[Neighbour]) -> dict[NodeRef, Neighbour]:
 async def test_is_an_episodic_graph(graph: EpisodicGraph) -> None:
     assert isinstance(graph, EpisodicGraph)
     await graph.ping()
+    assert await graph.durability() == ""  # fsync per commit / forced transaction log
 
 
 async def test_record_and_timeline(graph: EpisodicGraph) -> None:

@@ -87,6 +87,10 @@ def assert_same(got: Memory, want: Memory) -> None:
             assert g == w, name
 
 
+async def test_acknowledged_writes_survive_an_os_crash(record_store: RecordStore) -> None:
+    assert await record_store.durability() == ""  # fsync per commit / forced transaction log
+
+
 async def test_is_a_record_store(record_store: RecordStore) -> None:
     assert isinstance(record_store, RecordStore)
     await record_store.ping()
