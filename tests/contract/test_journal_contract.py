@@ -96,7 +96,15 @@ async def test_prune_drops_only_old_applied_entries(tmp_path) -> None:  # type: 
 async def test_typed_commands_round_trip_through_the_journal(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from datetime import UTC, datetime
 
-    from gateway.core.commands import Archive, Forget, Relate, TurnAppend
+    from gateway.core.commands import (
+        Archive,
+        EraseWorking,
+        Forget,
+        ForgetNamespace,
+        ForgetSubject,
+        Relate,
+        TurnAppend,
+    )
     from gateway.core.models import NodeKind, NodeRef, Zone
 
     at = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -120,6 +128,10 @@ async def test_typed_commands_round_trip_through_the_journal(tmp_path) -> None: 
         Relate(
             NodeRef(NodeKind.EVENT, "e1"), "CAUSED", NodeRef(NodeKind.EVENT, "e2"), at, {"w": "1"}
         ),
+        ForgetNamespace("user/u", "closed"),
+        ForgetSubject("u", "gdpr"),
+        EraseWorking("user/u"),
+        EraseWorking("user/u", "s1", ("t1", "t2")),
     ]
     j = SqliteJournal(tmp_path / "j.db")
     await j.start()

@@ -5,6 +5,7 @@ content, so a probe that cannot see anything fails the test instead of passing i
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,6 +90,13 @@ def test_forget_erases_content_everywhere_and_keeps_a_tombstone(erase_gw: Runnin
         assert secret in sub.get(fact).content  # a shared namespace: the sub-agent reads it
         _assert_stored(erase_gw, secret)
         _assert_stored(erase_gw, place)
+        faiss = erase_gw.settings.data_dir / (
+            "faiss-neo4j" if erase_gw.settings.neo4j_uri else "faiss"
+        )
+        deadline = time.monotonic() + 10
+        while not _files_with(faiss, fact) and time.monotonic() < deadline:
+            time.sleep(0.1)  # the index is flushed every flush_interval_s
+        assert _files_with(faiss, fact)
 
         grave = master.forget(fact, reason="the user asked")
         master.forget(event, reason="the user asked")
@@ -106,7 +114,7 @@ def test_forget_erases_content_everywhere_and_keeps_a_tombstone(erase_gw: Runnin
         hits = master.recall("locker code word cafe", namespaces=[ns]).hits
         assert fact not in {h.id for h in hits} and event not in {h.id for h in hits}
         assert master.get(keep).content == "The user prefers green tea"
-    assert _files_with(erase_gw.settings.data_dir / "faiss", fact) == []
+    assert _files_with(faiss, fact) == []
     assert _everywhere(erase_gw, secret) == []
     assert _everywhere(erase_gw, place) == []
 
