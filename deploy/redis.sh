@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Local Redis for memgate: 127.0.0.1 only, AOF persistence (appendfsync everysec), no RDB snapshots.
+# Local Redis for memgate: 127.0.0.1 only, AOF persistence (appendfsync always: docs/SECURITY.md "Durability"), no RDB snapshots.
 #
 #   deploy/redis.sh start    install redis-server with apt if missing (as root), start, wait for PONG
 #   deploy/redis.sh stop     SHUTDOWN NOSAVE (the AOF is flushed), else SIGTERM/SIGKILL the pid
@@ -108,7 +108,7 @@ cmd_start() {
   log "starting (data $STATE_DIR, log $LOG_FILE)"
   redis-server \
     --bind "$HOST" --port "$PORT" --protected-mode yes \
-    --save "" --appendonly yes --appendfsync everysec \
+    --save "" --appendonly yes --appendfsync always \
     --dir "$STATE_DIR" \
     --daemonize yes --pidfile "$PID_FILE" --logfile "$LOG_FILE"
   # with --daemonize the pid file appears shortly after the fork

@@ -31,6 +31,10 @@ def _settings(args: argparse.Namespace) -> Settings:
             "shards": args.shards,
             "master_agent": args.master,
             "metrics_port": args.metrics_port,
+            "tls_cert": args.tls_cert,
+            "tls_key": args.tls_key,
+            "tls_client_ca": args.tls_client_ca,
+            "tls_agent_from_cert": args.tls_agent_from_cert or None,
         },
     )
 
@@ -76,18 +80,53 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _status(args: argparse.Namespace) -> int:
-    from gateway.client import GatewayClient, GatewayError
+def _read(path: str | None, what: str) -> bytes | None:
+    if not path:
+        return None
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise OSError(f"cannot read the {what} {path!r}: {exc.strerror or exc}") from None
 
-    with GatewayClient(args.target, agent_id=args.agent, timeout=5.0, retries=0) as client:
+
+def _status(args: argparse.Namespace) -> int:
+    from gateway.client import GatewayClient, GatewayError, Unauthenticated, Unavailable
+
+    try:
+        root = _read(args.tls_ca, "CA file (--tls-ca)")
+        client = GatewayClient(
+            args.target,
+            agent_id=args.agent,
+            api_key=args.api_key or os.environ.get("MEMGATE_API_KEY") or None,
+            timeout=5.0,
+            retries=0,
+            server_name=args.tls_server_name,
+            root_certificates=root,
+            certificate_chain=_read(args.tls_cert, "client certificate (--tls-cert)"),
+            private_key=_read(args.tls_key, "client key (--tls-key)"),
+        )
+    except (OSError, ValueError) as exc:
+        print(f"memgate status: {exc}", file=sys.stderr)
+        return 2
+    with client:
         try:
             health = client.health()
             stats = client.stats()
-        except GatewayError as exc:
+        except Unauthenticated as exc:
             print(
-                f"memgate at {args.target}: not reachable ({exc}); is `memgate serve` running?",
+                f"memgate at {args.target}: credentials refused ({exc}); pass --api-key (or "
+                "MEMGATE_API_KEY) and --agent, and the client certificate if it asks for one",
                 file=sys.stderr,
             )
+            return 1
+        except Unavailable as exc:
+            hint = "is `memgate serve` running?"
+            if not root:
+                hint += " If it serves TLS, pass --tls-ca"
+            print(f"memgate at {args.target}: not reachable ({exc}); {hint}", file=sys.stderr)
+            return 1
+        except GatewayError as exc:
+            print(f"memgate at {args.target}: {exc}", file=sys.stderr)
             return 1
     print(
         json.dumps(
@@ -167,10 +206,27 @@ def main(argv: list[str] | None = None) -> int:
         help="serve Prometheus metrics at http://HOST:PORT/metrics (default off)",
     )
     serve.add_argument("--master", default=None, help="agent id of the master (default 'master')")
+    serve.add_argument("--tls-cert", default=None, help="serve TLS: the server certificate (PEM)")
+    serve.add_argument("--tls-key", default=None, help="the server certificate's key (PEM)")
+    serve.add_argument(
+        "--tls-client-ca", default=None, help="mTLS: require client certificates from this CA"
+    )
+    serve.add_argument(
+        "--tls-agent-from-cert",
+        action="store_true",
+        help="mTLS: the client certificate's CN (or a SAN) is the agent id",
+    )
     serve.set_defaults(func=_serve)
     status = sub.add_parser("status", help="health and stats of a running gateway")
     status.add_argument("--target", default="127.0.0.1:50051")
     status.add_argument("--agent", default="master")
+    status.add_argument("--api-key", default=None, help="the agent's API key (or MEMGATE_API_KEY)")
+    status.add_argument("--tls-ca", default=None, help="TLS: CA that signed the server (PEM)")
+    status.add_argument("--tls-cert", default=None, help="mTLS: client certificate (PEM)")
+    status.add_argument("--tls-key", default=None, help="mTLS: client key (PEM)")
+    status.add_argument(
+        "--tls-server-name", default=None, help="name to check the server certificate against"
+    )
     status.set_defaults(func=_status)
     mcp = sub.add_parser("mcp", help="serve a running gateway to an MCP host (memgate[mcp])")
     mcp.add_argument("--target", default="127.0.0.1:50051", help="the gateway's host:port")

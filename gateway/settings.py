@@ -60,6 +60,14 @@ class Settings:
     master_agent: str = "master"
     #: agent id -> API key. Empty: no key checking (loopback development).
     api_keys: Mapping[str, str] = field(default_factory=dict)
+    # transport security (docs/SECURITY.md "Transport security"): PEM files; empty = plaintext
+    tls_cert: str = ""  # the server's certificate chain
+    tls_key: str = ""  # its private key
+    #: CA that signs client certificates: set, every client must present one (mTLS)
+    tls_client_ca: str = ""
+    #: with mTLS: the client certificate's CN (or one of its SANs) is the agent id; an
+    #: x-agent-id header that names anything else is refused (UNAUTHENTICATED)
+    tls_agent_from_cert: bool = False
 
     # backends: empty = embedded SQLite adapters under data_dir
     redis_url: str = ""
@@ -94,6 +102,9 @@ class Settings:
     shards: int = 8
 
     # write path
+    #: refuse to start when a store would acknowledge writes an OS crash can lose (e.g. a Redis
+    #: without ``appendfsync always``); off: the same check only logs a warning
+    strict_durability: bool = False
     apply_batch: int = 64
     wait_timeout_s: float = 10.0
     flush_interval_s: float = 2.0
@@ -192,10 +203,20 @@ class Settings:
             problems.append("shared_turn_policy must be 'proposal' or 'deny'")
         if self.dialogue_max_turns < 2:
             problems.append("dialogue_max_turns must be >= 2")
-        problems += self._formation_problems()
+        problems += self._formation_problems() + self._tls_problems()
         if problems:
             raise ValueError("invalid settings: " + "; ".join(problems))
         return self
+
+    def _tls_problems(self) -> list[str]:
+        out: list[str] = []
+        if bool(self.tls_cert) != bool(self.tls_key):
+            out.append("tls_cert and tls_key go together: give both (PEM files) or neither")
+        if self.tls_client_ca and not self.tls_cert:
+            out.append("tls_client_ca needs tls_cert and tls_key (mTLS is TLS first)")
+        if self.tls_agent_from_cert and not self.tls_client_ca:
+            out.append("tls_agent_from_cert needs tls_client_ca (client certificates)")
+        return out
 
     def _formation_problems(self) -> list[str]:
         out: list[str] = []

@@ -259,6 +259,11 @@ class ShardedFaissIndex:
     async def close(self) -> None:
         await self.flush()
 
+    async def durability(self) -> str:
+        """The index is derived: files are written atomically and fsynced at each flush, and
+        a stale or damaged index is rebuilt from the records at start (``needs_rebuild``)."""
+        return ""
+
     async def ping(self) -> None:
         return None
 

@@ -6,8 +6,11 @@ Graph model
 * One label per ``NodeKind`` — ``:User :Agent :Session :Event :Entity :Task :Step`` — each with a
   unique ``id``. Events carry ``namespace, type, summary, at, importance, agent_id, user_id,
   session_id, task_id, entities`` (a JSON list of names); entities carry ``name`` (as first
-  given; the id is ``normalise_name(name)``); nodes created by ``record`` keep the
-  namespace of the event that created them.
+  given). Entity and session ids are scoped to the event's namespace
+  (``models.scoped_id(namespace, normalise_name(name))``, e.g. ``user/alice/kyoto``) and carry
+  that ``namespace``; other nodes created by ``record`` keep the namespace of the event that
+  created them. ``neighbourhood(visible_to=...)`` neither returns nor walks through events,
+  entities or sessions of another agent's private namespace.
 * ``record`` owns five links per event, replaced on every upsert and stamped with the event's
   time: ``-[:IN_SESSION]->(:Session)``, ``-[:BY]->(:Agent)``, ``-[:ABOUT]->(:User)``,
   ``-[:PART_OF]->(:Task)``, ``-[:MENTIONS]->(:Entity)``; a link whose id is empty is skipped.
@@ -28,12 +31,15 @@ from typing import Any
 from gateway.core.errors import InvalidArgument
 from gateway.core.models import (
     EVENT_LINK_TYPES,
+    SCOPED_KINDS,
     Event,
     Neighbour,
     NodeKind,
     NodeRef,
     Relation,
     event_links,
+    scope_of,
+    scoped_id,
     valid_relation_type,
 )
 from stores.codec import dump_json, load_json
@@ -90,7 +96,9 @@ _RELATE_GROUP = """
 CALL () {{
   UNWIND ${param} AS r
   MERGE (a:{src} {{id: r.src}})
+    ON CREATE SET a.namespace = r.src_ns
   MERGE (b:{dst} {{id: r.dst}})
+    ON CREATE SET b.namespace = r.dst_ns
   MERGE (a)-[x:{rel}]->(b)
   SET x.at = r.at, x.props = r.props
 }}"""
@@ -100,7 +108,7 @@ CALL () {{
 _NEIGHBOURHOOD = """
 MATCH (s:{label} {{id: $id}})
 CALL (s) {{
-  MATCH (s)-[r]-(n) WHERE n <> s
+  MATCH (s)-[r]-(n) WHERE n <> s AND {visible_n}
   RETURN n, r, 1 AS d{second_hop}
 }}
 WITH n, d, r ORDER BY d, r.at DESC, type(r)
@@ -116,8 +124,32 @@ LIMIT $limit
 
 _SECOND_HOP = """
   UNION ALL
-  MATCH (s)-[]-(m)-[r]-(n) WHERE n <> s AND m <> s
+  MATCH (s)-[]-(m)-[r]-(n) WHERE n <> s AND m <> s AND {visible_m} AND {visible_n}
   RETURN n, r, 2 AS d"""
+
+
+def _visible(var: str) -> str:
+    """``var`` is not an event, entity or session of another agent's private namespace
+    (``$me`` is ``agent/<caller>``; null: no filter)."""
+    return (
+        f"($me IS NULL OR NOT (({var}:Event OR {var}:Entity OR {var}:Session) "
+        f"AND {var}.namespace STARTS WITH 'agent/' AND {var}.namespace <> $me))"
+    )
+
+
+# Events go with every edge; entity and session nodes they linked to and nothing else reaches
+# any more go too (their names came from the erased events).
+_DELETE_EVENTS = """
+UNWIND $ids AS id
+MATCH (e:Event {id: id})
+OPTIONAL MATCH (e)-[]->(n) WHERE n:Entity OR n:Session
+WITH collect(DISTINCT e) AS events, collect(DISTINCT n) AS linked
+FOREACH (e IN events | DETACH DELETE e)
+WITH linked
+UNWIND linked AS n
+WITH n WHERE NOT (n)--()
+DELETE n
+"""
 
 _EVENT_FIELDS = (
     "e.id AS id, e.namespace AS namespace, e.type AS type, e.summary AS summary, e.at AS at, "
@@ -167,6 +199,11 @@ def _label(kind: NodeKind | str) -> str:
     return LABELS[NodeKind(kind)]
 
 
+def _scope(node: NodeRef) -> str:
+    """The namespace of an entity or session node named by ``relate`` (from its scoped id)."""
+    return scope_of(node.id) if NodeKind(node.kind) in SCOPED_KINDS else ""
+
+
 class Neo4jEpisodicGraph(Neo4jBacked):
     """``EpisodicGraph`` over a Neo4j 5 database (Community edition is enough)."""
 
@@ -200,6 +237,8 @@ class Neo4jEpisodicGraph(Neo4jBacked):
                 {
                     "src": r.src.id,
                     "dst": r.dst.id,
+                    "src_ns": _scope(r.src),
+                    "dst_ns": _scope(r.dst),
                     "at": to_micros(r.at),
                     "props": dump_json(dict(sorted(r.properties))),
                 }
@@ -214,11 +253,32 @@ class Neo4jEpisodicGraph(Neo4jBacked):
 
     async def delete_events(self, ids: Sequence[str]) -> None:
         unique = list(dict.fromkeys(ids))
-        if not unique:
-            return
-        await self._db.write(
-            "UNWIND $ids AS id MATCH (e:Event {id: id}) DETACH DELETE e", {"ids": unique}
+        if unique:
+            await self._db.write(_DELETE_EVENTS, {"ids": unique})
+
+    async def delete_nodes(self, nodes: Sequence[NodeRef]) -> None:
+        groups: dict[str, list[str]] = {}
+        for n in nodes:
+            groups.setdefault(_label(n.kind), []).append(n.id)
+        for label, ids in groups.items():
+            await self._db.write(
+                f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) DETACH DELETE n", {"ids": ids}
+            )
+
+    async def erase_namespace(self, namespace: str) -> int:
+        rows = await self._db.read(
+            "MATCH (e:Event) WHERE e.namespace = $ns RETURN e.id AS id", {"ns": namespace}
         )
+        ids = [r["id"] for r in rows]
+        for start in range(0, len(ids), 1000):
+            await self._db.write(_DELETE_EVENTS, {"ids": ids[start : start + 1000]})
+        prefix = scoped_id(namespace, "")
+        for label in (LABELS[NodeKind.ENTITY], LABELS[NodeKind.SESSION]):
+            await self._db.write(
+                f"MATCH (n:{label}) WHERE n.id STARTS WITH $prefix DETACH DELETE n",
+                {"prefix": prefix},
+            )
+        return len(ids)
 
     # ------------------------------------------------------------------ reads
 
@@ -279,16 +339,35 @@ class Neo4jEpisodicGraph(Neo4jBacked):
         out.sort(key=lambda r: (r.src.kind, r.src.id, r.type, r.dst.kind, r.dst.id))
         return out
 
-    async def neighbourhood(self, node: NodeRef, depth: int, limit: int) -> list[Neighbour]:
+    async def events_about(self, user_id: str, limit: int) -> list[tuple[str, str]]:
+        if limit <= 0 or not user_id:
+            return []
+        rows = await self._db.read(
+            "MATCH (:User {id: $user})<-[:ABOUT]-(e:Event) "
+            "RETURN e.id AS id, e.namespace AS namespace ORDER BY id LIMIT $limit",
+            {"user": user_id, "limit": int(limit)},
+        )
+        return [(r["id"], r["namespace"]) for r in rows]
+
+    async def neighbourhood(
+        self, node: NodeRef, depth: int, limit: int, visible_to: str | None = None
+    ) -> list[Neighbour]:
         if depth not in (1, 2):
             raise InvalidArgument("depth must be 1 or 2", field="depth")
         if limit <= 0:
             return []
+        second = _SECOND_HOP.format(visible_m=_visible("m"), visible_n=_visible("n"))
         rows = await self._db.read(
             _NEIGHBOURHOOD.format(
-                label=_label(node.kind), second_hop=_SECOND_HOP if depth == 2 else ""
+                label=_label(node.kind),
+                second_hop=second if depth == 2 else "",
+                visible_n=_visible("n"),
             ),
-            {"id": node.id, "limit": int(limit)},
+            {
+                "id": node.id,
+                "limit": int(limit),
+                "me": None if visible_to is None else f"agent/{visible_to}",
+            },
         )
         out: list[Neighbour] = []
         for row in rows:

@@ -88,6 +88,26 @@ CALL () {
 }
 """
 
+# Erasure: every version, the fact claim and the memory node itself, before the tombstone (if
+# any) is put by ``_PUT`` in the same transaction.
+_ERASE = """
+CALL () {
+  UNWIND $erase AS id
+  MATCH (:Memory {id: id})-[:HAS_VERSION]->(v:MemoryVersion)
+  DETACH DELETE v
+}
+CALL () {
+  UNWIND $erase AS id
+  MATCH (:Memory {id: id})-[:HOLDS]->(f:Fact)
+  DETACH DELETE f
+}
+CALL () {
+  UNWIND $erase AS id
+  MATCH (m:Memory {id: id})
+  DETACH DELETE m
+}
+"""
+
 _KEYWORD = f"""
 CALL db.index.fulltext.queryNodes('{MEMORY_TERMS_INDEX}', $lucene) YIELD node
 WHERE node.search_ns IN $namespaces AND node.status = $active {{layers}}
@@ -229,6 +249,39 @@ class Neo4jRecordStore(Neo4jBacked):
             await self._db.write(_PUT, params)
         except Conflict as exc:
             raise _conflict(exc) from exc
+
+    async def erase(self, tombstones: Sequence[Memory]) -> None:
+        latest = {t.id: t for t in tombstones}
+        if not latest:
+            return
+        params = {
+            "erase": list(latest),
+            "versions": [_version_props(t) for t in latest.values()],
+            "heads": [_current_props(t) for t in latest.values()],
+            "ids": list(latest),
+            "active": _ACTIVE,
+        }
+        await self._db.write(_ERASE + _PUT, params)
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        unique = list(dict.fromkeys(ids))
+        if unique:
+            await self._db.write(_ERASE, {"erase": unique})
+
+    async def ids_in(self, namespace: str, limit: int) -> list[str]:
+        if limit <= 0:
+            return []
+        rows = await self._db.read(
+            "MATCH (m:Memory) WHERE m.namespace = $ns AND m.layer IN $layers "
+            "AND m.status IN $statuses RETURN m.id AS id ORDER BY id LIMIT $limit",
+            {
+                "ns": namespace,
+                "layers": [layer.value for layer in Layer],
+                "statuses": [status.value for status in Status],
+                "limit": int(limit),
+            },
+        )
+        return [row["id"] for row in rows]
 
     async def touch(self, ids: Sequence[str], at: datetime) -> None:
         unique = list(dict.fromkeys(ids))

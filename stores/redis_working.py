@@ -151,6 +151,10 @@ def session_keys(namespace: str, session_id: str) -> list[str]:
     return [f"{base}:seen", f"{base}:state", *(f"{base}:z:{zone.value}" for zone in ZONES)]
 
 
+def _text(value: bytes | str | None) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value or "")
+
+
 def _utc(at: datetime) -> datetime:
     return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
 
@@ -179,6 +183,32 @@ def _decode(raw: bytes, zone: Zone) -> Turn:
         at=_utc(datetime.fromisoformat(d["at"])),
         metadata=d.get("metadata") or {},
     )
+
+
+# Erasure. KEYS as every script; ARGV: turn ids. Removes every turn with one of the ids from
+# every zone list (the seen set keeps the ids, so a replay cannot bring them back). No refresh:
+# erasing must not extend a session's life.
+_REMOVE = """
+local wanted = {}
+for i = 1, #ARGV do wanted[ARGV[i]] = true end
+local removed = 0
+for k = 3, #KEYS do
+  for _, raw in ipairs(redis.call('LRANGE', KEYS[k], 0, -1)) do
+    local ok, turn = pcall(cjson.decode, raw)
+    if ok and type(turn) == 'table' and wanted[turn['id']] then
+      removed = removed + redis.call('LREM', KEYS[k], 0, raw)
+    end
+  end
+end
+return removed
+"""
+
+_GLOB_SPECIAL = str.maketrans({c: f"\\{c}" for c in "*?[]\\"})
+
+
+def namespace_pattern(namespace: str) -> str:
+    """A SCAN pattern matching every key of every session of ``namespace`` (and only those)."""
+    return f"{KEY_PREFIX}:{{{_escape(namespace).translate(_GLOB_SPECIAL)}|*"
 
 
 class RedisWorkingStore:
@@ -217,6 +247,7 @@ class RedisWorkingStore:
         self._clear = self._client.register_script(_CLEAR)
         self._state = self._client.register_script(_STATE)
         self._ttl_script = self._client.register_script(_TTL)
+        self._remove = self._client.register_script(_REMOVE)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -233,6 +264,25 @@ class RedisWorkingStore:
     async def ping(self) -> None:
         with self._guard("ping"):
             await self._client.ping()
+
+    async def durability(self) -> str:
+        """Redis acknowledges a write before it reaches the disk unless the AOF is on and
+        fsynced on every write (``appendonly yes``, ``appendfsync always``)."""
+        try:
+            with self._guard("durability"):
+                config = await self._client.config_get("append*")
+        except BackendUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 - e.g. CONFIG renamed or forbidden by an ACL
+            return f"cannot read Redis' persistence settings (CONFIG GET: {exc}); check them"
+        got = {_text(k): _text(v) for k, v in config.items()}
+        if got.get("appendonly") != "yes" or got.get("appendfsync") != "always":
+            return (
+                f"Redis runs with appendonly {got.get('appendonly', '?')}, appendfsync "
+                f"{got.get('appendfsync', '?')}: an OS crash loses working-memory writes it "
+                "acknowledged; set appendonly yes and appendfsync always"
+            )
+        return ""
 
     # ------------------------------------------------------------------ contract
 
@@ -300,6 +350,32 @@ class RedisWorkingStore:
         keys = session_keys(namespace, session_id)
         with self._guard("ttl_seconds"):
             return int(await self._ttl_script(keys=keys))
+
+    async def remove_turns(self, namespace: str, session_id: str, turn_ids: Sequence[str]) -> int:
+        keys = session_keys(namespace, session_id)
+        ids = list(dict.fromkeys(str(i) for i in turn_ids))
+        if not ids:
+            return 0
+        with self._guard("remove_turns"):
+            return int(await self._remove(keys=keys, args=ids))
+
+    async def erase_namespace(self, namespace: str) -> int:
+        """SCANs the namespace's keys (never KEYS: no long block of the server) and deletes
+        them in batches; returns how many sessions had keys."""
+        if not namespace:
+            raise InvalidArgument("namespace must not be empty", field="namespace")
+        sessions: set[str] = set()
+        with self._guard("erase_namespace"):
+            batch: list[bytes] = []
+            async for key in self._client.scan_iter(match=namespace_pattern(namespace), count=500):
+                batch.append(key)
+                sessions.add(key.decode().rsplit("}", 1)[0])
+                if len(batch) >= 500:
+                    await self._client.delete(*batch)
+                    batch = []
+            if batch:
+                await self._client.delete(*batch)
+        return len(sessions)
 
     # ------------------------------------------------------------------ plumbing
 

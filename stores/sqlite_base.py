@@ -1,7 +1,9 @@
 """The one SQLite base every embedded store uses: a connection per file (WAL), opened with the
 store's schema, used under a lock from one worker thread; writes run as one ``BEGIN IMMEDIATE``
 transaction rolled back on any error. The time a call spends on the worker thread (not waiting
-for it) is reported to ``stores.timing`` for the circuit breaker. ``sqlite3.OperationalError`` (locked, disk I/O, cannot open)
+for it) is reported to ``stores.timing`` for the circuit breaker. ``secure_delete`` is on (deleted
+content is zeroed) and ``checkpoint()`` truncates the WAL, so an erasure leaves nothing behind in
+either file. ``sqlite3.OperationalError`` (locked, disk I/O, cannot open)
 surfaces as ``BackendUnavailable``, so a breaker and the core treat it like a dead server."""
 
 from __future__ import annotations
@@ -45,13 +47,12 @@ class SqliteDb:
     """One SQLite connection on its own worker thread.
 
     ``read(fn)`` runs ``fn(connection)``; ``write(fn)`` runs it inside one ``BEGIN IMMEDIATE``
-    transaction. ``synchronous`` is ``FULL`` (fsync per commit: the journal and the ledger) or
-    ``NORMAL`` (the stores the journal can replay into).
+    transaction. ``synchronous`` is ``FULL`` for every store (the WAL is fsynced at each commit,
+    so a write that returned survives an OS crash: the journal drops a payload only after the
+    stores have it durably, docs/SECURITY.md "Durability"); ``NORMAL`` only for throwaway use.
     """
 
-    def __init__(
-        self, path: Path | str, schema: str, what: str, synchronous: str = "NORMAL"
-    ) -> None:
+    def __init__(self, path: Path | str, schema: str, what: str, synchronous: str = "FULL") -> None:
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
         self._path = Path(path)
@@ -85,6 +86,16 @@ class SqliteDb:
     async def ping(self) -> None:
         await self.read(lambda c: c.execute("SELECT 1").fetchone())
 
+    def durability(self) -> str:
+        if self._synchronous == "FULL":
+            return ""
+        return f"{self._what} runs with synchronous={self._synchronous}: commits are not fsynced"
+
+    async def checkpoint(self) -> None:
+        """Copy the WAL into the database file and truncate it to zero bytes: after an erasure,
+        no old page image (holding erased content) stays in the ``-wal`` file."""
+        await self.read(lambda c: c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone())
+
     # ---- plumbing
     async def _call(self, fn: Callable[[], T]) -> T:
         if self._executor is None:
@@ -101,6 +112,8 @@ class SqliteDb:
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            # deleted and overwritten content is zeroed, not left in free pages (erasure)
+            conn.execute("PRAGMA secure_delete=ON")
             conn.execute("PRAGMA busy_timeout=5000")
             conn.executescript(self._schema)
         except BaseException:
@@ -158,3 +171,6 @@ class SqliteBacked:
 
     async def ping(self) -> None:
         await self._db.ping()
+
+    async def durability(self) -> str:
+        return self._db.durability()

@@ -1,10 +1,11 @@
-"""Embedded episodic graph: ``EpisodicGraph`` over one SQLite file (WAL, synchronous=NORMAL).
+"""Embedded episodic graph: ``EpisodicGraph`` over one SQLite file (WAL, synchronous=FULL).
 
 Schema
 ------
 * ``nodes(kind, id, label, namespace, props)`` — every node; an event's label is its summary, an
-  entity's its name (as first given). Nodes other than events keep the namespace of the event
-  that created them ('' when created by ``relate``).
+  entity's its name (as first given). Entity and session ids are scoped to the event's namespace
+  (``models.scoped_id``: ``user/alice/kyoto``) and carry it, also when ``relate`` creates them;
+  other nodes keep the namespace of the event that created them ('' when created by ``relate``).
 * ``edges(src_kind, src_id, type, dst_kind, dst_id, at, props)`` — unique on
   (src, type, dst); ``relate`` of an existing edge overwrites its ``at`` and props.
 * ``events`` — the event rows behind ``timeline``, indexed on (namespace, at).
@@ -13,8 +14,9 @@ Schema
 -[BY]-> agent, -[ABOUT]-> user, -[PART_OF]-> task, -[MENTIONS]-> entity, each stamped with the
 event's time — the links ``gateway.core.models.event_links`` names (the one event-link rule).
 
-``neighbourhood`` walks edges in both directions, 1 or 2 hops, and returns distinct nodes other
-than the start: each at its shortest distance, reached by its newest edge at that distance (the
+``neighbourhood`` walks edges in both directions, 1 or 2 hops (with ``visible_to``, never into or
+through an event, entity or session of another agent's private namespace), and returns distinct
+nodes other than the start: each at its shortest distance, reached by its newest edge at that distance (the
 edge of the last hop), nearest first, then newest edge, then (kind, id).
 
 Times are integer microseconds since the epoch (UTC) and come back timezone-aware UTC.
@@ -32,12 +34,15 @@ from typing import Any
 from gateway.core.errors import InvalidArgument
 from gateway.core.models import (
     EVENT_LINK_TYPES,
+    SCOPED_KINDS,
     Event,
     Neighbour,
     NodeKind,
     NodeRef,
     Relation,
     event_links,
+    scope_of,
+    scoped_id,
     valid_relation_type,
 )
 from stores.codec import dump_json, from_micros, to_micros
@@ -109,7 +114,10 @@ d1e AS (
     SELECT src_kind, src_id, type, at FROM edges WHERE dst_kind = :k AND dst_id = :i
 ),
 d1 AS (
-    SELECT k, i, type, MAX(at) AS at FROM d1e WHERE NOT (k = :k AND i = :i) GROUP BY k, i
+    SELECT k, i, type, MAX(at) AS at FROM d1e
+    WHERE NOT (k = :k AND i = :i) AND NOT EXISTS (
+        SELECT 1 FROM nodes h WHERE h.kind = d1e.k AND h.id = d1e.i AND {hidden})
+    GROUP BY k, i
 ),
 d2e AS (
     SELECT e.dst_kind AS k, e.dst_id AS i, e.type, e.at
@@ -122,6 +130,8 @@ d2 AS (
     SELECT k, i, type, MAX(at) AS at FROM d2e
     WHERE NOT (k = :k AND i = :i)
       AND NOT EXISTS (SELECT 1 FROM d1 WHERE d1.k = d2e.k AND d1.i = d2e.i)
+      AND NOT EXISTS (
+        SELECT 1 FROM nodes h WHERE h.kind = d2e.k AND h.id = d2e.i AND {hidden})
     GROUP BY k, i
 ),
 hits AS (
@@ -134,6 +144,17 @@ FROM hits h LEFT JOIN nodes n ON n.kind = h.k AND n.id = h.i
 ORDER BY h.distance, h.at DESC, h.k, h.i
 LIMIT :limit
 """
+#: a node another agent's private namespace owns (``:me`` is ``agent/<caller>``, NULL: no filter)
+_HIDDEN = (
+    ":me IS NOT NULL AND h.kind IN ('event', 'entity', 'session') "
+    "AND substr(h.namespace, 1, 6) = 'agent/' AND h.namespace <> :me"
+)
+_NEIGHBOURHOOD = _NEIGHBOURHOOD.replace("{hidden}", _HIDDEN)
+
+
+def _scope(kind: str, node_id: str) -> str:
+    """The namespace of an entity or session node named by ``relate`` (from its scoped id)."""
+    return scope_of(node_id) if NodeKind(kind) in SCOPED_KINDS else ""
 
 
 def _json(value: Any) -> str:
@@ -219,8 +240,8 @@ class SqliteEpisodicGraph(SqliteBacked):
 
         def run(conn: sqlite3.Connection) -> None:
             for row in rows:
-                conn.execute(_UPSERT_NODE, (row[0], row[1], "", ""))
-                conn.execute(_UPSERT_NODE, (row[3], row[4], "", ""))
+                conn.execute(_UPSERT_NODE, (row[0], row[1], "", _scope(row[0], row[1])))
+                conn.execute(_UPSERT_NODE, (row[3], row[4], "", _scope(row[3], row[4])))
                 conn.execute(_UPSERT_EDGE, row)
 
         await self._db.write(run)
@@ -229,20 +250,76 @@ class SqliteEpisodicGraph(SqliteBacked):
         unique = list(dict.fromkeys(ids))
         if not unique:
             return
+        await self._db.write(lambda c: self._delete_events(c, unique))
+        await self._db.checkpoint()
 
-        def run(conn: sqlite3.Connection) -> None:
-            for part in chunks(unique):
-                q = marks(len(part))
-                conn.execute(f"DELETE FROM events WHERE id IN ({q})", part)
-                conn.execute(f"DELETE FROM nodes WHERE kind = ? AND id IN ({q})", (_EVENT, *part))
+    @staticmethod
+    def _delete_events(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+        """Events, their nodes and edges; then entity and session nodes they linked to that no
+        edge reaches any more."""
+        linked: set[tuple[str, str]] = set()
+        for part in chunks(ids):
+            q = marks(len(part))
+            linked.update(
                 conn.execute(
-                    f"DELETE FROM edges WHERE src_kind = ? AND src_id IN ({q})", (_EVENT, *part)
-                )
-                conn.execute(
-                    f"DELETE FROM edges WHERE dst_kind = ? AND dst_id IN ({q})", (_EVENT, *part)
-                )
+                    f"SELECT dst_kind, dst_id FROM edges WHERE src_kind = ? AND src_id IN ({q}) "
+                    "AND dst_kind IN ('entity', 'session')",
+                    (_EVENT, *part),
+                ).fetchall()
+            )
+            conn.execute(f"DELETE FROM events WHERE id IN ({q})", part)
+            conn.execute(f"DELETE FROM nodes WHERE kind = ? AND id IN ({q})", (_EVENT, *part))
+            conn.execute(
+                f"DELETE FROM edges WHERE src_kind = ? AND src_id IN ({q})", (_EVENT, *part)
+            )
+            conn.execute(
+                f"DELETE FROM edges WHERE dst_kind = ? AND dst_id IN ({q})", (_EVENT, *part)
+            )
+        for kind, node_id in linked:
+            conn.execute(
+                "DELETE FROM nodes WHERE kind = ? AND id = ? AND NOT EXISTS "
+                "(SELECT 1 FROM edges WHERE src_kind = ? AND src_id = ?) AND NOT EXISTS "
+                "(SELECT 1 FROM edges WHERE dst_kind = ? AND dst_id = ?)",
+                (kind, node_id, kind, node_id, kind, node_id),
+            )
 
-        await self._db.write(run)
+    @staticmethod
+    def _delete_nodes(conn: sqlite3.Connection, nodes: Sequence[tuple[str, str]]) -> None:
+        for kind, node_id in nodes:
+            if kind == _EVENT:
+                conn.execute("DELETE FROM events WHERE id = ?", (node_id,))
+            conn.execute("DELETE FROM nodes WHERE kind = ? AND id = ?", (kind, node_id))
+            conn.execute("DELETE FROM edges WHERE src_kind = ? AND src_id = ?", (kind, node_id))
+            conn.execute("DELETE FROM edges WHERE dst_kind = ? AND dst_id = ?", (kind, node_id))
+
+    async def delete_nodes(self, nodes: Sequence[NodeRef]) -> None:
+        rows = list(dict.fromkeys((NodeKind(n.kind).value, n.id) for n in nodes))
+        if not rows:
+            return
+        await self._db.write(lambda c: self._delete_nodes(c, rows))
+        await self._db.checkpoint()
+
+    async def erase_namespace(self, namespace: str) -> int:
+        prefix = scoped_id(namespace, "")
+
+        def run(conn: sqlite3.Connection) -> int:
+            ids = [
+                r[0]
+                for r in conn.execute("SELECT id FROM events WHERE namespace = ?", (namespace,))
+            ]
+            self._delete_events(conn, ids)
+            # ids in [ "<ns>/", "<ns>0" ): every id that starts with "<ns>/" (an index range)
+            scoped = conn.execute(
+                "SELECT kind, id FROM nodes WHERE kind IN ('entity', 'session') "
+                "AND id >= ? AND id < ?",
+                (prefix, prefix[:-1] + "0"),
+            ).fetchall()
+            self._delete_nodes(conn, scoped)
+            return len(ids)
+
+        count = await self._db.write(run)
+        await self._db.checkpoint()
+        return count
 
     # ------------------------------------------------------------------ reads
 
@@ -306,12 +383,33 @@ class SqliteEpisodicGraph(SqliteBacked):
             for sk, si, type_, dk, di, at, props in rows
         ]
 
-    async def neighbourhood(self, node: NodeRef, depth: int, limit: int) -> list[Neighbour]:
+    async def events_about(self, user_id: str, limit: int) -> list[tuple[str, str]]:
+        if limit <= 0 or not user_id:
+            return []
+        rows = await self._db.read(
+            lambda c: c.execute(
+                "SELECT e.id, e.namespace FROM edges x JOIN events e ON e.id = x.src_id "
+                "WHERE x.dst_kind = 'user' AND x.dst_id = ? AND x.type = 'ABOUT' "
+                "AND x.src_kind = 'event' ORDER BY e.id LIMIT ?",
+                (user_id, int(limit)),
+            ).fetchall()
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    async def neighbourhood(
+        self, node: NodeRef, depth: int, limit: int, visible_to: str | None = None
+    ) -> list[Neighbour]:
         if depth not in (1, 2):
             raise InvalidArgument("depth must be 1 or 2", field="depth")
         if limit <= 0:
             return []
-        params = {"k": NodeKind(node.kind).value, "i": node.id, "depth": depth, "limit": limit}
+        params = {
+            "k": NodeKind(node.kind).value,
+            "i": node.id,
+            "depth": depth,
+            "limit": limit,
+            "me": None if visible_to is None else f"agent/{visible_to}",
+        }
         rows = await self._db.read(lambda c: c.execute(_NEIGHBOURHOOD, params).fetchall())
         return [
             Neighbour(

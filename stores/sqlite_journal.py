@@ -2,6 +2,10 @@
 caller hears back. SQLite in WAL mode with synchronous=FULL gives an fsync per commit; concurrent
 appends are grouped into one commit (group commit) so throughput does not pay one fsync per write.
 
+Erasure: ``erase_pending`` drops the payload of entries not applied yet, and every erasure
+truncates the WAL; with ``secure_delete`` on, a dropped payload (also one dropped by
+``mark_applied``) leaves no copy in the database file.
+
 Idempotency lives here too: (agent, idempotency key) is unique, so a retried write returns the
 write id it got the first time and is stored once.
 """
@@ -236,6 +240,35 @@ class SqliteJournal:
             lambda c: c.execute("SELECT MIN(created) FROM journal WHERE applied=0").fetchone()
         )
         return max(0.0, time.time() - row[0]) if row and row[0] else 0.0
+
+    async def erase_pending(self, namespace: str, write_ids: Sequence[str], before_seq: int) -> int:
+        def run(c: sqlite3.Connection) -> int:
+            n = 0
+            if namespace:
+                n += _rowcount(
+                    c.execute(
+                        "UPDATE journal SET applied=2, payload=NULL, applied_at=?, error=?"
+                        " WHERE applied=0 AND seq < ? AND kind IN ('memory', 'turn')"
+                        " AND json_extract(payload, '$.namespace') = ?",
+                        (now, "erased before it was applied", before_seq, namespace),
+                    )
+                )
+            for part in chunks(list(write_ids)):
+                n += _rowcount(
+                    c.execute(
+                        "UPDATE journal SET applied=2, payload=NULL, applied_at=?, error=?"
+                        " WHERE applied=0 AND seq < ? AND kind IN ('memory', 'turn')"
+                        f" AND write_id IN ({marks(len(part))})",
+                        (now, "erased before it was applied", before_seq, *part),
+                    )
+                )
+            return n
+
+        now = time.time()
+        count = await self._db.write(run)
+        self.pending_count -= count
+        await self._db.checkpoint()  # no page image of a dropped payload stays in the WAL
+        return count
 
     async def counts(self) -> tuple[int, int]:
         """(pending, applied)."""

@@ -50,6 +50,12 @@ CREATE TABLE IF NOT EXISTS settings_kv (key TEXT PRIMARY KEY, value TEXT NOT NUL
 """
 
 
+#: audit rows that record an erasure keep their text (who erased what, when and why)
+_KEPT = ", ".join(
+    f"'{a}'" for a in ("forget", "forget_namespace", "forget_subject", "erase_working", "erased")
+)
+
+
 class SqliteLedger(FormationRecords, SqliteBacked):
     def __init__(self, path: Path) -> None:
         self._db = SqliteDb(path, _SCHEMA + FORMATION_SCHEMA, "ledger", synchronous="FULL")
@@ -70,6 +76,46 @@ class SqliteLedger(FormationRecords, SqliteBacked):
                 ],
             )
         )
+
+    async def scrub(self, memory_ids: Sequence[str]) -> None:
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return
+
+        def run(c: sqlite3.Connection) -> None:
+            for part in chunks(ids):
+                q = marks(len(part))
+                # rows naming the memory, or a write merged into it
+                c.execute(
+                    f"UPDATE audit SET detail = '' WHERE detail <> '' AND action NOT IN ({_KEPT})"
+                    f" AND (target IN ({q}) OR target IN"
+                    f" (SELECT write_id FROM aliases WHERE memory_id IN ({q})))",
+                    (*part, *part),
+                )
+                c.execute(f"DELETE FROM proposals WHERE memory_id IN ({q})", part)
+                c.execute(f"DELETE FROM pending_facts WHERE promoted_to IN ({q})", part)
+                c.execute(f"DELETE FROM review WHERE memory_id IN ({q})", part)
+
+        await self._db.write(run)
+        await self._db.checkpoint()
+
+    async def scrub_namespace(self, namespace: str) -> None:
+        def run(c: sqlite3.Connection) -> None:
+            c.execute(
+                f"UPDATE audit SET detail = '' WHERE namespace = ? AND detail <> ''"
+                f" AND action NOT IN ({_KEPT})",
+                (namespace,),
+            )
+            c.execute(
+                "DELETE FROM proposals WHERE json_extract(item, '$.namespace') = ?", (namespace,)
+            )
+            c.execute("DELETE FROM pending_facts WHERE namespace = ?", (namespace,))
+            c.execute("DELETE FROM review WHERE namespace = ?", (namespace,))
+            if namespace.startswith("task/"):
+                c.execute("DELETE FROM task_steps WHERE task_id = ?", (namespace[5:],))
+
+        await self._db.write(run)
+        await self._db.checkpoint()
 
     async def query_audit(
         self, agent_id: str, namespace: str, since: float, limit: int

@@ -1,4 +1,4 @@
-"""Embedded long-term records: ``RecordStore`` over one SQLite file (WAL, synchronous=NORMAL).
+"""Embedded long-term records: ``RecordStore`` over one SQLite file (WAL, synchronous=FULL).
 
 Schema
 ------
@@ -15,6 +15,9 @@ Schema
 Times are integer microseconds since the Unix epoch (UTC; exact and sortable) and come back as
 timezone-aware UTC datetimes; a naive datetime is taken to be UTC. ``when_at`` is
 ``event_time`` or else ``created_at`` (``Memory.when``). Embeddings are little-endian float32 bytes.
+
+Erasure (``erase``, ``delete``) removes every version's row and keyword terms in one transaction,
+then truncates the WAL; with ``secure_delete`` on, no copy of the content stays in either file.
 
 (namespace, fact_key) is unique among ACTIVE current memories with a non-empty fact_key (a partial
 unique index). A put that would break it raises ``Conflict`` and stores nothing: every put is one
@@ -228,6 +231,46 @@ class SqliteRecordStore(SqliteBacked):
                 )
 
         await self._db.write(run)
+
+    # ------------------------------------------------------------------ erasure
+
+    async def erase(self, tombstones: Sequence[Memory]) -> None:
+        latest: dict[str, Memory] = {t.id: t for t in tombstones}
+        if not latest:
+            return
+        rows = [_row_of(t) for t in latest.values()]
+
+        def run(conn: sqlite3.Connection) -> None:
+            self._delete(conn, list(latest))
+            conn.executemany(_INSERT_VERSION, rows)
+            conn.executemany(_UPSERT_CURRENT, rows)
+
+        await self._db.write(run)
+        await self._db.checkpoint()
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return
+        await self._db.write(lambda c: self._delete(c, unique))
+        await self._db.checkpoint()
+
+    @staticmethod
+    def _delete(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+        for part in chunks(ids):
+            for table in ("memory_versions", "memories", "memory_terms"):
+                conn.execute(f"DELETE FROM {table} WHERE id IN ({marks(len(part))})", part)
+
+    async def ids_in(self, namespace: str, limit: int) -> list[str]:
+        if limit <= 0:
+            return []
+        rows = await self._db.read(
+            lambda c: c.execute(
+                "SELECT id FROM memories WHERE namespace = ? ORDER BY id LIMIT ?",
+                (namespace, int(limit)),
+            ).fetchall()
+        )
+        return [r[0] for r in rows]
 
     # ------------------------------------------------------------------ reads
 

@@ -1,4 +1,5 @@
-"""Embedded working memory: one SQLite file in WAL mode (the default when no Redis is configured).
+"""Embedded working memory: one SQLite file in WAL mode, synchronous=FULL (the default when no
+Redis is configured).
 
 Mirrors ``RedisWorkingStore`` exactly (see ``gateway.core.ports.WorkingStore``):
 
@@ -128,6 +129,9 @@ class SqliteWorkingStore:
     async def ping(self) -> None:
         await self._run(lambda db: db.execute("SELECT 1").fetchone())
 
+    async def durability(self) -> str:
+        return self._db.durability()
+
     # ------------------------------------------------------------------ contract
 
     async def append(
@@ -187,6 +191,38 @@ class SqliteWorkingStore:
     async def ttl_seconds(self, namespace: str, session_id: str) -> int:
         _check_ids(namespace, session_id)
         return await self._run(lambda db: self._ttl_seconds(db, namespace, session_id))
+
+    async def remove_turns(self, namespace: str, session_id: str, turn_ids: Sequence[str]) -> int:
+        _check_ids(namespace, session_id)
+        ids = list(dict.fromkeys(turn_ids))
+        if not ids:
+            return 0
+
+        def run(db: sqlite3.Connection) -> int:
+            n = 0
+            for turn_id in ids:
+                n += db.execute(
+                    "DELETE FROM wm_turn WHERE namespace = ? AND session_id = ? AND turn_id = ?",
+                    (namespace, session_id, turn_id),
+                ).rowcount
+            return n
+
+        removed = await self._run(run)
+        await self._db.checkpoint()
+        return removed
+
+    async def erase_namespace(self, namespace: str) -> int:
+        def run(db: sqlite3.Connection) -> int:
+            sessions = db.execute(
+                "SELECT COUNT(*) FROM wm_session WHERE namespace = ?", (namespace,)
+            ).fetchone()[0]
+            for table in _SESSION_TABLES:
+                db.execute(f"DELETE FROM {table} WHERE namespace = ?", (namespace,))
+            return int(sessions)
+
+        count = await self._run(run)
+        await self._db.checkpoint()
+        return count
 
     # ------------------------------------------------------------------ plumbing
 

@@ -57,7 +57,13 @@ class RetryPolicy:
 
 
 class Transport:
-    """One gRPC channel, the caller's identity (metadata), the deadline and the retry policy."""
+    """One gRPC channel, the caller's identity (metadata), the deadline and the retry policy.
+
+    Plaintext by default; TLS with ``root_certificates`` (PEM of the CA that signed the server;
+    ``tls=True`` alone uses the system's roots) and mTLS with ``private_key`` +
+    ``certificate_chain`` (the client's PEM). ``server_name`` overrides the name checked against
+    the server certificate. With a gateway that takes the agent id from the client certificate,
+    ``agent_id`` may be ""."""
 
     def __init__(
         self,
@@ -66,20 +72,41 @@ class Transport:
         api_key: str | None = None,
         timeout: float = 30.0,
         retries: int = 3,
+        *,
+        tls: bool = False,
+        root_certificates: bytes | None = None,
+        private_key: bytes | None = None,
+        certificate_chain: bytes | None = None,
+        server_name: str | None = None,
     ) -> None:
+        if bool(private_key) != bool(certificate_chain):
+            raise ValueError("private_key and certificate_chain go together (mTLS)")
         self.agent_id = agent_id
-        self._metadata: tuple[tuple[str, str], ...] = (("x-agent-id", agent_id),)
+        self._metadata: tuple[tuple[str, str], ...] = ()
+        if agent_id:
+            self._metadata += (("x-agent-id", agent_id),)
         if api_key:
             self._metadata += (("x-api-key", api_key),)
         self._timeout = timeout
         self._retry = RetryPolicy(retries)
-        self._channel = self._open(target)
+        credentials = None
+        if tls or root_certificates or certificate_chain:
+            credentials = grpc.ssl_channel_credentials(
+                root_certificates, private_key, certificate_chain
+            )
+        options = [("grpc.ssl_target_name_override", server_name)] if server_name else []
+        self._channel = self._open(target, credentials, options)
         self._stubs: dict[str, Any] = {
             GATEWAY: pb_grpc.MemoryGatewayStub(self._channel),
             HEALTH: health_pb2_grpc.HealthStub(self._channel),
         }
 
-    def _open(self, target: str) -> Any:
+    def _open(
+        self,
+        target: str,
+        credentials: grpc.ChannelCredentials | None,
+        options: list[tuple[str, str]],
+    ) -> Any:
         raise NotImplementedError
 
     def _send(self, call: Call[Any]) -> Any:
@@ -528,6 +555,21 @@ class Api:
         retried or repeated import stores everything once."""
         req = pb.ImportRequest(memories=[wire.exported_to_pb(i) for i in items], wait=wait)
         return Call("Import", req, wire.import_result)
+
+    @rpc
+    def forget_namespace(
+        namespace: str, reason: str = "", wait: bool = True
+    ) -> Call[t.EraseResult]:
+        """Master only: erases everything ``namespace`` holds (see docs/SECURITY.md)."""
+        req = pb.ForgetNamespaceRequest(namespace=namespace, reason=reason, wait=wait)
+        return Call("ForgetNamespace", req, wire.erased)
+
+    @rpc
+    def forget_subject(user_id: str, reason: str = "", wait: bool = True) -> Call[t.EraseResult]:
+        """Master only: erases user ``user_id`` — ``user/<id>``, every event naming the user in
+        any namespace, and the user's graph node (see docs/SECURITY.md)."""
+        req = pb.ForgetSubjectRequest(user_id=user_id, reason=reason, wait=wait)
+        return Call("ForgetSubject", req, wire.erased)
 
     @rpc
     def maintain(

@@ -21,8 +21,15 @@ T = TypeVar("T")
 class GatewayClient(Api, Blocking):
     """``GatewayClient(target, agent_id, api_key=None, timeout=30.0, retries=3)``."""
 
-    def _open(self, target: str) -> Any:
-        return grpc.insecure_channel(target)
+    def _open(
+        self,
+        target: str,
+        credentials: grpc.ChannelCredentials | None,
+        options: list[tuple[str, str]],
+    ) -> Any:
+        if credentials is None:
+            return grpc.insecure_channel(target, options=options)
+        return grpc.secure_channel(target, credentials, options=options)
 
     def _run(self, call: Call[T]) -> T:
         attempt = 0

@@ -341,3 +341,12 @@ class ImportResult:
     reembedded: int
     links: int
     conflicts: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class EraseResult:
+    """A ForgetNamespace / ForgetSubject: its id in the audit log, and whether every store has
+    erased it (with ``wait``)."""
+
+    erase_id: str
+    applied: bool

@@ -7,14 +7,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 
 import numpy as np
 
 from gateway.core import reconcile
 from gateway.core.commands import (
     Archive,
+    EraseWorking,
     Forget,
+    ForgetNamespace,
+    ForgetSubject,
     FormSession,
     ImportMemory,
     MemoryWrite,
@@ -23,7 +25,9 @@ from gateway.core.commands import (
     TurnAppend,
 )
 from gateway.core.control import JournalEntry
+from gateway.core.derive import event_of, memory_from_command, relation_of, vector_item
 from gateway.core.embed_ahead import EmbedAhead, Upcoming
+from gateway.core.eraser import Eraser
 from gateway.core.events import AppliedEvents
 from gateway.core.models import (
     Event,
@@ -38,7 +42,7 @@ from gateway.core.models import (
     Zone,
     utcnow,
 )
-from gateway.core.ports import Embedder, Ledger, Stores, Summariser
+from gateway.core.ports import Embedder, Journal, Ledger, Stores, Summariser
 from gateway.core.working import TurnResults, apply_turns
 
 #: neighbours fetched per new memory when looking for a near twin
@@ -51,31 +55,6 @@ class ApplySettings:
     zone_hard_cap: int
     dialogue_max_turns: int
     summary_token_budget: int = 200
-
-
-def memory_from_command(write_id: str, agent_id: str, c: MemoryWrite, now: datetime) -> Memory:
-    fact = c.metadata.get("fact_key", "")
-    return Memory(
-        id=write_id,
-        namespace=c.namespace,
-        layer=c.layer,
-        content=c.content,
-        type=c.type or "note",
-        importance=c.importance,
-        confidence=c.confidence,
-        source_agent=agent_id,
-        source_session=c.session_id,
-        task_id=c.task_id,
-        created_at=now,
-        updated_at=now,
-        metadata={**c.metadata, reconcile.WRITE_ID_KEY: write_id},
-        evidence=list(c.evidence),
-        event_time=c.event_time
-        or (c.received_at if c.layer is Layer.EPISODIC and c.received_at else None),
-        status=Status.QUARANTINED if c.quarantined else Status.ACTIVE,
-        fact_key=reconcile.normalise_fact(fact) if fact else "",
-        entities=list(c.entities),
-    )
 
 
 @dataclass(slots=True)
@@ -109,9 +88,11 @@ class Applier:
         settings: ApplySettings,
         turn_results: TurnResults,
         summariser: Summariser,
+        journal: Journal,
     ) -> None:
         self._summariser = summariser
         self._stores = stores
+        self._eraser = Eraser(stores, journal, ledger)
         self._embedder = embedder
         self._ledger = ledger
         self._events = events
@@ -153,12 +134,21 @@ class Applier:
             )
         if isinstance(first, FormSession):
             raise ValueError("form entries are applied by the formation lane")
-        if isinstance(first, Forget | Archive | Release):
+        if isinstance(first, Forget):
+            return await self._eraser.forget(run)
+        if isinstance(first, Archive | Release):
             return await self._apply_status(run)
         if isinstance(first, ImportMemory):
             return await self._apply_imports(run)
+        if isinstance(first, ForgetNamespace | ForgetSubject):
+            touched: set[str] = set()
+            for entry in run:
+                touched |= await self._eraser.forget_namespace(entry)
+            return touched
+        if isinstance(first, EraseWorking):
+            return await self._eraser.erase_working(run)
         await self._stores.graph.relate(
-            [_relation(e.command) for e in run if isinstance(e.command, Relate)]
+            [relation_of(e.command) for e in run if isinstance(e.command, Relate)]
         )
         return set()
 
@@ -240,18 +230,18 @@ class Applier:
     def _resync(self, mem: Memory, batch: _Batch) -> None:
         """Only re-sync the derived stores of a memory whose record is already stored."""
         if mem.status is Status.ACTIVE and mem.embedding is not None:
-            batch.vectors[mem.id] = _vector_item(mem)
+            batch.vectors[mem.id] = vector_item(mem)
         if mem.layer is Layer.EPISODIC:
-            batch.events.append(_event(mem))
+            batch.events.append(event_of(mem))
 
     def _add(self, version: Memory, command: MemoryWrite, batch: _Batch) -> None:
         batch.versions[version.id] = version
         batch.puts.append(version)
         if version.status is not Status.ACTIVE:
             return
-        batch.vectors[version.id] = _vector_item(version)
+        batch.vectors[version.id] = vector_item(version)
         if version.layer is Layer.EPISODIC:
-            batch.events.append(_event(version, command.user_id))
+            batch.events.append(event_of(version, command.user_id))
             for rel_type, kind, target in command.links:
                 batch.relations.append(
                     Relation(
@@ -314,9 +304,9 @@ class Applier:
             )
             batch.puts.extend([*c.versions[:-1], head])
             if head.status is Status.ACTIVE:
-                batch.vectors[head.id] = _vector_item(head)
+                batch.vectors[head.id] = vector_item(head)
             if head.layer is Layer.EPISODIC and head.status in (Status.ACTIVE, Status.ARCHIVED):
-                batch.events.append(_event(head))
+                batch.events.append(event_of(head))
         await self._persist(batch)
         return {c.namespace for c in commands}
 
@@ -330,17 +320,15 @@ class Applier:
         for c in commands:
             status = _STATUS_OF[type(c)]
             mem = versions.get(c.id) or current.get(c.id)
-            if mem is None or mem.status is status:
-                continue
-            if status is Status.ARCHIVED and mem.status is not Status.ACTIVE:
+            if mem is None or mem.status is not Status.ACTIVE:
                 continue  # only active memories decay; forgotten ones stay forgotten
             if status is Status.ACTIVE and mem.status is not Status.QUARANTINED:
                 continue  # only a quarantined memory is released
             versions[c.id] = mem.with_changes(
-                status=status,
+                status=Status.ARCHIVED,
                 version=mem.version + 1,
                 updated_at=utcnow(),
-                metadata={**mem.metadata, f"memgate.{status.value}_reason": c.reason},
+                metadata={**mem.metadata, "memgate.archived_reason": c.reason},
             )
             if mem.layer is Layer.EPISODIC and status is Status.FORGOTTEN:
                 revoked_events.append(mem.id)  # an archived event stays on the timeline
@@ -353,9 +341,9 @@ class Applier:
                 await self._stores.index.delete(gone)
         if released:
             await self._stores.index.upsert(
-                [_vector_item(m) for m in released if m.embedding is not None]
+                [vector_item(m) for m in released if m.embedding is not None]
             )
-            events = [_event(m) for m in released if m.layer is Layer.EPISODIC]
+            events = [event_of(m) for m in released if m.layer is Layer.EPISODIC]
             if events:
                 await self._stores.graph.record(events)
         if revoked_events:
@@ -368,30 +356,3 @@ _STATUS_OF: dict[type, Status] = {
     Archive: Status.ARCHIVED,
     Release: Status.ACTIVE,
 }
-
-
-def _relation(c: Relate) -> Relation:
-    return Relation(c.src, c.type, c.dst, c.at, tuple(sorted(c.properties.items())))
-
-
-def _vector_item(mem: Memory) -> VectorItem:
-    assert mem.embedding is not None
-    return VectorItem(mem.id, mem.namespace, mem.layer, mem.embedding)
-
-
-def _event(mem: Memory, user_id: str = "") -> Event:
-    if not user_id and mem.namespace.startswith("user/"):
-        user_id = mem.namespace.split("/", 1)[1]
-    return Event(
-        id=mem.id,
-        namespace=mem.namespace,
-        type=mem.type,
-        summary=mem.content,
-        at=mem.when,
-        importance=mem.importance,
-        agent_id=mem.source_agent,
-        user_id=user_id,
-        session_id=mem.source_session,
-        task_id=mem.task_id,
-        entities=list(mem.entities),
-    )

@@ -1,156 +1,64 @@
-"""The journal's commands — what an acknowledged write asks the applier to do — typed, with one
-versioned codec. Old journals (payloads written before the codec had a version) still replay."""
+"""The journal's commands — what an acknowledged write asks the applier to do — and their one
+versioned codec. Old journals (payloads written before the codec had a version) still replay.
+The command types themselves live in ``gateway.core.command_types`` (re-exported here).
+
+Codec versions: v0 (no ``v`` key), v1 (``v`` and ``received_at``), v2 (the erasure commands
+``ForgetNamespace``, ``ForgetSubject`` and ``EraseWorking``; ``Forget`` now erases). Every
+older payload decodes unchanged."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any
 
+from gateway.core.command_types import (
+    KINDS,
+    MAX_REASON,
+    Archive,
+    Command,
+    EraseWorking,
+    Erasure,
+    Forget,
+    ForgetNamespace,
+    ForgetSubject,
+    FormSession,
+    ImportMemory,
+    MemoryWrite,
+    Relate,
+    Release,
+    TurnAppend,
+)
 from gateway.core.models import Layer, Memory, NodeKind, NodeRef, Status, Zone
-from gateway.core.screening import clean
+
+__all__ = [
+    "Archive",
+    "CODEC_VERSION",
+    "Command",
+    "decode",
+    "digest",
+    "dumps",
+    "encode",
+    "EraseWorking",
+    "Erasure",
+    "Forget",
+    "ForgetNamespace",
+    "ForgetSubject",
+    "FormSession",
+    "ImportMemory",
+    "KINDS",
+    "loads",
+    "MAX_REASON",
+    "MemoryWrite",
+    "Relate",
+    "Release",
+    "TurnAppend",
+]
 
 #: the version ``encode`` writes; ``decode`` reads this one and every older one
-CODEC_VERSION = 1
-MAX_REASON = 500
+CODEC_VERSION = 2
 
-
-@dataclass(frozen=True, slots=True)
-class MemoryWrite:
-    """Store a long-term memory (episodic, semantic or procedural)."""
-
-    kind: ClassVar[str] = "memory"
-    namespace: str
-    layer: Layer
-    content: str
-    type: str = "note"
-    importance: float = 0.5
-    confidence: float = 1.0
-    session_id: str = ""
-    task_id: str = ""
-    event_time: datetime | None = None
-    metadata: dict[str, str] = field(default_factory=dict)
-    evidence: tuple[str, ...] = ()
-    entities: tuple[str, ...] = ()
-    quarantined: bool = False
-    user_id: str = ""
-    links: tuple[tuple[str, str, str], ...] = ()  # (relation type, node kind, node id)
-    explicit: bool = False
-    #: when the gateway acknowledged it; the event time of an event sent without one.
-    #: Not part of what makes two writes the same (a retry is received later).
-    received_at: datetime | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TurnAppend:
-    """Append a turn to a session's working memory."""
-
-    kind: ClassVar[str] = "turn"
-    namespace: str
-    session_id: str
-    content: str
-    role: str = "user"
-    zone: Zone = Zone.DIALOGUE
-    metadata: dict[str, str] = field(default_factory=dict)
-    at: datetime | None = None  # when received; not part of the digest
-
-
-def _clean_reason(cmd: Forget | Archive) -> None:
-    """A reason is free text from the caller: it is journaled with secrets redacted, at most
-    ``MAX_REASON`` chars."""
-    if cmd.reason:
-        object.__setattr__(cmd, "reason", clean(cmd.reason[:MAX_REASON]))
-
-
-@dataclass(frozen=True, slots=True)
-class Forget:
-    """Revoke a memory at once (a new version with status forgotten)."""
-
-    kind: ClassVar[str] = "forget"
-    id: str
-    namespace: str
-    reason: str = ""
-
-    def __post_init__(self) -> None:
-        _clean_reason(self)
-
-
-@dataclass(frozen=True, slots=True)
-class Archive:
-    """Take a decayed memory out of everyday recall (a new version with status archived)."""
-
-    kind: ClassVar[str] = "archive"
-    id: str
-    namespace: str
-    reason: str = ""
-
-    def __post_init__(self) -> None:
-        _clean_reason(self)
-
-
-@dataclass(frozen=True, slots=True)
-class Relate:
-    """Add or update one timestamped edge of the episodic graph."""
-
-    kind: ClassVar[str] = "relate"
-    src: NodeRef
-    type: str
-    dst: NodeRef
-    at: datetime
-    properties: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class FormSession:
-    """Mine a session's turns up to ledger position ``upto`` for facts (memory formation). The
-    same session and range is the same job, whoever asked (``requested_by`` is not part of it)."""
-
-    kind: ClassVar[str] = "form"
-    namespace: str
-    session_id: str
-    upto: int
-    requested_by: str = ""  # the agent that ended the session, or "idle" / "every-n"
-
-
-@dataclass(frozen=True, slots=True)
-class Release:
-    """Release a quarantined memory after review (a new version with status active)."""
-
-    kind: ClassVar[str] = "release"
-    id: str
-    namespace: str
-    reason: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class ImportMemory:
-    """Store an exported memory as it was: every version, its id, statuses and times."""
-
-    kind: ClassVar[str] = "import"
-    namespace: str
-    versions: tuple[Memory, ...]  # oldest first, without embeddings
-    #: the current version's vector, made by the gateway's own embedder; () = embed it again
-    embedding: tuple[float, ...] = ()
-
-
-Command = (
-    MemoryWrite | TurnAppend | Forget | Archive | Relate | FormSession | Release | ImportMemory
-)
-KINDS: dict[str, type[Command]] = {
-    c.kind: c  # type: ignore[misc]
-    for c in (
-        MemoryWrite,
-        TurnAppend,
-        Forget,
-        Archive,
-        Relate,
-        FormSession,
-        Release,
-        ImportMemory,
-    )
-}
 #: fields that record when or by whom a command was received: a retry differs in them only
 _RECEIVED = ("received_at", "at", "requested_by")
 
@@ -265,6 +173,16 @@ def encode(cmd: Command) -> dict[str, Any]:
             "upto": cmd.upto,
             "requested_by": cmd.requested_by,
         }
+    elif isinstance(cmd, ForgetNamespace):
+        body = {"namespace": cmd.namespace, "reason": cmd.reason}
+    elif isinstance(cmd, ForgetSubject):
+        body = {"user_id": cmd.user_id, "namespace": cmd.namespace, "reason": cmd.reason}
+    elif isinstance(cmd, EraseWorking):
+        body = {
+            "namespace": cmd.namespace,
+            "session_id": cmd.session_id,
+            "turn_ids": list(cmd.turn_ids),
+        }
     else:
         body = {
             "src_kind": cmd.src.kind.value,
@@ -332,6 +250,16 @@ def decode(kind: str, data: dict[str, Any]) -> Command:
             session_id=data["session_id"],
             upto=int(data["upto"]),
             requested_by=data.get("requested_by") or "",
+        )
+    if kind == ForgetNamespace.kind:
+        return ForgetNamespace(namespace=data["namespace"], reason=data.get("reason", ""))
+    if kind == ForgetSubject.kind:
+        return ForgetSubject(user_id=data["user_id"], reason=data.get("reason", ""))
+    if kind == EraseWorking.kind:
+        return EraseWorking(
+            namespace=data["namespace"],
+            session_id=data.get("session_id") or "",
+            turn_ids=tuple(data.get("turn_ids") or ()),
         )
     if kind == Relate.kind:
         at = _parse_time(data.get("at"))

@@ -1,5 +1,6 @@
 """The episodic graph's use cases: relate two nodes, a namespace's timeline, a node's
-neighbourhood (never showing events of a namespace the caller cannot read)."""
+neighbourhood (never showing, nor walking through, an event, entity or session of a namespace the
+caller cannot read)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,15 @@ from gateway.core.control import NewEntry
 from gateway.core.errors import InvalidArgument, PermissionDenied
 from gateway.core.inputs import check_node, check_relation, node_kind
 from gateway.core.memories import Memories
-from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, utcnow
+from gateway.core.models import (
+    SCOPED_KINDS,
+    Event,
+    Neighbour,
+    NodeKind,
+    NodeRef,
+    scope_of,
+    utcnow,
+)
 from gateway.core.ownership import TaskOwners
 from gateway.core.ports import EpisodicGraph, RecordStore
 from gateway.core.screening import clean_map
@@ -60,6 +69,7 @@ class Episodes:
         for (kind, node_id), name in ((src, "src"), (dst, "dst")):
             node = node_kind(kind, f"{name}.kind")
             ref = NodeRef(node, check_node(node, node_id, f"{name}.id"))
+            await self._check_node(agent, ref)  # no linking others' private events or entities
             await self._may_relate(agent, ref, name)
             ends.append(ref)
         cmd = Relate(ends[0], rel_type, ends[1], at or utcnow(), properties)
@@ -87,8 +97,6 @@ class Episodes:
         node, tasks and steps it started (or nobody started), sessions and entities; never a
         user node or another agent's node (the master may relate anything). Relations cannot be
         proposals, so these are refused, not queued."""
-        if ref.kind is NodeKind.EVENT:
-            await self._memories.visible(agent, ref.id)  # no linking others' private events
         if agent == self._master:
             return
         if ref.kind is NodeKind.USER or (ref.kind is NodeKind.AGENT and ref.id != agent):
@@ -99,6 +107,13 @@ class Episodes:
             )
         if ref.kind in (NodeKind.TASK, NodeKind.STEP):
             await self._owners.require(agent, ref.id.rpartition("#")[0] or ref.id)
+
+    async def _check_node(self, agent: str, ref: NodeRef) -> None:
+        """An event, entity or session node of a namespace ``agent`` cannot read is refused."""
+        if ref.kind is NodeKind.EVENT:
+            await self._memories.visible(agent, ref.id)
+        elif ref.kind in SCOPED_KINDS and (scope := scope_of(ref.id)):
+            nsp.check_read(agent, nsp.parse(scope, "node.id"), self._master)
 
     async def timeline(
         self,
@@ -126,10 +141,12 @@ class Episodes:
             raise InvalidArgument("depth must be 1 or 2", field="depth")
         kind = node_kind(node[0], "node.kind")
         ref = NodeRef(kind, check_node(kind, node[1], "node.id"))
-        if ref.kind is NodeKind.EVENT:
-            await self._memories.visible(agent, ref.id)
-        found = await self._graph.neighbourhood(ref, depth, min(max(limit, 1), MAX_NEIGHBOURS))
-        if agent == self._master:
+        await self._check_node(agent, ref)
+        master = agent == self._master
+        found = await self._graph.neighbourhood(
+            ref, depth, min(max(limit, 1), MAX_NEIGHBOURS), visible_to=None if master else agent
+        )
+        if master:
             return found
         # events in another agent's private namespace stay hidden
         event_ids = [n.node.id for n in found if n.node.kind is NodeKind.EVENT]

@@ -1,12 +1,14 @@
-"""Long-term memories by id: read one (if the caller may see it), its history, and forget it."""
+"""Long-term memories by id: read one (if the caller may see it), its history, and forget it
+(erasure: what stays is a tombstone without content, see ``core/eraser.py``)."""
 
 from __future__ import annotations
 
 import uuid
 
 from gateway.core import namespaces as nsp
-from gateway.core.commands import Forget
+from gateway.core.commands import EraseWorking, Forget
 from gateway.core.control import AuditEntry, NewEntry
+from gateway.core.eraser import is_tombstone
 from gateway.core.errors import InvalidArgument, NotFound, PermissionDenied
 from gateway.core.models import Memory, Status
 from gateway.core.ports import Ledger, RecordStore
@@ -62,6 +64,18 @@ class Memories:
                 f"agent {agent!r} may not forget {mem.id} in {mem.namespace}: ask the master",
                 field="id",
             )
+        if is_tombstone(mem):
+            return mem  # erased already
         entry = NewEntry(uuid.uuid4().hex, agent, "", Forget(mem.id, mem.namespace, reason[:500]))
-        await self._write_path.commit([entry], wait=True, action="forget", details=[reason[:200]])
+        await self._write_path.commit(
+            [entry], wait=True, action="forget", details=[f"{mem.id}: {reason[:200]}"]
+        )
+        if mem.source_session:  # a turn of the session with this id, if any (working lane)
+            turns = EraseWorking(mem.namespace, mem.source_session, (mem.id,))
+            await self._write_path.commit(
+                [NewEntry(uuid.uuid4().hex, agent, "", turns)],
+                wait=False,
+                action="erase_working",
+                details=[mem.id],
+            )
         return (await self._records.get([mem.id]))[mem.id]

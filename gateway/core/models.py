@@ -175,8 +175,37 @@ def valid_relation_type(value: str) -> bool:
 
 
 def normalise_name(name: str) -> str:
-    """An entity node's id from its name: NFKC, case-folded, whitespace collapsed."""
+    """An entity's name as it keys a node: NFKC, case-folded, whitespace collapsed."""
     return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+#: Node kinds that belong to one namespace: their ids are ``scoped_id(namespace, name)``, and a
+#: caller who cannot read the namespace never sees them (events carry their namespace).
+SCOPED_KINDS = frozenset({NodeKind.ENTITY, NodeKind.SESSION})
+#: Node kinds whose visibility follows a namespace (scoped kinds and events).
+NAMESPACED_KINDS = SCOPED_KINDS | {NodeKind.EVENT}
+
+
+def scoped_id(namespace: str, name: str) -> str:
+    """The id of an entity or session node of ``namespace``: ``<namespace>/<name>`` (e.g.
+    ``user/alice/kyoto``), so two namespaces' "Kyoto" are two nodes."""
+    return f"{namespace}/{name}"
+
+
+def scope_of(node_id: str) -> str:
+    """The namespace a scoped node id belongs to ("" for an id that is not scoped, such as a
+    node created before ids were scoped). Namespace ids never contain "/", so the split is
+    unambiguous whatever the name holds."""
+    head, sep, rest = node_id.partition("/")
+    if not sep:
+        return ""
+    if head == "global":
+        return "global"
+    if head in ("agent", "user", "task"):
+        owner, sep, _ = rest.partition("/")
+        if sep and owner:
+            return f"{head}/{owner}"
+    return ""
 
 
 #: The links an event owns (re-created whenever the event is recorded): relationship type and the
@@ -199,9 +228,13 @@ class EventLink:
 
 def event_links(e: Event) -> list[EventLink]:
     """Every link recording ``e`` makes: its session, agent, user and task (when set) and each
-    entity it mentions (one node per normalised name, the first spelling as its label)."""
+    entity it mentions (one node per normalised name, the first spelling as its label).
+
+    Session and entity nodes belong to the event's namespace (``scoped_id``): the researcher's
+    private "Kyoto" and alice's "Kyoto" are different nodes. Agents, users and tasks are
+    identities shared by every namespace."""
     ids = {
-        NodeKind.SESSION: e.session_id,
+        NodeKind.SESSION: scoped_id(e.namespace, e.session_id) if e.session_id else "",
         NodeKind.AGENT: e.agent_id,
         NodeKind.USER: e.user_id,
         NodeKind.TASK: e.task_id,
@@ -213,8 +246,9 @@ def event_links(e: Event) -> list[EventLink]:
     ]
     seen: set[str] = set()
     for name in e.entities:
-        entity_id = normalise_name(name)
-        if entity_id and entity_id not in seen:
-            seen.add(entity_id)
-            links.append(EventLink("MENTIONS", NodeRef(NodeKind.ENTITY, entity_id), name))
+        key = normalise_name(name)
+        if key and key not in seen:
+            seen.add(key)
+            entity = NodeRef(NodeKind.ENTITY, scoped_id(e.namespace, key))
+            links.append(EventLink("MENTIONS", entity, name))
     return links

@@ -17,17 +17,8 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
-from gateway.core.candidates import Candidate, DueSession, SessionTurns
-from gateway.core.control import (
-    Accepted,
-    AuditEntry,
-    JournalEntry,
-    NewEntry,
-    PendingFact,
-    Proposal,
-    ReviewItem,
-    TaskStep,
-)
+from gateway.core.candidates import Candidate
+from gateway.core.control_ports import Journal, Ledger  # noqa: E402,F401 - re-exported
 from gateway.core.models import (
     Event,
     Layer,
@@ -67,6 +58,10 @@ class Lifecycle(Protocol):
     @unguarded
     async def ping(self) -> None:
         """Cheap health probe; raises BackendUnavailable when the backend is down."""
+
+    @unguarded
+    async def durability(self) -> str:
+        """Empty if an acknowledged write here survives an OS crash; else why not (M11)."""
 
 
 @runtime_checkable
@@ -109,6 +104,12 @@ class WorkingStore(Lifecycle, Protocol):
     @reads
     async def ttl_seconds(self, namespace: str, session_id: str) -> int:
         """Seconds until the session expires; -2 when it does not exist."""
+
+    async def remove_turns(self, namespace: str, session_id: str, turn_ids: Sequence[str]) -> int:
+        """Erasure: remove these turns from every zone (ids stay seen). Returns how many."""
+
+    async def erase_namespace(self, namespace: str) -> int:
+        """Erasure: drop every session of ``namespace``, whatever its TTL. Returns how many."""
 
 
 @runtime_checkable
@@ -167,6 +168,14 @@ class RecordStore(Lifecycle, Protocol):
     async def scan(self, namespace: str, after_id: str, limit: int) -> list[Memory]:
         """Current versions of the namespace's memories (any status) with id > ``after_id``,
         in id order, at most ``limit`` — to page through a namespace (export)."""
+    async def erase(self, tombstones: Sequence[Memory]) -> None:
+        """Erasure: every version of each id goes; its tombstone becomes the only one."""
+
+    async def delete(self, ids: Sequence[str]) -> None: ...  # erasure, no tombstone left
+
+    @reads
+    async def ids_in(self, namespace: str, limit: int) -> list[str]:
+        """Ids of at most ``limit`` memories of ``namespace``, any status."""
 
 
 @runtime_checkable
@@ -194,10 +203,27 @@ class EpisodicGraph(Lifecycle, Protocol):
         (the newest ones when more match)."""
 
     @reads
-    async def neighbourhood(self, node: NodeRef, depth: int, limit: int) -> list[Neighbour]:
-        """Nodes within ``depth`` (1 or 2) hops of ``node``, nearest first, then newest edge."""
+    async def neighbourhood(
+        self, node: NodeRef, depth: int, limit: int, visible_to: str | None = None
+    ) -> list[Neighbour]:
+        """Nodes within ``depth`` (1 or 2) hops of ``node``, nearest first, then newest edge.
 
-    async def delete_events(self, ids: Sequence[str]) -> None: ...
+        With ``visible_to`` (an agent id), event, entity and session nodes of another agent's
+        private namespace (``agent/<x>``, x != visible_to) are neither returned nor walked
+        through: what lies behind them is not reached either."""
+
+    async def delete_events(self, ids: Sequence[str]) -> None:
+        """Remove events (node, summary, edges) and entity/session nodes left without edges."""
+
+    async def delete_nodes(self, nodes: Sequence[NodeRef]) -> None:
+        """Remove nodes of any kind with every edge touching them."""
+
+    async def erase_namespace(self, namespace: str) -> int:
+        """Erasure: its events and entity/session nodes (``scoped_id``). Returns #events."""
+
+    @reads
+    async def events_about(self, user_id: str, limit: int) -> list[tuple[str, str]]:
+        """(id, namespace) of up to ``limit`` events ABOUT ``user_id``, in any namespace."""
 
     @reads
     async def event_edges(self, event_ids: Sequence[str]) -> list[Relation]:
@@ -260,131 +286,6 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """float32 ``(len(texts), dim)``, rows L2-normalised, input order kept."""
         ...
-
-
-class Journal(Protocol):
-    """Durable, ordered, idempotent log of acknowledged writes (the source of truth until they
-    are applied). ``append`` returns once the entries are on disk."""
-
-    pending_count: int
-
-    async def start(self) -> None: ...
-    async def close(self) -> None: ...
-    async def append(self, entries: Sequence[NewEntry]) -> list[Accepted]:
-        """All or none. A reused (agent, idempotency key) with the same command returns the first
-        write's id (duplicate=True); with another command it raises ``Conflict``."""
-
-    async def pending(
-        self, limit: int, kinds: Sequence[str] = (), after: int = 0
-    ) -> list[JournalEntry]:
-        """The oldest entries not applied yet (of the given kinds, with a seq above ``after``),
-        in journal order."""
-
-    async def mark_applied(self, seqs: Sequence[int]) -> None: ...
-    async def mark_dead(self, seq: int, error: str) -> None:
-        """Takes an entry that can never apply out of the queue (kept, with the error)."""
-
-    async def state(self, seq: int) -> int:
-        """An ``EntryState`` value."""
-
-    async def states(self, seqs: Sequence[int]) -> dict[int, int]:
-        """``state`` of many entries in one call (unknown seqs map to ``EntryState.UNKNOWN``)."""
-
-    async def counts(self) -> tuple[int, int]:
-        """(pending, applied or dead)."""
-
-    async def prune(self, older_than_s: float) -> int:
-        """Drop applied entries older than the retention (their idempotency keys expire)."""
-
-    async def oldest_pending_age(self) -> float:
-        """Seconds since the oldest entry still waiting was acknowledged (0: none)."""
-
-
-class Ledger(Protocol):
-    """The gateway's control records: audit log, write-id aliases, proposals, review queue,
-    small settings, pending facts and batch-task steps."""
-
-    async def start(self) -> None: ...
-    async def close(self) -> None: ...
-    async def audit(self, entries: Sequence[AuditEntry]) -> None: ...
-    async def query_audit(
-        self, agent_id: str, namespace: str, since: float, limit: int
-    ) -> list[AuditEntry]:
-        """Newest first; empty filters match everything."""
-
-    async def set_aliases(self, pairs: Sequence[tuple[str, str]]) -> None:
-        """(write id, memory id): a write merged into an existing memory."""
-
-    async def resolve(self, write_id: str) -> str:
-        """The memory a write id ended up in (itself when not merged)."""
-
-    async def resolve_many(self, write_ids: Sequence[str]) -> dict[str, str]:
-        """``resolve`` for many write ids in one call (every id is a key)."""
-
-    async def add_proposal(self, proposal: Proposal) -> Proposal:
-        """Stores a new proposal; an existing id returns the stored one unchanged."""
-
-    async def get_proposal(self, pid: str) -> Proposal | None: ...
-    async def list_proposals(self, state: str, limit: int) -> list[Proposal]: ...
-    async def decide_proposal(
-        self, pid: str, state: str, decided_by: str, reason: str, memory_id: str = ""
-    ) -> bool:
-        """Moves a pending proposal to ``state``; False when it was not pending."""
-
-    async def proposal_backlog(self) -> tuple[int, float]:
-        """(pending proposals, epoch seconds the oldest was made; 0 when none)."""
-
-    async def add_review(self, items: Sequence[ReviewItem]) -> None: ...
-    async def list_review(self, limit: int) -> list[ReviewItem]:
-        """Queued items not resolved yet, oldest first."""
-
-    async def resolve_review(
-        self, memory_id: str, state: str, decided_by: str, reason: str
-    ) -> bool:
-        """Takes a queued item out of the queue (once); False when it is not queued or was
-        already resolved."""
-
-    async def put_setting(self, key: str, value: dict[str, Any]) -> None: ...
-    async def get_setting(self, key: str) -> dict[str, Any] | None: ...
-    async def see_fact(
-        self,
-        pid: str,
-        namespace: str,
-        fact_key: str,
-        fact: str,
-        session_id: str,
-        evidence: Sequence[str],
-        confidence: float,
-    ) -> PendingFact:
-        """Record one sighting of a fact (``pid`` names a new row); returns the pending row."""
-
-    async def get_pending_fact(self, pid: str) -> PendingFact | None: ...
-    async def mark_promoted(self, pid: str, memory_id: str) -> None: ...
-    async def record_turns(self, namespace: str, session_id: str, turns: Sequence[Turn]) -> None:
-        """Keep dialogue turns for memory formation until they are mined. Idempotent by turn id;
-        each new turn gets the next position of the ledger."""
-
-    async def unformed_turns(
-        self, namespace: str, session_id: str, upto: int = 0, limit: int = 0
-    ) -> SessionTurns:
-        """The session's turns not mined yet, oldest first, up to position ``upto`` (0: all),
-        at most ``limit`` of them (0: no limit)."""
-
-    async def mark_formed(self, namespace: str, session_id: str, upto: int) -> None:
-        """Turns up to position ``upto`` were mined: drop them, never mine them again."""
-
-    async def due_sessions(
-        self, idle_before: float, every_turns: int, limit: int
-    ) -> list[DueSession]:
-        """Sessions with unmined turns whose last turn came before ``idle_before`` (epoch s), or
-        with at least ``every_turns`` unmined turns (0: that rule is off)."""
-
-    async def start_task(self, task_id: str, steps: Sequence[str]) -> None: ...
-    async def task_steps(self, task_id: str) -> list[TaskStep]: ...
-    async def update_step(
-        self, task_id: str, index: int, state: str, output: str, error: str
-    ) -> bool:
-        """Sets a step's state; a done step never changes again. False when it is missing."""
 
 
 @runtime_checkable

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -35,6 +33,7 @@ from gateway.core.models import (
     utcnow,
 )
 from gateway.core.ports import Embedder, Ledger, Stores
+from gateway.core.recall_cache import RecallCache, RecallQuery, RecallResult
 from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer, traced
 from gateway.settings import Settings
 
@@ -43,28 +42,6 @@ OVERFETCH = 4
 #: graph expansion: how many top episodic hits are expanded, and how much a neighbour is worth
 EXPAND_TOP = 3
 NEIGHBOUR_DISCOUNT = 0.9
-
-
-@dataclass(frozen=True, slots=True)
-class RecallQuery:
-    query: str
-    namespaces: tuple[str, ...]
-    layers: tuple[Layer, ...] = ()
-    top_k: int = 10
-    token_budget: int = 0
-    session_id: str = ""
-    start: datetime | None = None
-    end: datetime | None = None
-    types: tuple[str, ...] = ()
-
-
-@dataclass(slots=True)
-class RecallResult:
-    hits: list[scoring.Scored]
-    block: str
-    block_tokens: int
-    routed: tuple[Layer, ...]
-    degraded: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -76,63 +53,6 @@ class _Candidates:
     def add_dense(self, pairs: Sequence[tuple[str, float]]) -> None:
         for mid, s in pairs:
             self.dense[mid] = max(s, self.dense.get(mid, -1.0))
-
-
-#: bytes of recalled text the cache may hold; one result may take at most an eighth of it
-CACHE_MAX_BYTES = 32 << 20
-#: a hit's fixed cost beyond its text (its embedding and objects), for the estimate
-HIT_OVERHEAD = 2_048
-
-
-def result_bytes(r: RecallResult) -> int:
-    """A rough size of a cached result: the text it holds plus a fixed cost per hit."""
-    text = sum(len(h.memory.content) + HIT_OVERHEAD for h in r.hits)
-    return text + len(r.block)
-
-
-class RecallCache:
-    """Hot recalls for a short time; dropped when a namespace they read is written. Bounded by
-    entries and by bytes, so large results (top_k 100 of 8,000-char memories) cannot make it
-    hold hundreds of megabytes."""
-
-    def __init__(self, ttl_s: float, max_entries: int, max_bytes: int = CACHE_MAX_BYTES) -> None:
-        self._ttl = ttl_s
-        self._max = max_entries
-        self._max_bytes = max_bytes
-        self._bytes = 0
-        self._items: OrderedDict[tuple[object, ...], tuple[float, RecallResult, int]] = (
-            OrderedDict()
-        )
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: tuple[object, ...]) -> RecallResult | None:
-        item = self._items.get(key)
-        if item and time.monotonic() - item[0] < self._ttl:
-            self._items.move_to_end(key)
-            self.hits += 1
-            return item[1]
-        self.misses += 1
-        return None
-
-    def put(self, key: tuple[object, ...], value: RecallResult) -> None:
-        size = result_bytes(value)
-        if self._ttl <= 0 or size > self._max_bytes // 8:
-            return
-        self._drop(key)
-        self._items[key] = (time.monotonic(), value, size)
-        self._bytes += size
-        while self._items and (len(self._items) > self._max or self._bytes > self._max_bytes):
-            self._drop(next(iter(self._items)))
-
-    def _drop(self, key: tuple[object, ...]) -> None:
-        item = self._items.pop(key, None)
-        if item is not None:
-            self._bytes -= item[2]
-
-    def invalidate(self, namespaces: set[str]) -> None:
-        for key in [k for k in self._items if namespaces & set(k[1])]:  # type: ignore[call-overload]
-            self._drop(key)
 
 
 class Recaller:

@@ -1,7 +1,12 @@
 """The gateway's running parts: opens the journal, ledger and stores in order, rebuilds the vector
 index from the records unless it was closed cleanly, starts the apply lanes, and keeps the small
 background loops (index flush, journal pruning, decay sweep, memory-formation triggers). Closes
-them in reverse."""
+them in reverse.
+
+Durability (M11): the lanes mark a journal entry applied (dropping its payload) only after the
+stores returned from it, so every store must make a write durable before it returns; at start
+each store says whether it does (``durability()``): with ``strict_durability`` a store that does
+not stops the start, otherwise it is logged as a warning."""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
+from gateway.core.errors import FailedPrecondition
 from gateway.core.lanes import Lanes
 from gateway.core.ports import Embedder, Journal, Ledger, Stores
 
@@ -34,9 +40,11 @@ class Runtime:
         sweep: Callable[[], Awaitable[str]] | None = None,
         formation_scan_s: float = 0.0,
         schedule_formation: Callable[[], Awaitable[int]] | None = None,
+        strict_durability: bool = False,
     ) -> None:
         self._formation_scan_s = formation_scan_s
         self._schedule_formation = schedule_formation
+        self._strict_durability = strict_durability
         self._stores = stores
         self._journal = journal
         self._ledger = ledger
@@ -50,6 +58,16 @@ class Runtime:
         self._index_dirty = False
         self._index_ready = False  # the index mirrors the records: only then may close() mark it
 
+    async def _check_durability(self) -> None:
+        problems = [p for p in [await s.durability() for s in self._stores.all()] if p]
+        if problems and self._strict_durability:
+            raise FailedPrecondition(
+                "strict_durability is on and a store could lose acknowledged writes in an OS "
+                f"crash: {'; '.join(problems)} (docs/SECURITY.md 'Durability')"
+            )
+        for problem in problems:
+            log.warning("durability: %s (docs/SECURITY.md 'Durability')", problem)
+
     def on_applied(self, namespaces: frozenset[str]) -> None:
         self._index_dirty = True
 
@@ -58,6 +76,7 @@ class Runtime:
         await self._ledger.start()
         for store in self._stores.all():
             await store.start()
+        await self._check_durability()
         await self._ensure_index()
         self._index_ready = True
         self._lanes.start()

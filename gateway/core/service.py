@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from gateway.core.apply import Applier, ApplySettings
 from gateway.core.control import JournalEntry
 from gateway.core.episodes import Episodes
+from gateway.core.erasure import Erasure
 from gateway.core.events import AppliedEvents
 from gateway.core.facts import Facts
 from gateway.core.formation import FormationPolicy
@@ -34,8 +35,17 @@ from gateway.core.writes import Writer
 from gateway.settings import Settings
 
 #: journal entry kinds per lane: a dead Redis never holds up long-term writes, nor the reverse
-WORKING_KINDS = ("turn",)
-LONG_TERM_KINDS = ("memory", "forget", "archive", "relate", "release", "import")
+WORKING_KINDS = ("turn", "erase_working")
+LONG_TERM_KINDS = (
+    "memory",
+    "forget",
+    "archive",
+    "relate",
+    "release",
+    "import",
+    "forget_namespace",
+    "forget_subject",
+)
 #: memory formation has a lane of its own: a slow model never holds up writes
 FORMATION_KINDS = ("form",)
 
@@ -76,6 +86,7 @@ class MemoryService:
             ),
             turn_results,
             summariser,
+            journal,
         )
         self.lanes = Lanes(
             [
@@ -88,6 +99,7 @@ class MemoryService:
         policies = SharedWritePolicies(ledger)
         self.writer = Writer(write_path, ledger, policies, s.limits, master)
         self.memories = Memories(stores.records, ledger, write_path, master)
+        self.erasure = Erasure(write_path, master)
         self.recaller = Recaller(s, stores, embedder, ledger, self.metrics, tracer)
         self.working = WorkingMemory(
             stores.working,
@@ -155,6 +167,7 @@ class MemoryService:
             self.ops.scheduled_sweep,
             s.formation_scan_s,
             self.formation.schedule_due,
+            s.strict_durability,
         )
         events.subscribe(self.recaller.on_applied)
         events.subscribe(self.runtime.on_applied)

@@ -11,6 +11,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from gateway.core.candidates import PROVENANCE_PREFIX
 from gateway.core.commands import TurnAppend
 from gateway.core.control import AuditEntry, Proposal
+from gateway.core.erasure import Erased
 from gateway.core.errors import InvalidArgument
 from gateway.core.facts import FactOutcome
 from gateway.core.formation_jobs import EndSessionOutcome
@@ -531,3 +532,6 @@ def import_report_to_pb(r: ImportReport) -> pb.ImportResponse:
         links=r.links,
         conflicts=r.conflicts,
     )
+
+def erased_to_pb(e: Erased) -> pb.EraseResponse:
+    return pb.EraseResponse(erase_id=e.erase_id, applied=e.applied)

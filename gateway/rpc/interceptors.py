@@ -97,11 +97,13 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         api_keys: Mapping[str, str],
         metrics: Callable[[str, float, str], None] | None = None,
         tracer: Tracer = NULL_TRACER,
+        agent_from_cert: bool = False,
     ) -> None:
         self._api_keys = api_keys
         self._metrics = metrics
         self._tracer = tracer
         self._undecodable_log = RateLimitedLog(UNDECODABLE_LOG_WINDOW_S)
+        self._agent_from_cert = agent_from_cert
 
     async def intercept_service(
         self,
@@ -130,7 +132,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
     def _unary(self, name: str, inner: Any) -> Callable[..., Awaitable[Any]]:
         async def guarded(request: Any, context: grpc.aio.ServicerContext) -> Any:
             with self._call(name, context) as call:
-                call.agent = authenticate(context, self._api_keys)
+                call.agent = authenticate(context, self._api_keys, self._agent_from_cert)
                 self._check_decoded(name, request)
                 return await inner(request, context)
             await self._abort(call, context)
@@ -141,7 +143,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
     def _stream(self, name: str, inner: Any) -> Callable[..., AsyncIterator[Any]]:
         async def guarded(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
             with self._call(name, context) as call:
-                call.agent = authenticate(context, self._api_keys)
+                call.agent = authenticate(context, self._api_keys, self._agent_from_cert)
                 self._check_decoded(name, request)
                 async for message in inner(request, context):
                     yield message

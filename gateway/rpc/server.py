@@ -20,6 +20,7 @@ from gateway.rpc.interceptors import ErrorMapping
 from gateway.rpc.metrics_http import MetricsServer
 from gateway.rpc.prometheus import GatewayMetrics
 from gateway.rpc.servicer import GatewayServicer
+from gateway.rpc.transport import exposure_warning, server_credentials
 from gateway.settings import Settings
 from gateway.telemetry import build_tracer
 from gateway.telemetry import shutdown as shutdown_tracing
@@ -66,7 +67,12 @@ class Gateway:
 
 
 async def create_server(settings: Settings, service: MemoryService | None = None) -> Gateway:
-    """Starts the service's stores and binds the server (port 0 picks a free port)."""
+    """Starts the service's stores and binds the server (port 0 picks a free port), over TLS
+    (and mTLS) when the settings name certificates."""
+    credentials = server_credentials(settings)  # a missing or bad PEM file fails before anything
+    warning = exposure_warning(settings)
+    if warning:
+        log.warning("!" * 20 + " %s " + "!" * 20, warning)
     service = service or build_service(settings, build_tracer(settings))
     try:
         await service.start()
@@ -85,7 +91,12 @@ async def create_server(settings: Settings, service: MemoryService | None = None
     server = grpc.aio.server(
         # ErrorMapping first: it authenticates, then admission counts the call
         interceptors=[
-            ErrorMapping(settings.api_keys, service.metrics.observe_rpc, service.tracer),
+            ErrorMapping(
+                settings.api_keys,
+                service.metrics.observe_rpc,
+                service.tracer,
+                settings.tls_agent_from_cert,
+            ),
             admission,
         ],
         maximum_concurrent_rpcs=settings.grpc_max_concurrent_rpcs or None,
@@ -100,7 +111,11 @@ async def create_server(settings: Settings, service: MemoryService | None = None
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    address = f"{settings.host}:{settings.port}"
+    if credentials is None:
+        port = server.add_insecure_port(address)
+    else:
+        port = server.add_secure_port(address, credentials)
     if port == 0:
         await service.close()
         raise OSError(f"could not bind {settings.host}:{settings.port}: is the port in use?")

@@ -53,6 +53,16 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         mem = await self._svc.memories.forget(caller(ctx), req.id, req.reason)
         return pb.ForgetResponse(memory=cv.memory_to_pb(mem))
 
+    async def ForgetNamespace(self, req: pb.ForgetNamespaceRequest, ctx: Ctx) -> pb.EraseResponse:
+        out = await self._svc.erasure.forget_namespace(
+            caller(ctx), req.namespace, req.reason, req.wait
+        )
+        return cv.erased_to_pb(out)
+
+    async def ForgetSubject(self, req: pb.ForgetSubjectRequest, ctx: Ctx) -> pb.EraseResponse:
+        out = await self._svc.erasure.forget_subject(caller(ctx), req.user_id, req.reason, req.wait)
+        return cv.erased_to_pb(out)
+
     # ---- working memory
     async def AppendTurn(self, req: pb.AppendTurnRequest, ctx: Ctx) -> pb.AppendTurnResponse:
         o = await self._svc.working.append_turn(

@@ -266,6 +266,34 @@ class ForgetResponse(_message.Message):
     memory: Memory
     def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
 
+class ForgetNamespaceRequest(_message.Message):
+    __slots__ = ("namespace", "reason", "wait")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    WAIT_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    reason: str
+    wait: bool
+    def __init__(self, namespace: _Optional[str] = ..., reason: _Optional[str] = ..., wait: _Optional[bool] = ...) -> None: ...
+
+class ForgetSubjectRequest(_message.Message):
+    __slots__ = ("user_id", "reason", "wait")
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    WAIT_FIELD_NUMBER: _ClassVar[int]
+    user_id: str
+    reason: str
+    wait: bool
+    def __init__(self, user_id: _Optional[str] = ..., reason: _Optional[str] = ..., wait: _Optional[bool] = ...) -> None: ...
+
+class EraseResponse(_message.Message):
+    __slots__ = ("erase_id", "applied")
+    ERASE_ID_FIELD_NUMBER: _ClassVar[int]
+    APPLIED_FIELD_NUMBER: _ClassVar[int]
+    erase_id: str
+    applied: bool
+    def __init__(self, erase_id: _Optional[str] = ..., applied: _Optional[bool] = ...) -> None: ...
+
 class Turn(_message.Message):
     __slots__ = ("id", "role", "content", "zone", "at", "metadata")
     class MetadataEntry(_message.Message):

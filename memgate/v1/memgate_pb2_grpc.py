@@ -64,6 +64,16 @@ class MemoryGatewayStub:
                 request_serializer=memgate_dot_v1_dot_memgate__pb2.ForgetRequest.SerializeToString,
                 response_deserializer=memgate_dot_v1_dot_memgate__pb2.ForgetResponse.FromString,
                 _registered_method=True)
+        self.ForgetNamespace = channel.unary_unary(
+                '/memgate.v1.MemoryGateway/ForgetNamespace',
+                request_serializer=memgate_dot_v1_dot_memgate__pb2.ForgetNamespaceRequest.SerializeToString,
+                response_deserializer=memgate_dot_v1_dot_memgate__pb2.EraseResponse.FromString,
+                _registered_method=True)
+        self.ForgetSubject = channel.unary_unary(
+                '/memgate.v1.MemoryGateway/ForgetSubject',
+                request_serializer=memgate_dot_v1_dot_memgate__pb2.ForgetSubjectRequest.SerializeToString,
+                response_deserializer=memgate_dot_v1_dot_memgate__pb2.EraseResponse.FromString,
+                _registered_method=True)
         self.AppendTurn = channel.unary_unary(
                 '/memgate.v1.MemoryGateway/AppendTurn',
                 request_serializer=memgate_dot_v1_dot_memgate__pb2.AppendTurnRequest.SerializeToString,
@@ -257,6 +267,20 @@ class MemoryGatewayServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Forget(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ForgetNamespace(self, request, context):
+        """Erasure (master only): everything a namespace holds; a user (user/<id> plus every event
+        naming the user in any namespace, and the user's graph node). See docs/SECURITY.md.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ForgetSubject(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -497,6 +521,16 @@ def add_MemoryGatewayServicer_to_server(servicer, server):
                     servicer.Forget,
                     request_deserializer=memgate_dot_v1_dot_memgate__pb2.ForgetRequest.FromString,
                     response_serializer=memgate_dot_v1_dot_memgate__pb2.ForgetResponse.SerializeToString,
+            ),
+            'ForgetNamespace': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetNamespace,
+                    request_deserializer=memgate_dot_v1_dot_memgate__pb2.ForgetNamespaceRequest.FromString,
+                    response_serializer=memgate_dot_v1_dot_memgate__pb2.EraseResponse.SerializeToString,
+            ),
+            'ForgetSubject': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetSubject,
+                    request_deserializer=memgate_dot_v1_dot_memgate__pb2.ForgetSubjectRequest.FromString,
+                    response_serializer=memgate_dot_v1_dot_memgate__pb2.EraseResponse.SerializeToString,
             ),
             'AppendTurn': grpc.unary_unary_rpc_method_handler(
                     servicer.AppendTurn,
@@ -816,6 +850,60 @@ class MemoryGateway:
             '/memgate.v1.MemoryGateway/Forget',
             memgate_dot_v1_dot_memgate__pb2.ForgetRequest.SerializeToString,
             memgate_dot_v1_dot_memgate__pb2.ForgetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetNamespace(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memgate.v1.MemoryGateway/ForgetNamespace',
+            memgate_dot_v1_dot_memgate__pb2.ForgetNamespaceRequest.SerializeToString,
+            memgate_dot_v1_dot_memgate__pb2.EraseResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetSubject(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memgate.v1.MemoryGateway/ForgetSubject',
+            memgate_dot_v1_dot_memgate__pb2.ForgetSubjectRequest.SerializeToString,
+            memgate_dot_v1_dot_memgate__pb2.EraseResponse.FromString,
             options,
             channel_credentials,
             insecure,

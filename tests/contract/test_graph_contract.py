@@ -7,8 +7,12 @@ Pinned here beyond the docstrings of the contract:
 
 * ``record`` links an event -[IN_SESSION]-> session, -[BY]-> agent, -[ABOUT]-> user,
   -[PART_OF]-> task, -[MENTIONS]-> entity, each edge ``at`` = the event's time; empty ids make no
-  link. An entity node's id is ``stores.text_match.normalise_name(name)`` (case-folded), its
-  label the name as given; an event node's label is its summary; other nodes have label ''.
+  link. Entity and session nodes belong to the event's namespace: an entity's id is
+  ``scoped_id(namespace, normalise_name(name))`` (case-folded), its label the name as given; a
+  session's id is ``scoped_id(namespace, session_id)``; an event node's label is its summary;
+  other nodes have label ''. Two namespaces' "Kyoto" are two nodes.
+* ``neighbourhood(visible_to=agent)`` never returns, nor walks through, an event, entity or
+  session of another agent's private namespace (``agent/<x>``).
 * ``neighbourhood`` walks edges in both directions; distinct nodes, never the start node; a node's
   ``distance`` is the shortest; ``relation``/``at`` are those of the newest edge of the last hop;
   order: distance, then newest ``at``.
@@ -24,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from gateway.core.errors import InvalidArgument
-from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, Relation
+from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, Relation, scoped_id
 from gateway.core.ports import EpisodicGraph
 from stores.breaker import Breaker, BreakerPolicy, guard
 
@@ -32,9 +36,7 @@ T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 IST = timezone(timedelta(hours=5, minutes=30))
 
 
-@pytest.fixture(
-    params=["sqlite", "sqlite+breaker", pytest.param("neo4j", marks=pytest.mark.real)]
-)
+@pytest.fixture(params=["sqlite", "sqlite+breaker", pytest.param("neo4j", marks=pytest.mark.real)])
 def make_graph(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], EpisodicGraph]:
     if request.param == "sqlite":
         from stores.sqlite_graph import SqliteEpisodicGraph
@@ -84,6 +86,14 @@ def ref(kind: NodeKind, node_id: str) -> NodeRef:
     return NodeRef(kind, node_id)
 
 
+def ent(ns: str, name: str) -> NodeRef:
+    return NodeRef(NodeKind.ENTITY, scoped_id(ns, name.lower()))
+
+
+def sess(ns: str, session_id: str) -> NodeRef:
+    return NodeRef(NodeKind.SESSION, scoped_id(ns, session_id))
+
+
 def ev(e: Event) -> NodeRef:
     return NodeRef(NodeKind.EVENT, e.id)
 
@@ -97,6 +107,7 @@ def by_node(ns: list[Neighbour]) -> dict[NodeRef, Neighbour]:
 async def test_is_an_episodic_graph(graph: EpisodicGraph) -> None:
     assert isinstance(graph, EpisodicGraph)
     await graph.ping()
+    assert await graph.durability() == ""  # fsync per commit / forced transaction log
 
 
 async def test_record_and_timeline(graph: EpisodicGraph) -> None:
@@ -170,7 +181,7 @@ async def test_record_is_an_idempotent_upsert(graph: EpisodicGraph) -> None:
     await graph.record([changed])
     got = await graph.timeline(ns, None, None, 10)
     assert [(x.id, x.summary) for x in got] == [(e.id, "edited")]
-    from_entity = await graph.neighbourhood(ref(NodeKind.ENTITY, entity.lower()), 1, 10)
+    from_entity = await graph.neighbourhood(ent(ns, entity), 1, 10)
     assert [(n.node, n.label) for n in from_entity] == [(ev(e), "edited")]
 
 
@@ -194,9 +205,9 @@ async def test_record_links_and_skips_empty_ids(graph: EpisodicGraph) -> None:
     want = {
         ref(NodeKind.AGENT, ids["agent"]): ("BY", ""),
         ref(NodeKind.USER, ids["user"]): ("ABOUT", ""),
-        ref(NodeKind.SESSION, ids["session"]): ("IN_SESSION", ""),
+        sess(ns, ids["session"]): ("IN_SESSION", ""),
         ref(NodeKind.TASK, ids["task"]): ("PART_OF", ""),
-        ref(NodeKind.ENTITY, name.lower()): ("MENTIONS", name),
+        ent(ns, name): ("MENTIONS", name),
     }
     assert {k: (v.relation, v.label) for k, v in got.items()} == want
     assert all(n.distance == 1 and n.at == T0 for n in got.values())
@@ -210,7 +221,7 @@ async def test_record_links_and_skips_empty_ids(graph: EpisodicGraph) -> None:
 async def test_neighbourhood_depth_order_and_limit(graph: EpisodicGraph) -> None:
     ns = uid("ns")
     coffee = uid("Coffee")
-    coffee_ref = ref(NodeKind.ENTITY, coffee.lower())
+    coffee_ref = ent(ns, coffee)
     e1 = event(ns, T0, summary="first", session_id=uid("s"), entities=[coffee])
     e2 = event(
         ns, T0 + timedelta(hours=1), summary="second", session_id=uid("s"), entities=[coffee]
@@ -231,7 +242,7 @@ async def test_neighbourhood_depth_order_and_limit(graph: EpisodicGraph) -> None
 
     # from e1, depth 1: its session and the entity; the other events are two hops away
     d1 = await graph.neighbourhood(ev(e1), 1, 10)
-    assert {n.node for n in d1} == {ref(NodeKind.SESSION, e1.session_id), coffee_ref}
+    assert {n.node for n in d1} == {sess(ns, e1.session_id), coffee_ref}
     assert all(n.distance == 1 for n in d1)
     assert by_node(d1)[coffee_ref].label == coffee
 
@@ -287,7 +298,7 @@ async def test_relate_rejects_a_bad_relation_type(graph: EpisodicGraph) -> None:
 async def test_delete_events(graph: EpisodicGraph) -> None:
     ns = uid("ns")
     topic = uid("Topic")
-    topic_ref = ref(NodeKind.ENTITY, topic.lower())
+    topic_ref = ent(ns, topic)
     keep = event(ns, T0, entities=[topic], session_id=uid("s"))
     drop = event(ns, T0 + timedelta(hours=1), entities=[topic], session_id=keep.session_id)
     await graph.record([keep, drop])
@@ -298,7 +309,7 @@ async def test_delete_events(graph: EpisodicGraph) -> None:
     assert await graph.timeline(ns, None, None, 10) == [keep]
     assert [n.node for n in await graph.neighbourhood(topic_ref, 2, 10)] == [
         ev(keep),
-        ref(NodeKind.SESSION, keep.session_id),
+        sess(ns, keep.session_id),
     ]
     assert await graph.neighbourhood(step, 1, 10) == []
     assert await graph.neighbourhood(ev(drop), 1, 10) == []
@@ -329,3 +340,98 @@ async def test_event_edges_lists_every_edge_of_the_events_once(graph: EpisodicGr
     assert (ev(a), "MENTIONS", ref(NodeKind.ENTITY, a.entities[0].lower())) in got
     assert (ev(a), "BY", ref(NodeKind.AGENT, "")) not in got
     assert await graph.event_edges([]) == []
+async def test_entities_and_sessions_are_per_namespace(graph: EpisodicGraph) -> None:
+    """M7: the same name in two namespaces is two nodes; the event-link rule scopes them."""
+    a, b = f"user/{uid('a')}", f"agent/{uid('b')}"
+    name, session = uid("Kyoto"), uid("s")
+    ea = event(a, T0, entities=[name], session_id=session)
+    eb = event(b, T0 + timedelta(minutes=1), entities=[name.upper()], session_id=session)
+    await graph.record([ea, eb])
+    assert [n.node for n in await graph.neighbourhood(ent(a, name), 1, 10)] == [ev(ea)]
+    assert [n.node for n in await graph.neighbourhood(ent(b, name), 1, 10)] == [ev(eb)]
+    assert [n.node for n in await graph.neighbourhood(sess(b, session), 1, 10)] == [ev(eb)]
+    # two hops from one event never reach the other namespace's event
+    assert ev(eb) not in {n.node for n in await graph.neighbourhood(ev(ea), 2, 50)}
+
+
+async def test_neighbourhood_hides_other_agents_private_nodes(graph: EpisodicGraph) -> None:
+    """M7: a caller never sees, nor walks through, another agent's private events, entities and
+    sessions; identities (agents, users) stay visible; the owner and the master see it all."""
+    owner, other = uid("researcher"), uid("coder")
+    private, shared = f"agent/{owner}", f"user/{uid('alice')}"
+    secret, public = uid("Secret Project"), uid("Tea")
+    hidden = event(
+        private, T0, agent_id=owner, session_id=uid("s"), entities=[secret], user_id=uid("u")
+    )
+    seen = event(shared, T0 + timedelta(minutes=1), agent_id=owner, entities=[public])
+    await graph.record([hidden, seen])
+    agent_ref = ref(NodeKind.AGENT, owner)
+    everything = {n.node for n in await graph.neighbourhood(agent_ref, 2, 50)}
+    assert {ev(hidden), ent(private, secret), sess(private, hidden.session_id)} <= everything
+    assert ref(NodeKind.USER, hidden.user_id) in everything
+
+    as_other = await graph.neighbourhood(agent_ref, 2, 50, visible_to=other)
+    got = {n.node for n in as_other}
+    assert got == {ev(seen), ent(shared, public)}  # not the user behind the hidden event either
+    assert all(private not in n.label and secret not in n.label for n in as_other)
+    as_owner = {n.node for n in await graph.neighbourhood(agent_ref, 2, 50, visible_to=owner)}
+    assert as_owner == everything
+    # relate-created nodes take their namespace from the scoped id
+    linked = ent(private, uid("Linked"))
+    await graph.relate([Relation(ev(seen), "SEE_ALSO", linked, T0)])
+    assert linked not in {n.node for n in await graph.neighbourhood(ev(seen), 1, 50, other)}
+    assert linked in {n.node for n in await graph.neighbourhood(ev(seen), 1, 50, owner)}
+
+
+# ------------------------------------------------------------------ erasure
+
+
+async def test_delete_events_takes_orphaned_entities_and_sessions(graph: EpisodicGraph) -> None:
+    ns = uid("ns")
+    only, shared = uid("Secret Name"), uid("Shared")
+    drop = event(ns, T0, entities=[only, shared], session_id=uid("s"))
+    keep = event(ns, T0 + timedelta(hours=1), entities=[shared])
+    await graph.record([drop, keep])
+    await graph.delete_events([drop.id])
+    assert await graph.neighbourhood(ent(ns, only), 1, 10) == []  # gone with its only event
+    assert await graph.neighbourhood(sess(ns, drop.session_id), 1, 10) == []
+    # a node that is gone cannot be linked back to by a neighbour walk
+    assert {n.node for n in await graph.neighbourhood(ent(ns, shared), 2, 10)} == {ev(keep)}
+
+
+async def test_erase_namespace_and_events_about(graph: EpisodicGraph) -> None:
+    doomed, other = f"user/{uid('alice')}", f"agent/{uid('coder')}"
+    user = uid("alice")
+    name = uid("Kyoto")
+    mine = [
+        event(doomed, T0 + timedelta(minutes=i), entities=[name], session_id="s1", user_id=user)
+        for i in range(3)
+    ]
+    about = event(other, T0, entities=[name], user_id=user, agent_id=uid("coder"))
+    unrelated = event(other, T0 + timedelta(hours=1), entities=[name])
+    await graph.record([*mine, about, unrelated])
+    found = await graph.events_about(user, 10)
+    assert sorted(found) == sorted([(e.id, doomed) for e in mine] + [(about.id, other)])
+    assert len(await graph.events_about(user, 2)) == 2
+    assert await graph.events_about(uid("nobody"), 10) == []
+
+    assert await graph.erase_namespace(doomed) == 3
+    assert await graph.timeline(doomed, None, None, 10) == []
+    assert await graph.neighbourhood(ent(doomed, name), 1, 10) == []
+    assert await graph.neighbourhood(sess(doomed, "s1"), 1, 10) == []
+    assert await graph.events_about(user, 10) == [(about.id, other)]
+    assert [e.id for e in await graph.timeline(other, None, None, 10)] == [about.id, unrelated.id]
+    assert {n.node for n in await graph.neighbourhood(ent(other, name), 1, 10)} == {
+        ev(about),
+        ev(unrelated),
+    }
+    assert await graph.erase_namespace(doomed) == 0  # again: nothing left
+
+    # the user's node goes with every edge (relations too)
+    await graph.relate([Relation(ref(NodeKind.USER, user), "KNOWS", ref(NodeKind.AGENT, "x"), T0)])
+    await graph.delete_nodes([ref(NodeKind.USER, user)])
+    assert await graph.neighbourhood(ref(NodeKind.USER, user), 1, 10) == []
+    assert ref(NodeKind.USER, user) not in {
+        n.node for n in await graph.neighbourhood(ev(about), 1, 10)
+    }
+    await graph.delete_nodes([])

@@ -114,7 +114,15 @@ async def test_prune_drops_only_old_applied_entries(tmp_path) -> None:  # type: 
 async def test_typed_commands_round_trip_through_the_journal(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from datetime import UTC, datetime
 
-    from gateway.core.commands import Archive, Forget, Relate, TurnAppend
+    from gateway.core.commands import (
+        Archive,
+        EraseWorking,
+        Forget,
+        ForgetNamespace,
+        ForgetSubject,
+        Relate,
+        TurnAppend,
+    )
     from gateway.core.models import NodeKind, NodeRef, Zone
 
     at = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -138,6 +146,10 @@ async def test_typed_commands_round_trip_through_the_journal(tmp_path) -> None: 
         Relate(
             NodeRef(NodeKind.EVENT, "e1"), "CAUSED", NodeRef(NodeKind.EVENT, "e2"), at, {"w": "1"}
         ),
+        ForgetNamespace("user/u", "closed"),
+        ForgetSubject("u", "gdpr"),
+        EraseWorking("user/u"),
+        EraseWorking("user/u", "s1", ("t1", "t2")),
     ]
     j = SqliteJournal(tmp_path / "j.db")
     await j.start()
@@ -171,3 +183,30 @@ async def test_an_old_journal_still_replays(tmp_path) -> None:  # type: ignore[n
     (entry,) = await j.pending(10)
     assert entry.command == MemoryWrite("user/u", Layer.SEMANTIC, "likes tea", user_id="u")
     await j.close()
+
+
+async def test_erase_pending_neutralises_earlier_entries_and_leaves_no_copy(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from gateway.core.commands import EraseWorking, ForgetNamespace, TurnAppend
+
+    secret = "zebra-secret-7f3a"
+    j = SqliteJournal(tmp_path / "j.db")
+    await j.start()
+    accepted = await j.append(
+        [
+            NewEntry("t1", "a", "", TurnAppend("user/gone", "s", f"turn {secret}")),
+            NewEntry("m1", "a", "", MemoryWrite("user/gone", Layer.SEMANTIC, f"mem {secret}")),
+            NewEntry("k1", "a", "", MemoryWrite("user/kept", Layer.SEMANTIC, "kept")),
+            NewEntry("w1", "a", "", MemoryWrite("user/x", Layer.SEMANTIC, f"by id {secret}")),
+            NewEntry("e1", "a", "", EraseWorking("user/gone")),  # erasures are never dropped
+            NewEntry("f1", "a", "", ForgetNamespace("user/gone", "asked")),
+            NewEntry("t2", "a", "", TurnAppend("user/gone", "s", "after the erasure")),
+        ]
+    )
+    before = accepted[5].seq
+    assert await j.erase_pending("user/gone", ["w1", "e1"], before) == 3
+    assert j.pending_count == 4
+    assert [e.write_id for e in await j.pending(10)] == ["k1", "e1", "f1", "t2"]
+    assert await j.erase_pending("user/gone", ["w1"], before) == 0  # idempotent
+    await j.close()
+    for f in tmp_path.iterdir():
+        assert secret.encode() not in f.read_bytes(), f.name

@@ -202,3 +202,46 @@ async def test_due_sessions_idle_or_many_new_turns(ledger: Ledger) -> None:
     assert set(idle) == {"busy", "quiet"} and idle["quiet"].idle
     await ledger.mark_formed("user/a", "quiet", idle["quiet"].upto)
     assert [d.session_id for d in await ledger.due_sessions(now + 1, 0, 10)] == ["busy"]
+async def test_scrub_keeps_who_when_what_but_no_text(ledger: Ledger, tmp_path: Path) -> None:
+    secret = "zebra-ledger-9c1d"
+    await ledger.set_aliases([("w-merged", "m1")])
+    await ledger.audit(
+        [
+            AuditEntry("coder", "write", "user/a", "m1", f"wrote {secret}"),
+            AuditEntry("coder", "write", "user/a", "w-merged", f"merged {secret}"),
+            AuditEntry("master", "forget", "user/a", "f1", "m1: the user asked"),
+            AuditEntry("coder", "write", "user/a", "m2", "another memory"),
+        ]
+    )
+    await ledger.add_review([ReviewItem("m1", "user/a", f"suspect {secret}")])
+    item = MemoryWrite("user/a", Layer.SEMANTIC, f"proposed {secret}")
+    await ledger.add_proposal(Proposal("p1", "coder", item))
+    await ledger.decide_proposal("p1", "approved", "master", "", "m1")
+    await ledger.scrub(["m1"])
+    rows = {(r.target, r.action): r for r in await ledger.query_audit("", "user/a", 0, 10)}
+    assert rows["m1", "write"].detail == "" and rows["m1", "write"].agent_id == "coder"
+    assert rows["w-merged", "write"].detail == ""
+    assert rows["f1", "forget"].detail == "m1: the user asked"  # the erasure's own record
+    assert rows["m2", "write"].detail == "another memory"
+    assert await ledger.list_review(10) == []
+    assert await ledger.get_proposal("p1") is None
+
+    await ledger.add_proposal(
+        Proposal("p2", "coder", MemoryWrite("user/b", Layer.SEMANTIC, secret))
+    )
+    await ledger.add_proposal(Proposal("p3", "coder", MemoryWrite("user/c", Layer.SEMANTIC, "c")))
+    await ledger.audit([AuditEntry("coder", "recall", "user/b", "", f"query {secret}")])
+    await ledger.see_fact("pf", "user/b", "k", f"fact {secret}", "s1", [], 0.5)
+    await ledger.start_task("t9", ["step"])
+    await ledger.update_step("t9", 0, "done", f"output {secret}", "")
+    await ledger.scrub_namespace("user/b")
+    await ledger.scrub_namespace("task/t9")
+    assert [r.detail for r in await ledger.query_audit("", "user/b", 0, 10)] == [""]
+    assert [p.id for p in await ledger.list_proposals("", 10)] == ["p3"]
+    assert await ledger.get_pending_fact("pf") is None
+    assert await ledger.task_steps("t9") == []
+    await ledger.close()
+    for f in tmp_path.iterdir():
+        if f.is_file():
+            assert secret.encode() not in f.read_bytes(), f.name
+    await ledger.start()

@@ -87,6 +87,10 @@ def assert_same(got: Memory, want: Memory) -> None:
             assert g == w, name
 
 
+async def test_acknowledged_writes_survive_an_os_crash(record_store: RecordStore) -> None:
+    assert await record_store.durability() == ""  # fsync per commit / forced transaction log
+
+
 async def test_is_a_record_store(record_store: RecordStore) -> None:
     assert isinstance(record_store, RecordStore)
     await record_store.ping()
@@ -428,3 +432,58 @@ async def test_scan_pages_a_namespace_in_id_order_any_status(record_store: Recor
     assert [m.status for m in rest] == statuses[2:]
     assert await record_store.scan(ns, ids[-1], 10) == []
     assert await record_store.scan(ns, "", 0) == []
+# ------------------------------------------------------------------ erasure
+
+
+async def test_erase_leaves_only_the_tombstone(record_store: RecordStore) -> None:
+    ns = f"user/{uid('u')}"
+    secret = f"alice's passport {uid('p')}"
+    first = mem(ns, secret, fact_key="passport", embedding=vec(1), evidence=[secret])
+    second = first.with_changes(version=2, content=f"{secret} renewed", entities=["Passport"])
+    keep = mem(ns, "unrelated note", embedding=vec(2))
+    await record_store.put([first, keep])
+    await record_store.put([second])
+    grave = first.with_changes(
+        content="",
+        version=3,
+        status=Status.FORGOTTEN,
+        metadata={"content_sha256": "ab"},
+        evidence=[],
+        entities=[],
+        fact_key="",
+        embedding=None,
+    )
+    await record_store.erase([grave])
+    await record_store.erase([grave])  # idempotent
+    got = (await record_store.get([first.id]))[first.id]
+    assert_same(got, grave)
+    history = await record_store.history(first.id)
+    assert len(history) == 1 and history[0].content == "" and history[0].version == 3
+    terms = secret.split()[-1]
+    assert await record_store.keyword_search([ns], [], terms, 10) == []
+    assert await record_store.find_fact(ns, "passport") is None
+    assert first.id not in {v.id for b in [x async for x in record_store.iter_vectors()] for v in b}
+    # the fact is free again, and the neighbour is untouched
+    await record_store.put([mem(ns, "new passport", fact_key="passport")])
+    assert (await record_store.get([keep.id]))[keep.id].content == "unrelated note"
+
+
+async def test_delete_and_ids_in_erase_a_namespace_in_batches(record_store: RecordStore) -> None:
+    ns, other = f"user/{uid('u')}", f"user/{uid('u')}"
+    mine = [mem(ns, f"note {i}", embedding=vec(i)) for i in range(5)]
+    theirs = mem(other, "stays")
+    await record_store.put([*mine, theirs])
+    await record_store.put([mine[0].with_changes(version=2, status=Status.ARCHIVED)])
+    erased = 0
+    while ids := await record_store.ids_in(ns, 2):
+        assert len(ids) <= 2 and set(ids) <= {m.id for m in mine}
+        await record_store.delete(ids)
+        erased += len(ids)
+    assert erased == 5
+    assert await record_store.get([m.id for m in mine]) == {}
+    for m in mine:
+        assert await record_store.history(m.id) == []
+    assert await record_store.query(MemoryFilter(namespaces=(ns,), statuses=())) == []
+    assert await record_store.ids_in(other, 10) == [theirs.id]
+    await record_store.delete([])
+    await record_store.delete([mine[0].id])  # again: a no-op

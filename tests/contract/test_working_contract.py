@@ -46,9 +46,7 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture(
-    params=["sqlite", "sqlite+breaker", pytest.param("redis", marks=pytest.mark.real)]
-)
+@pytest.fixture(params=["sqlite", "sqlite+breaker", pytest.param("redis", marks=pytest.mark.real)])
 async def working_store(
     request: pytest.FixtureRequest, wm_ttl: int, tmp_path: Path, clock: Clock
 ) -> AsyncIterator[WorkingStore]:
@@ -412,3 +410,35 @@ async def test_unreachable_redis_fails_fast() -> None:
             assert info.value.status == "UNAVAILABLE"
     finally:
         await store.close()
+
+
+# ------------------------------------------------------------------ erasure
+
+
+async def test_remove_turns_from_every_zone(working_store: WorkingStore) -> None:
+    ns, sid = new_session()
+    await working_store.append(
+        ns, sid, [turn("a"), turn("b", Zone.TASK), turn("c"), turn("b2", Zone.SCRATCH)], 10
+    )
+    assert await working_store.remove_turns(ns, sid, ["a", "b", "missing"]) == 2
+    window = await working_store.window(ns, sid)
+    assert ids(window[D]) == ["c"] and window[Zone.TASK] == []
+    assert ids(window[Zone.SCRATCH]) == ["b2"]
+    await working_store.append(ns, sid, [turn("a")], 10)  # a replay does not bring it back
+    assert ids((await working_store.window(ns, sid))[D]) == ["c"]
+    assert await working_store.remove_turns(ns, sid, []) == 0
+
+
+async def test_erase_namespace_drops_every_session(working_store: WorkingStore) -> None:
+    ns, sid = new_session()
+    other_ns = ns + "x"  # a namespace that merely starts the same stays
+    for session in (sid, sid + "-2", "a|b{c}*"):
+        await working_store.append(ns, session, [turn(f"t-{session}")], 10)
+        await working_store.set_state(ns, session, {"k": "v"})
+    await working_store.append(other_ns, sid, [turn("kept")], 10)
+    assert await working_store.erase_namespace(ns) == 3
+    for session in (sid, sid + "-2", "a|b{c}*"):
+        assert await working_store.window(ns, session) == {z: [] for z in Zone}
+        assert await working_store.get_state(ns, session) == {}
+    assert ids((await working_store.window(other_ns, sid))[D]) == ["kept"]
+    assert await working_store.erase_namespace(ns) == 0

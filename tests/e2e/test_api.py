@@ -469,7 +469,7 @@ def test_events_timeline_neighbourhood_and_relations(gw: RunningGateway) -> None
         ] == [e2]
         near = c.neighbourhood("event", e1, depth=1)
         assert {(n.node.kind, n.node.id) for n in near} >= {
-            ("entity", "market study"),
+            ("entity", f"{ns}/market study"),  # entities are per namespace
             ("event", e2),
         }
         far = c.neighbourhood("event", e3, depth=2)

@@ -13,6 +13,7 @@ from gateway.client import types as t
 from gateway.client import wire
 from gateway.core.commands import MemoryWrite, TurnAppend
 from gateway.core.control import AuditEntry, Proposal, TaskStep
+from gateway.core.erasure import Erased
 from gateway.core.errors import InvalidArgument
 from gateway.core.facts import FactOutcome
 from gateway.core.formation_jobs import EndSessionOutcome, JobResult
@@ -368,3 +369,10 @@ def test_import_result_server_to_client() -> None:
     report = ImportReport(imported=3, unchanged=2, reembedded=1, links=4, conflicts=["m9"])
     got = wire.import_result(_wire(cv.import_report_to_pb(report)))
     assert got == t.ImportResult(3, 2, 1, 4, ["m9"])
+def test_erase_requests_and_response() -> None:
+    req = _wire(pb.ForgetNamespaceRequest(namespace="user/u", reason="asked", wait=True))
+    assert (req.namespace, req.reason, req.wait) == ("user/u", "asked", True)
+    sub = _wire(pb.ForgetSubjectRequest(user_id="u", reason="gdpr", wait=False))
+    assert (sub.user_id, sub.reason, sub.wait) == ("u", "gdpr", False)
+    got = wire.erased(_wire(cv.erased_to_pb(Erased("e1", True))))
+    assert (got.erase_id, got.applied) == ("e1", True)

@@ -1,0 +1,62 @@
+"""What the applier derives from commands and stored memories: the memory a write becomes, its
+vector item, the graph event of an episode, the relation of a Relate command."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from gateway.core import reconcile
+from gateway.core.commands import MemoryWrite, Relate
+from gateway.core.models import Event, Layer, Memory, Relation, Status, VectorItem
+
+
+def memory_from_command(write_id: str, agent_id: str, c: MemoryWrite, now: datetime) -> Memory:
+    fact = c.metadata.get("fact_key", "")
+    return Memory(
+        id=write_id,
+        namespace=c.namespace,
+        layer=c.layer,
+        content=c.content,
+        type=c.type or "note",
+        importance=c.importance,
+        confidence=c.confidence,
+        source_agent=agent_id,
+        source_session=c.session_id,
+        task_id=c.task_id,
+        created_at=now,
+        updated_at=now,
+        metadata={**c.metadata, reconcile.WRITE_ID_KEY: write_id},
+        evidence=list(c.evidence),
+        event_time=c.event_time
+        or (c.received_at if c.layer is Layer.EPISODIC and c.received_at else None),
+        status=Status.QUARANTINED if c.quarantined else Status.ACTIVE,
+        fact_key=reconcile.normalise_fact(fact) if fact else "",
+        entities=list(c.entities),
+    )
+
+
+def relation_of(c: Relate) -> Relation:
+    return Relation(c.src, c.type, c.dst, c.at, tuple(sorted(c.properties.items())))
+
+
+def vector_item(mem: Memory) -> VectorItem:
+    assert mem.embedding is not None
+    return VectorItem(mem.id, mem.namespace, mem.layer, mem.embedding)
+
+
+def event_of(mem: Memory, user_id: str = "") -> Event:
+    if not user_id and mem.namespace.startswith("user/"):
+        user_id = mem.namespace.split("/", 1)[1]
+    return Event(
+        id=mem.id,
+        namespace=mem.namespace,
+        type=mem.type,
+        summary=mem.content,
+        at=mem.when,
+        importance=mem.importance,
+        agent_id=mem.source_agent,
+        user_id=user_id,
+        session_id=mem.source_session,
+        task_id=mem.task_id,
+        entities=list(mem.entities),
+    )
