@@ -90,7 +90,13 @@ def _read(path: str | None, what: str) -> bytes | None:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from gateway.client import GatewayClient, GatewayError, Unauthenticated, Unavailable
+    from gateway.client import (
+        GatewayClient,
+        GatewayError,
+        PermissionDenied,
+        Unauthenticated,
+        Unavailable,
+    )
 
     try:
         root = _read(args.tls_ca, "CA file (--tls-ca)")
@@ -109,9 +115,13 @@ def _status(args: argparse.Namespace) -> int:
         print(f"memgate status: {exc}", file=sys.stderr)
         return 2
     with client:
+        stats = None
         try:
             health = client.health()
-            stats = client.stats()
+            try:
+                stats = client.stats()
+            except PermissionDenied:
+                pass  # stats are the master's: a sub-agent still learns the health
         except Unauthenticated as exc:
             print(
                 f"memgate at {args.target}: credentials refused ({exc}); pass --api-key (or "
@@ -128,6 +138,9 @@ def _status(args: argparse.Namespace) -> int:
         except GatewayError as exc:
             print(f"memgate at {args.target}: {exc}", file=sys.stderr)
             return 1
+    if stats is None:
+        print(json.dumps({"target": args.target, "health": health, "stats": "master only"}))
+        return 0
     print(
         json.dumps(
             {

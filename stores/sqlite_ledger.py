@@ -95,6 +95,7 @@ class SqliteLedger(FormationRecords, SqliteBacked):
                 c.execute(f"DELETE FROM proposals WHERE memory_id IN ({q})", part)
                 c.execute(f"DELETE FROM pending_facts WHERE promoted_to IN ({q})", part)
                 c.execute(f"DELETE FROM review WHERE memory_id IN ({q})", part)
+                c.execute(f"DELETE FROM transcript WHERE turn_id IN ({q})", part)
 
         await self._db.write(run)
         await self._db.checkpoint()
@@ -111,6 +112,9 @@ class SqliteLedger(FormationRecords, SqliteBacked):
             )
             c.execute("DELETE FROM pending_facts WHERE namespace = ?", (namespace,))
             c.execute("DELETE FROM review WHERE namespace = ?", (namespace,))
+            # dialogue kept for memory formation until mined
+            c.execute("DELETE FROM transcript WHERE namespace = ?", (namespace,))
+            c.execute("DELETE FROM formation WHERE namespace = ?", (namespace,))
             if namespace.startswith("task/"):
                 c.execute("DELETE FROM task_steps WHERE task_id = ?", (namespace[5:],))
 

@@ -294,14 +294,16 @@ class Applier:
     async def _apply_imports(self, run: Sequence[JournalEntry]) -> set[str]:
         commands = [e.command for e in run if isinstance(e.command, ImportMemory)]
         dim = self._embedder.dim
-        carried = [len(c.embedding) == dim for c in commands]
+        # a vector carried from the same model, none for an erased memory's tombstone
+        carried = [
+            len(c.embedding) == dim or c.versions[-1].status is Status.FORGOTTEN for c in commands
+        ]
         texts = [c.versions[-1].content for c, ok in zip(commands, carried, strict=True) if not ok]
         fresh = iter(await asyncio.to_thread(self._embedder.embed, texts) if texts else [])
         batch = _Batch()
         for c, ok in zip(commands, carried, strict=True):
-            head = c.versions[-1].with_changes(
-                embedding=np.asarray(c.embedding, dtype=np.float32) if ok else next(fresh)
-            )
+            vector = np.asarray(c.embedding, dtype=np.float32) if c.embedding else None
+            head = c.versions[-1].with_changes(embedding=vector if ok else next(fresh))
             batch.puts.extend([*c.versions[:-1], head])
             if head.status is Status.ACTIVE:
                 batch.vectors[head.id] = vector_item(head)
@@ -320,15 +322,17 @@ class Applier:
         for c in commands:
             status = _STATUS_OF[type(c)]
             mem = versions.get(c.id) or current.get(c.id)
-            if mem is None or mem.status is not Status.ACTIVE:
+            if mem is None or mem.status is status:
+                continue
+            if status is Status.ARCHIVED and mem.status is not Status.ACTIVE:
                 continue  # only active memories decay; forgotten ones stay forgotten
             if status is Status.ACTIVE and mem.status is not Status.QUARANTINED:
                 continue  # only a quarantined memory is released
             versions[c.id] = mem.with_changes(
-                status=Status.ARCHIVED,
+                status=status,
                 version=mem.version + 1,
                 updated_at=utcnow(),
-                metadata={**mem.metadata, "memgate.archived_reason": c.reason},
+                metadata={**mem.metadata, f"memgate.{status.value}_reason": c.reason},
             )
             if mem.layer is Layer.EPISODIC and status is Status.FORGOTTEN:
                 revoked_events.append(mem.id)  # an archived event stays on the timeline

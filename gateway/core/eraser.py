@@ -159,6 +159,7 @@ class Eraser:
                 continue
             if cmd.session_id:
                 await self._stores.working.remove_turns(cmd.namespace, cmd.session_id, cmd.turn_ids)
+                await self._ledger.scrub(cmd.turn_ids)  # and the transcript kept for formation
             else:
                 await self._stores.working.erase_namespace(cmd.namespace)
             touched.add(cmd.namespace)

@@ -138,7 +138,9 @@ class Operations:
             entry = NewEntry(uuid.uuid4().hex, agent, "", command)
             await self._write_path.commit([entry], wait=True, action=command.kind, details=[reason])
         state = "approved" if approve else "rejected"
-        if not await self._ledger.resolve_review(memory_id, state, agent, reason):
+        resolved = await self._ledger.resolve_review(memory_id, state, agent, reason)
+        # a rejection erases the memory, and erasure already took it out of the queue
+        if not resolved and not isinstance(command, Forget):
             raise FailedPrecondition(f"memory {memory_id} was resolved concurrently")
         action = f"review_{state}"
         await self._ledger.audit([AuditEntry(agent, action, mem.namespace, mem.id, reason)])

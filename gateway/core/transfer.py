@@ -143,7 +143,7 @@ class Transfers:
                 continue
             else:
                 vector = self._usable_vector(item)
-                reembedded += not vector
+                reembedded += not vector and head.status is not Status.FORGOTTEN
                 cmd = ImportMemory(
                     head.namespace,
                     tuple(v.with_changes(embedding=None) for v in item.versions),

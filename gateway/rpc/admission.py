@@ -32,6 +32,7 @@ READS = frozenset(
         "Timeline",
         "Neighbourhood",
         "QueryAudit",
+        "Export",
     }
 )
 WRITES = frozenset(
@@ -49,6 +50,10 @@ WRITES = frozenset(
         "ProposeFact",
         "ConfirmFact",
         "RegisterSkill",
+        "EndSession",
+        "Import",
+        "ForgetNamespace",
+        "ForgetSubject",
     }
 )
 

@@ -144,6 +144,12 @@ Import               other   DENIED    DENIED     DENIED    DENIED    DENIED
 ResolveReview        master  OK        OK         OK        OK        OK
 ResolveReview        owner   DENIED    DENIED     DENIED    DENIED    DENIED
 ResolveReview        other   DENIED    DENIED     DENIED    DENIED    DENIED
+ForgetNamespace      master  OK        OK         OK        INVALID   OK
+ForgetNamespace      owner   DENIED    DENIED     DENIED    DENIED    DENIED
+ForgetNamespace      other   DENIED    DENIED     DENIED    DENIED    DENIED
+ForgetSubject        master  OK        OK         OK        OK        OK
+ForgetSubject        owner   DENIED    DENIED     DENIED    DENIED    DENIED
+ForgetSubject        other   DENIED    DENIED     DENIED    DENIED    DENIED
 *                    bad     INVALID   INVALID    INVALID   INVALID   INVALID
 """
 
@@ -214,6 +220,19 @@ class World:
             namespace=namespace, fact="The user drinks oolong", session_id="s1"
         )
         return str(self.call(MASTER, "ProposeFact", req).pending_id)
+
+    @staticmethod
+    def scratch(column: str) -> str:
+        """A fresh namespace of the column's kind to erase (erasing the seeded ones would
+        change the other cells); ``global`` itself, which may not be erased."""
+        tag = uuid.uuid4().hex[:8]
+        return {
+            "own": f"agent/{A}-{tag}",
+            "others": f"agent/{B}-{tag}",
+            "user": f"user/x-{tag}",
+            "global": "global",
+            "task": f"task/t-{tag}",
+        }[column]
 
     def exported(self, namespace: str) -> Any:
         """One memory of the namespace as Export gives it (importing it again changes nothing)."""
@@ -311,6 +330,12 @@ BUILDERS: dict[str, Builder] = {
     "BreakerStates": lambda w, who, col, ns: pb.BreakerStatesRequest(),
     "ListReview": lambda w, who, col, ns: pb.ListReviewRequest(limit=5),
     "Maintain": lambda w, who, col, ns: pb.MaintainRequest(namespaces=[ns], dry_run=True),
+    "ForgetNamespace": lambda w, who, col, ns: pb.ForgetNamespaceRequest(
+        namespace=w.scratch(col), reason="matrix"
+    ),
+    "ForgetSubject": lambda w, who, col, ns: pb.ForgetSubjectRequest(
+        user_id=f"gone-{uuid.uuid4().hex[:8]}", reason="matrix"
+    ),
     "EndSession": lambda w, who, col, ns: pb.EndSessionRequest(namespace=ns, session_id="s1"),
     "Export": lambda w, who, col, ns: pb.ExportRequest(namespaces=[ns]),
     "Import": lambda w, who, col, ns: pb.ImportRequest(memories=[w.exported(ns)]),

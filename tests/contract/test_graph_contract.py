@@ -336,8 +336,9 @@ async def test_event_edges_lists_every_edge_of_the_events_once(graph: EpisodicGr
     assert got[(ev(a), "CAUSED", ev(b))].at == later
     assert got[(ev(a), "CAUSED", ev(b))].properties == (("why", "test"),)
     assert got[(step, "LED_TO", ev(b))].at == T0
-    assert (ev(a), "IN_SESSION", ref(NodeKind.SESSION, a.session_id)) in got
-    assert (ev(a), "MENTIONS", ref(NodeKind.ENTITY, a.entities[0].lower())) in got
+    session = ref(NodeKind.SESSION, scoped_id(ns, a.session_id))
+    assert (ev(a), "IN_SESSION", session) in got
+    assert (ev(a), "MENTIONS", ref(NodeKind.ENTITY, scoped_id(ns, a.entities[0].lower()))) in got
     assert (ev(a), "BY", ref(NodeKind.AGENT, "")) not in got
     assert await graph.event_edges([]) == []
 async def test_entities_and_sessions_are_per_namespace(graph: EpisodicGraph) -> None:

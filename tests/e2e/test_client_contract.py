@@ -239,7 +239,8 @@ def test_episodes(gw: RunningGateway, make_client: MakeClient) -> None:
         assert e2 in {n.node.id for n in c.neighbourhood("event", e1)}
         with pytest.raises(gc.InvalidArgument, match="depth"):
             c.neighbourhood("event", e1, depth=3)
-    with make_client(gw.address, _sub()) as other, pytest.raises(gc.PermissionDenied):
+    # another agent's private event is answered like a missing one (no existence leak)
+    with make_client(gw.address, _sub()) as other, pytest.raises(gc.NotFound):
         other.neighbourhood("event", e1)
 
 

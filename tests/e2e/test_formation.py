@@ -136,9 +136,12 @@ def test_end_session_rules(gw: RunningGateway, ns: str) -> None:
         assert first.job_id and first.turns == 1 and first.outcomes == {"pending": 1}
         # nothing new: no job; the same range asked again is the same job
         assert cs.end_session(private, "s1").job_id == ""
-        # a sub-agent may end its session in a shared namespace (it may append turns there)
-        cs.append_turn(ns, "s9", role="user", content="I'm vegan.")
-        assert cs.end_session(ns, "s9", wait=True).turns == 1
+        # a shared session is the master's to close: a sub-agent's turns there are proposals
+        with pytest.raises(gc.PermissionDenied):
+            cs.end_session(ns, "s9")
+        with gw.client("master") as cm:
+            cm.append_turn(ns, "s9", role="user", content="I'm vegan.")
+            assert cm.end_session(ns, "s9", wait=True).turns == 1
 
 
 def test_idle_and_every_n_triggers(tmp_path: Path, backend: dict[str, str], ns: str) -> None:

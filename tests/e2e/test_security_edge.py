@@ -351,7 +351,8 @@ def test_record_event_retried_after_unavailable_returns_the_original_id(
             return "connection dropped after the server stored the event"
 
     with gw.client() as c:
-        real = c._stub.RecordEvent
+        stub = c._stubs["gateway"]
+        real = stub.RecordEvent
         calls: list[str] = []
 
         def flaky(req, **kw):  # type: ignore[no-untyped-def]
@@ -361,7 +362,7 @@ def test_record_event_retried_after_unavailable_returns_the_original_id(
                 raise Dropped()
             return resp
 
-        c._stub.RecordEvent = flaky  # type: ignore[method-assign]
+        stub.RecordEvent = flaky
         event_id = c.record_event(ns, "The user signed the contract", wait=True)
         assert len(calls) == 2 and calls[0] == calls[1] == event_id
         assert [e.id for e in c.timeline(ns)] == [event_id]

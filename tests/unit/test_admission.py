@@ -147,5 +147,6 @@ def test_every_gateway_method_is_classified() -> None:
         "GetTask",
         "Maintain",
         "ListReview",
+        "ResolveReview",
     }, unbounded
     assert not READS & WRITES and methods >= (READS | WRITES)

@@ -60,7 +60,7 @@ def test_edge_of_the_range_converts() -> None:
 
 def test_recall_cache_is_bounded_by_bytes() -> None:
     from gateway.core.models import Layer, Memory, utcnow
-    from gateway.core.recall import RecallCache, RecallResult, result_bytes
+    from gateway.core.recall_cache import RecallCache, RecallResult, result_bytes
     from gateway.core.scoring import Scored
 
     def result(chars: int, hits: int) -> RecallResult:
