@@ -1,0 +1,1 @@
+"""Long multi-session dialogues for recall benchmarks (see ``generate.py``)."""

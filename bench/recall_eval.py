@@ -1,0 +1,340 @@
+"""Long-dialogue recall benchmark (longdialog-v1) through the public client.
+
+    python -m bench.recall_eval --backend embedded --embedder minilm
+    python -m bench.recall_eval --backend real --conversations 4
+    python -m bench.recall_eval --backend both --questions-per-category 15 --json out.json
+
+Starts a fresh gateway on 127.0.0.1 (port 0, a temporary data directory): embedded stores, or with
+``--backend real`` Redis + Neo4j at ``MEMGATE_REDIS_URL`` / ``MEMGATE_NEO4J_URI`` (default
+redis://127.0.0.1:6390/0 and bolt://127.0.0.1:7690), always in fresh namespaces (nothing is wiped).
+
+Writes every turn as an episodic memory, the way an agent that logs a conversation would:
+namespace ``user/ld-<run>-<conversation>``, ``session_id`` = the conversation's session,
+``event_time`` = the session's date and time + 30 s per turn (keeps the order), content
+``"<Speaker>: <text>"`` (so a question that names a person can match its turns; ``--content
+plain`` writes the text alone), metadata ``speaker`` and ``turn_id``; ``BatchWrite`` with
+``wait=true`` in batches of ``--batch``. Then asks every selected question with
+``recall(question, namespaces=[ns], top_k=max k)`` and maps the hits back to turn ids through the
+write ids that ``BatchWrite`` returned.
+
+R@k = the fraction of a question's evidence turns among its top k hits, averaged over the
+questions that have evidence. Adversarial questions about something never said have none: they
+are counted (``no-evidence``) but have no recall target. Also reported: recall latency p50/p95
+(client side) and the applied write rate (turns / wall time of the waiting batch writes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bench.dialogues.generate import CATEGORIES, load
+from gateway.client import GatewayClient
+from gateway.rpc.server import serve_in_thread
+from gateway.settings import Settings
+
+DATA = Path(__file__).resolve().parent / "dialogues" / "longdialog-v1.json"
+DEFAULT_REDIS = "redis://127.0.0.1:6390/0"
+DEFAULT_NEO4J = "bolt://127.0.0.1:7690"
+TURN_SPACING = timedelta(seconds=30)
+
+Conv = dict[str, Any]
+
+
+def select(
+    data: dict[str, Any], conversations: int = 0, per_category: int = 0, seed: int = 1
+) -> list[Conv]:
+    """The first ``conversations`` conversations; with ``per_category``, that many questions of
+    each category per conversation (a seeded sample, the same every run)."""
+    convs = data["conversations"][: conversations or None]
+    if not per_category:
+        return convs
+    out = []
+    for conv in convs:
+        rng = random.Random(f"{seed}-{conv['id']}")
+        by_cat: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for q in conv["questions"]:
+            by_cat[q["category"]].append(q)
+        chosen = []
+        for cat in CATEGORIES:
+            qs = by_cat[cat]
+            chosen += rng.sample(qs, min(per_category, len(qs)))
+        chosen.sort(key=lambda q: q["id"])
+        out.append({**conv, "questions": chosen})
+    return out
+
+
+def turn_items(conv: Conv, namespace: str, content: str = "speaker") -> list[dict[str, Any]]:
+    """One episodic write per turn."""
+    items = []
+    for session in conv["sessions"]:
+        start = datetime.fromisoformat(session["date_time"]).replace(tzinfo=UTC)
+        for i, turn in enumerate(session["turns"]):
+            text = f"{turn['speaker']}: {turn['text']}" if content == "speaker" else turn["text"]
+            items.append(
+                dict(
+                    namespace=namespace,
+                    layer="episodic",
+                    content=text,
+                    session_id=f"{conv['id']}-s{session['session']}",
+                    event_time=start + i * TURN_SPACING,
+                    metadata={"speaker": turn["speaker"], "turn_id": turn["id"]},
+                    idempotency_key=f"{namespace}/{turn['id']}",
+                )
+            )
+    return items
+
+
+@dataclass
+class Run:
+    """Raw results of one backend run."""
+
+    backend: str
+    ks: list[int]
+    turns: int = 0
+    write_s: float = 0.0
+    latencies_ms: list[float] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    skipped_writes: int = 0
+
+
+def load_conversation(
+    client: GatewayClient,
+    conv: Conv,
+    namespace: str,
+    batch: int,
+    content: str,
+    say: Callable[[str], None],
+    done_before: int = 0,
+) -> tuple[dict[str, str], float]:
+    """Write the turns; returns (memory id -> turn id, seconds spent)."""
+    items = turn_items(conv, namespace, content)
+    ids: dict[str, str] = {}
+    t0 = time.perf_counter()
+    for start in range(0, len(items), batch):
+        chunk = items[start : start + batch]
+        written = client.batch_write(chunk, wait=True)
+        for item, mid in zip(chunk, written, strict=True):
+            if mid:
+                ids[mid] = item["metadata"]["turn_id"]
+        total = done_before + start + len(chunk)
+        if total // 500 != (total - len(chunk)) // 500:
+            say(f"  {total} turns written ({conv['id']})")
+    return ids, time.perf_counter() - t0
+
+
+def ask(client: GatewayClient, conv: Conv, namespace: str, ids: dict[str, str], run: Run) -> None:
+    top = max(run.ks)
+    for q in conv["questions"]:
+        t0 = time.perf_counter()
+        recall = client.recall(q["question"], namespaces=[namespace], top_k=top)
+        run.latencies_ms.append((time.perf_counter() - t0) * 1000)
+        got = [ids.get(h.id) or h.metadata.get("turn_id", "") for h in recall.hits]
+        _score(run, conv, q, got)
+
+
+def _score(run: Run, conv: Conv, q: dict[str, Any], got: list[str]) -> None:
+    evidence = q["evidence"]
+    ranks = {e: (got.index(e) + 1 if e in got else None) for e in evidence}
+    run.results.append(
+        {
+            "conversation": conv["id"],
+            "id": q["id"],
+            "category": q["category"],
+            "kind": q["kind"],
+            "question": q["question"],
+            "evidence": evidence,
+            "ranks": ranks,
+            "hits": got,
+            "recall": {
+                k: (sum(1 for r in ranks.values() if r and r <= k) / len(evidence)) for k in run.ks
+            }
+            if evidence
+            else None,
+        }
+    )
+
+
+def evaluate(
+    address: str,
+    convs: Sequence[Conv],
+    ks: Sequence[int] = (1, 5, 10, 25),
+    backend: str = "",
+    batch: int = 100,
+    content: str = "speaker",
+    run_id: str = "",
+    say: Callable[[str], None] = print,
+) -> Run:
+    """Load every conversation into its own fresh namespace, then ask its questions."""
+    run = Run(backend=backend, ks=sorted(ks))
+    run_id = run_id or uuid.uuid4().hex[:8]
+    with GatewayClient(address, agent_id="master", timeout=120) as client:
+        for conv in convs:
+            ns = f"user/ld-{run_id}-{conv['id']}"
+            ids, seconds = load_conversation(client, conv, ns, batch, content, say, run.turns)
+            n = sum(len(s["turns"]) for s in conv["sessions"])
+            run.turns += n
+            run.skipped_writes += n - len(ids)
+            run.write_s += seconds
+            ask(client, conv, ns, ids, run)
+            say(f"  {conv['id']}: {n} turns in {seconds:.1f}s, {len(conv['questions'])} questions")
+    return run
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def figures(run: Run) -> dict[str, Any]:
+    """Per category and overall: questions, R@k; latency and write rate."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in run.results:
+        groups[r["category"]].append(r)
+        groups["overall"].append(r)
+    table = {}
+    for cat in [*CATEGORIES, "overall"]:
+        rs = groups.get(cat, [])
+        scored = [r for r in rs if r["recall"] is not None]
+        row: dict[str, Any] = {"questions": len(rs), "no_evidence": len(rs) - len(scored)}
+        for k in run.ks:
+            row[f"R@{k}"] = statistics.fmean(r["recall"][k] for r in scored) if scored else None
+        table[cat] = row
+    return {
+        "backend": run.backend,
+        "turns": run.turns,
+        "skipped_writes": run.skipped_writes,
+        "writes_per_s": run.turns / run.write_s if run.write_s else 0.0,
+        "recall_p50_ms": percentile(run.latencies_ms, 50),
+        "recall_p95_ms": percentile(run.latencies_ms, 95),
+        "categories": table,
+    }
+
+
+def render(fig: dict[str, Any], ks: Sequence[int]) -> str:
+    head = f"{'category':<12} {'n':>5} {'no-ev':>5} " + " ".join(f"{'R@' + str(k):>6}" for k in ks)
+    lines = [head, "-" * len(head)]
+    for cat, row in fig["categories"].items():
+        cells = " ".join(
+            f"{100 * row[f'R@{k}']:6.1f}" if row[f"R@{k}"] is not None else f"{'-':>6}" for k in ks
+        )
+        lines.append(f"{cat:<12} {row['questions']:>5} {row['no_evidence']:>5} {cells}")
+    tail = f"recall latency p50 {fig['recall_p50_ms']:.1f} ms, p95 {fig['recall_p95_ms']:.1f} ms"
+    if fig["writes_per_s"]:
+        tail += f"; {fig['turns']} turns written at {fig['writes_per_s']:.0f} writes/s applied"
+    if fig["skipped_writes"]:
+        tail += f" ({fig['skipped_writes']} skipped)"
+    lines.append(tail)
+    return "\n".join(lines)
+
+
+def run_bm25(convs: Sequence[Conv], ks: Sequence[int]) -> Run:
+    """The lexical reference (no gateway): BM25 over each turn plus the previous turn."""
+    from bench.dialogues.bm25 import index_conversation
+
+    run = Run(backend="bm25", ks=sorted(ks))
+    for conv in convs:
+        index, turn_ids = index_conversation(conv)
+        run.turns += len(turn_ids)
+        for q in conv["questions"]:
+            t0 = time.perf_counter()
+            got = [turn_ids[i] for i in index.top(q["question"], max(ks))]
+            run.latencies_ms.append((time.perf_counter() - t0) * 1000)
+            _score(run, conv, q, got)
+    return run
+
+
+def backend_settings(backend: str, data_dir: Path, embedder: str) -> Settings:
+    real = backend == "real"
+    return Settings(
+        host="127.0.0.1",
+        port=0,
+        data_dir=data_dir,
+        embedder=embedder,
+        redis_url=os.environ.get("MEMGATE_REDIS_URL", DEFAULT_REDIS) if real else "",
+        neo4j_uri=os.environ.get("MEMGATE_NEO4J_URI", DEFAULT_NEO4J) if real else "",
+        recall_cache_ttl_s=0.0,
+        wait_timeout_s=120.0,
+        working_slow_ms=0.0,
+        graph_slow_ms=0.0,
+    )
+
+
+def run_backend(backend: str, convs: Sequence[Conv], args: argparse.Namespace) -> Run:
+    with tempfile.TemporaryDirectory(prefix="memgate-recall-") as tmp:
+        settings = backend_settings(backend, Path(tmp), args.embedder)
+        with serve_in_thread(settings) as address:
+            print(f"{backend}: gateway on {address}, embedder {args.embedder}", flush=True)
+            return evaluate(
+                address,
+                convs,
+                args.ks,
+                backend=backend,
+                batch=args.batch,
+                content=args.content,
+                say=lambda m: print(m, flush=True),
+            )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--backend",
+        choices=["embedded", "real", "both", "bm25"],
+        default="embedded",
+        help="bm25: the lexical reference retriever, no gateway",
+    )
+    ap.add_argument("--data", default=str(DATA))
+    ap.add_argument("--conversations", type=int, default=0, help="first N (default: all)")
+    ap.add_argument("--questions-per-category", type=int, default=0, help="default: all")
+    ap.add_argument("--embedder", choices=["minilm", "hash"], default="minilm")
+    ap.add_argument("--k", default="1,5,10,25")
+    ap.add_argument("--batch", type=int, default=100)
+    ap.add_argument("--content", choices=["speaker", "plain"], default="speaker")
+    ap.add_argument("--json", default="", help="write the figures here")
+    ap.add_argument("--dump", default="", help="write every question's hits and ranks here")
+    args = ap.parse_args(argv)
+    args.ks = sorted(int(k) for k in args.k.split(","))
+    convs = select(load(args.data), args.conversations, args.questions_per_category)
+    nq = sum(len(c["questions"]) for c in convs)
+    nt = sum(len(s["turns"]) for c in convs for s in c["sessions"])
+    print(f"longdialog: {len(convs)} conversations, {nt} turns, {nq} questions", flush=True)
+    backends = ["embedded", "real"] if args.backend == "both" else [args.backend]
+    out: dict[str, Any] = {"command": " ".join(["python -m bench.recall_eval", *sys.argv[1:]])}
+    dump: list[dict[str, Any]] = []
+    for backend in backends:
+        run = run_bm25(convs, args.ks) if backend == "bm25" else run_backend(backend, convs, args)
+        fig = figures(run)
+        out[backend] = fig
+        dump += [{"backend": backend, **r} for r in run.results]
+        how = "turn + previous turn" if backend == "bm25" else args.embedder
+        print(f"\n== {backend} ({how}, {len(convs)} conversations)")
+        print(render(fig, args.ks), flush=True)
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    if args.dump:
+        Path(args.dump).write_text(json.dumps(dump, indent=1, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
