@@ -234,9 +234,7 @@ class GatewayClient:
         req = pb.NeighbourhoodRequest(
             node=pb.NodeRef(kind=kind, id=node_id), depth=depth, limit=limit
         )
-        return [
-            wire.neighbour(n) for n in self._call(self._stub.Neighbourhood, req).neighbours
-        ]
+        return [wire.neighbour(n) for n in self._call(self._stub.Neighbourhood, req).neighbours]
 
     # ---- operations
     def stats(self) -> t.Stats:

@@ -173,9 +173,7 @@ def window(resp: pb.GetWindowResponse) -> t.Window:
 
 
 def append_turn(r: pb.AppendTurnResponse) -> t.AppendTurnResult:
-    return t.AppendTurnResult(
-        r.id, r.duplicate, r.compacted, r.dialogue_length, list(r.redactions)
-    )
+    return t.AppendTurnResult(r.id, r.duplicate, r.compacted, r.dialogue_length, list(r.redactions))
 
 
 def event(e: pb.Event) -> t.Event:
@@ -271,7 +269,9 @@ def stats(s: pb.StatsResponse) -> t.Stats:
             )
             for x in s.layers
         ],
-        recall=[t.RecallStats(layer_name(r.layer), r.recalls, r.hits, r.hit_rate) for r in s.recall],
+        recall=[
+            t.RecallStats(layer_name(r.layer), r.recalls, r.hits, r.hit_rate) for r in s.recall
+        ],
     )
 
 

@@ -11,7 +11,7 @@ from datetime import datetime
 
 import numpy as np
 
-from gateway.core import reconcile
+from gateway.core import dialogue, reconcile
 from gateway.core.commands import Archive, Forget, MemoryWrite, Relate, TurnAppend
 from gateway.core.control import JournalEntry
 from gateway.core.events import AppliedEvents
@@ -19,6 +19,7 @@ from gateway.core.models import (
     Event,
     Layer,
     Memory,
+    MemoryFilter,
     NodeKind,
     NodeRef,
     Relation,
@@ -35,6 +36,12 @@ class ApplySettings:
     dedup_threshold: float
     zone_hard_cap: int
     dialogue_max_turns: int
+    #: previous turns of the session a dialogue turn is indexed with (0: none, no context)
+    context_turns: int = 1
+    #: the session date is part of a dialogue turn's context
+    context_date: bool = True
+    #: the context is embedded too (not only indexed lexically)
+    context_dense: bool = False
 
 
 def memory_from_command(write_id: str, agent_id: str, c: MemoryWrite, now: datetime) -> Memory:
@@ -127,14 +134,22 @@ class Applier:
     async def _apply_memories(self, run: Sequence[JournalEntry]) -> set[str]:
         now = utcnow()
         items = [(e, e.command) for e in run if isinstance(e.command, MemoryWrite)]
-        vectors = await asyncio.to_thread(self._embedder.embed, [c.content for _, c in items])
         done = await self._stores.records.get([e.write_id for e, _ in items])
         batch = _Batch()
-        for (entry, command), vector in zip(items, vectors, strict=True):
+        fresh = []
+        for entry, command in items:
             if entry.write_id in done:
                 self._resync(done[entry.write_id], batch)  # applied before a crash
-                continue
-            mem = memory_from_command(entry.write_id, entry.agent_id, command, now)
+            else:
+                fresh.append(
+                    (memory_from_command(entry.write_id, entry.agent_id, command, now), command)
+                )
+        await self._add_context([m for m, _ in fresh])
+        vectors = await asyncio.to_thread(
+            self._embedder.embed,
+            [dialogue_text(m) if self._s.context_dense else m.content for m, _ in fresh],
+        )
+        for (mem, command), vector in zip(fresh, vectors, strict=True):
             mem.embedding = np.asarray(vector, dtype=np.float32)
             same = await self._same_fact(mem, batch) if mem.fact_key else None
             twin = None
@@ -147,6 +162,26 @@ class Applier:
                 self._add(decision.version, command, batch)
         await self._persist(batch)
         return {c.namespace for _, c in items}
+
+    async def _add_context(self, mems: Sequence[Memory]) -> None:
+        """Give every dialogue turn its context (``dialogue.context``): the previous turns come
+        from this batch (journal order) or else from the records of the session."""
+        n = self._s.context_turns
+        if n <= 0:
+            return
+        recent: dict[tuple[str, str], list[Memory]] = {}
+        for mem in mems:
+            if not dialogue.is_turn(mem):
+                continue
+            key = (mem.namespace, mem.source_session)
+            if key not in recent:
+                flt = MemoryFilter(
+                    (mem.namespace,), (Layer.EPISODIC,), end=mem.when, limit=n,
+                    session_id=mem.source_session,
+                )  # fmt: skip
+                recent[key] = list(reversed(await self._stores.records.query(flt)))
+            mem.context = dialogue.context(mem, recent[key][-n:], self._s.context_date)
+            recent[key] = [*recent[key][-(n - 1) :], mem] if n > 1 else [mem]
 
     def _resync(self, mem: Memory, batch: _Batch) -> None:
         """Only re-sync the derived stores of a memory whose record is already stored."""
@@ -239,6 +274,11 @@ class Applier:
         if revoked_events:
             await self._stores.graph.delete_events(revoked_events)
         return {m.namespace for m in versions.values()}
+
+
+def dialogue_text(mem: Memory) -> str:
+    """What is embedded for a memory: its context (if any) and its content."""
+    return f"{mem.context}\n{mem.content}" if mem.context else mem.content
 
 
 def _relation(c: Relate) -> Relation:

@@ -14,7 +14,7 @@ from gateway.core.metrics import Metrics
 from gateway.core.models import Layer, Memory
 from gateway.core.ports import BreakerReport, BreakerStatus, Embedder, Journal, Ledger, Stores
 from gateway.core.proposals import require_master
-from gateway.core.recall import RecallCache
+from gateway.core.recall_cache import RecallCache
 
 MAX_REVIEW = 500
 MAX_AUDIT = 1000
@@ -35,7 +35,7 @@ class Operations:
         lanes: Lanes,
         embedder: Embedder,
         metrics: Metrics,
-        cache: RecallCache,
+        cache: RecallCache[Any],
         sweeper: DecaySweeper,
         sweep_defaults: SweepDefaults,
         shards: int,

@@ -9,6 +9,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
+from gateway.core.audit_log import AuditLog
 from gateway.core.lanes import Lanes
 from gateway.core.ports import Embedder, Journal, Ledger, Stores
 
@@ -31,7 +32,9 @@ class Runtime:
         journal_retention_s: float,
         decay_interval_s: float = 0.0,
         sweep: Callable[[], Awaitable[str]] | None = None,
+        audit: AuditLog | None = None,
     ) -> None:
+        self._audit = audit
         self._stores = stores
         self._journal = journal
         self._ledger = ledger
@@ -66,6 +69,8 @@ class Runtime:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await self._lanes.close()
+        if self._audit is not None:
+            await self._audit.close()  # queued audit rows, before the ledger closes
         if self._index_ready:
             try:
                 await self._stores.index.flush()

@@ -52,7 +52,14 @@ class MemoryService:
             embedder,
             ledger,
             events,
-            ApplySettings(s.dedup_threshold, s.zone_hard_cap, s.dialogue_max_turns),
+            ApplySettings(
+                s.dedup_threshold,
+                s.zone_hard_cap,
+                s.dialogue_max_turns,
+                s.context_turns,
+                s.context_date,
+                s.context_dense,
+            ),
             turn_results,
         )
         self.lanes = Lanes(
@@ -97,6 +104,7 @@ class MemoryService:
             s.journal_retention_days * 86_400,
             s.decay_interval_s,
             self.ops.scheduled_sweep,
+            self.recaller.audit,
         )
         events.subscribe(self.recaller.on_applied)
         events.subscribe(self.runtime.on_applied)

@@ -7,7 +7,7 @@ Pinned here beyond the docstrings of the contract:
 
 * ``record`` links an event -[IN_SESSION]-> session, -[BY]-> agent, -[ABOUT]-> user,
   -[PART_OF]-> task, -[MENTIONS]-> entity, each edge ``at`` = the event's time; empty ids make no
-  link. An entity node's id is ``stores.text_match.normalise_name(name)`` (case-folded), its
+  link. An entity node's id is ``gateway.core.models.normalise_name(name)`` (case-folded), its
   label the name as given; an event node's label is its summary; other nodes have label ''.
 * ``neighbourhood`` walks edges in both directions; distinct nodes, never the start node; a node's
   ``distance`` is the shortest; ``relation``/``at`` are those of the newest edge of the last hop;
