@@ -55,11 +55,19 @@ Conv = dict[str, Any]
 
 
 def select(
-    data: dict[str, Any], conversations: int = 0, per_category: int = 0, seed: int = 1
+    data: dict[str, Any],
+    conversations: int = 0,
+    per_category: int = 0,
+    seed: int = 1,
+    ids: Sequence[str] = (),
 ) -> list[Conv]:
-    """The first ``conversations`` conversations; with ``per_category``, that many questions of
-    each category per conversation (a seeded sample, the same every run)."""
-    convs = data["conversations"][: conversations or None]
+    """The first ``conversations`` conversations (or those named in ``ids``); with
+    ``per_category``, that many questions of each category per conversation (a seeded sample,
+    the same every run)."""
+    if ids:
+        convs = [c for c in data["conversations"] if c["id"] in ids]
+    else:
+        convs = data["conversations"][: conversations or None]
     if not per_category:
         return convs
     out = []

@@ -653,8 +653,8 @@ def plan_filler(d: Dialogue, people_left: list[str], taken: dict[str, list[V]]) 
             ep_distract(rng.randrange(2), kind, x, rng.choice(people_left))
         )
     for key, tpl, xs in rng.sample(P.PASSING, len(P.PASSING)):
-        for x in rng.sample(xs, 2):
-            d.plan[rng.randrange(n)].append(ep_passing(rng.randrange(2), key, tpl, x))
+        for item in rng.sample(xs, 2):
+            d.plan[rng.randrange(n)].append(ep_passing(rng.randrange(2), key, tpl, item))
 
 
 def run_sessions(d: Dialogue) -> None:
@@ -748,7 +748,7 @@ def summary(data: V) -> str:
     totals: dict[str, int] = defaultdict(int)
     for c in data["conversations"]:
         turns = sum(len(s["turns"]) for s in c["sessions"])
-        per = defaultdict(int)
+        per: dict[str, int] = defaultdict(int)
         for q in c["questions"]:
             per[q["category"]] += 1
             totals[q["category"]] += 1

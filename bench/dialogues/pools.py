@@ -302,7 +302,7 @@ FOOD_NEG = [
 ]  # fmt: skip
 
 # things mentioned once in small talk that should never become a stable fact
-PASSING = [
+PASSING: list[tuple[str, str, list[str]]] = [
     ("lunch", "I had a {x} for lunch, it was fine, nothing special.", ["tuna sandwich", "leftover curry", "bowl of instant noodles", "salad from the corner shop"]),
     ("tv_tonight", "I'm watching {x} tonight, probably falling asleep halfway.", ["a documentary about deep-sea fish", "some random cooking show", "an old Bond film"]),
     ("wearing", "I'm wearing {x} today, it's freezing in the office.", ["my ugliest wool jumper", "two pairs of socks", "my dad's old fleece"]),

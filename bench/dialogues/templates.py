@@ -583,13 +583,13 @@ TRIP_FOLLOW: list[tuple[str, str]] = [
     ("So how was {x[place]}?", "Incredible. {x[review_cap]}, I want to go back already."),
     ("You never told me about the trip! How was it?", "Oh, amazing, {x[review]}. Worth every penny."),
 ]  # fmt: skip
-TRIP_FUTURE_ZH: list[Entry] = ["我{when_zh}要去{x[zh]}玩！行李已经收拾好了。"]
+TRIP_FUTURE_ZH: list[str] = ["我{when_zh}要去{x[zh]}玩！行李已经收拾好了。"]
 PURCHASE: list[Entry] = [
     "I finally bought {x} {when}, no regrets so far.",
     ("~What's that big box in your photo?", "Ha, that's {x}! Bought it {when}, still assembling it."),
     "Treated myself to {x} {when}. My bank account is crying.",
 ]  # fmt: skip
-PURCHASE_ZH: list[Entry] = ["我{when_zh}终于买了{x}，到现在还没后悔。"]
+PURCHASE_ZH: list[str] = ["我{when_zh}终于买了{x}，到现在还没后悔。"]
 PURCHASE_FOLLOW: list[tuple[str, str]] = [
     ("Are you happy with it? The thing you bought?", "Use it every day. Best money I've spent all year."),
     ("So was it worth it?", "Mixed feelings, honestly. It's great but it takes up half the flat."),
