@@ -12,7 +12,12 @@ older memory out. The weights were tuned on the dev half of ``bench/dialogues`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gateway.core.models import Memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,3 +44,32 @@ def adjust(
     memory and down for an old, unimportant, doubtful one (each factor in 0..1)."""
     tie = (recency + importance + confidence) / 3 - 0.5  # -0.5 .. 0.5
     return relevance * (1 + 2 * nudge * tie)
+
+
+@dataclass(slots=True)
+class Candidates:
+    """The candidates of one recall: cosine and relative BM25 per id, and the memories loaded."""
+
+    dense: dict[str, float] = field(default_factory=dict)  # cosine to the query
+    keyword: dict[str, float] = field(default_factory=dict)  # BM25 relative to the best
+    memories: dict[str, Memory] = field(default_factory=dict)
+    discount: dict[str, float] = field(default_factory=dict)  # found only through an entity
+
+    def add_similar(self, mems: Sequence[Memory], vector: np.ndarray) -> None:
+        """Memories and their cosine to the query (one matrix product; one without an
+        embedding gets no dense relevance)."""
+        self.memories.update((m.id, m) for m in mems)
+        embedded = [m for m in mems if m.embedding is not None]
+        if embedded:
+            sims = np.stack([m.embedding for m in embedded]) @ vector  # type: ignore[misc]
+            for m, sim in zip(embedded, sims.tolist(), strict=True):
+                self.dense.setdefault(m.id, sim)
+        for m in mems:
+            self.dense.setdefault(m.id, 0.0)
+
+    def relevance(self, f: FusionWeights) -> dict[str, float]:
+        return {
+            i: f.relevance(self.dense.get(i, 0.0), self.keyword.get(i, 0.0))
+            * self.discount.get(i, 1.0)
+            for i in self.dense.keys() | self.keyword.keys()
+        }

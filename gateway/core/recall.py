@@ -24,6 +24,7 @@ from gateway.core import namespaces as nsp
 from gateway.core.audit_log import AuditLog
 from gateway.core.control import AuditEntry
 from gateway.core.errors import BackendUnavailable, InvalidArgument
+from gateway.core.fusion import Candidates
 from gateway.core.metrics import Metrics
 from gateway.core.models import (
     LONG_TERM_LAYERS,
@@ -46,6 +47,8 @@ from gateway.settings import Settings
 OVERFETCH = 4
 #: entity expansion: how many top hits are expanded through the entities they mention
 EXPAND_TOP = 3
+#: access statistics of recalled memories are written at most this often
+TOUCH_EVERY_S = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,33 +73,6 @@ class RecallResult:
     degraded: list[str] = field(default_factory=list)
 
 
-@dataclass(slots=True)
-class _Candidates:
-    dense: dict[str, float] = field(default_factory=dict)  # cosine to the query
-    keyword: dict[str, float] = field(default_factory=dict)  # BM25 relative to the best
-    memories: dict[str, Memory] = field(default_factory=dict)
-    discount: dict[str, float] = field(default_factory=dict)  # found only through an entity
-
-    def add_similar(self, mems: Sequence[Memory], vector: np.ndarray) -> None:
-        """Memories and their cosine to the query (one matrix product; one without an
-        embedding gets no dense relevance)."""
-        self.memories.update((m.id, m) for m in mems)
-        embedded = [m for m in mems if m.embedding is not None]
-        if embedded:
-            sims = np.stack([m.embedding for m in embedded]) @ vector  # type: ignore[misc]
-            for m, sim in zip(embedded, sims.tolist(), strict=True):
-                self.dense.setdefault(m.id, sim)
-        for m in mems:
-            self.dense.setdefault(m.id, 0.0)
-
-    def relevance(self, f: fusion.FusionWeights) -> dict[str, float]:
-        return {
-            i: f.relevance(self.dense.get(i, 0.0), self.keyword.get(i, 0.0))
-            * self.discount.get(i, 1.0)
-            for i in self.dense.keys() | self.keyword.keys()
-        }
-
-
 class Recaller:
     def __init__(
         self,
@@ -118,6 +94,9 @@ class Recaller:
             settings.recall_cache_ttl_s, settings.recall_cache_entries
         )
         self.audit = AuditLog(ledger)
+        self._touch_pending: list[str] = []
+        self._touch_at = utcnow()
+        self._touch_task: asyncio.Task[None] | None = None
 
     async def recall_as(self, agent: str, q: RecallQuery) -> RecallResult:
         """A recall by ``agent``: every namespace must be readable by it; audited."""
@@ -168,7 +147,7 @@ class Recaller:
         now = utcnow()
         cues = timecues.cues(q.query, now)
         degraded: list[str] = []
-        c = _Candidates()
+        c = Candidates()
         long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
         if long_term:
             try:
@@ -182,7 +161,7 @@ class Recaller:
                 degraded.append(f"working: {exc.message}")
         hits: list[scoring.Scored] = []
         try:
-            hits = await self._rank(c, q, layers, cues, now)
+            hits = await self._hits(c, q, layers, cues, vector, now, degraded)
         except BackendUnavailable as exc:
             degraded.append(f"records: {exc.message}")
         budget = q.token_budget or self._s.default_token_budget
@@ -199,7 +178,7 @@ class Recaller:
 
     async def _long_term(
         self,
-        c: _Candidates,
+        c: Candidates,
         q: RecallQuery,
         layers: tuple[Layer, ...],
         vector: np.ndarray,
@@ -225,32 +204,44 @@ class Recaller:
                 q.namespaces, (Layer.EPISODIC,), q.types, start=start, end=end, limit=k
             )
             c.add_similar(await records.query(flt), vector)
-        if Layer.EPISODIC in layers:
+
+    async def _hits(
+        self,
+        c: Candidates,
+        q: RecallQuery,
+        layers: tuple[Layer, ...],
+        cues: timecues.Cues,
+        vector: np.ndarray,
+        now: datetime,
+        degraded: list[str],
+    ) -> list[scoring.Scored]:
+        hits = await self._rank(c, q, layers, cues, now)
+        top = [h.memory for h in hits[:EXPAND_TOP]]
+        if Layer.EPISODIC in layers and any(m.entities for m in top):
             try:
-                await self._expand_entities(c, q, vector)
+                if await self._expand_entities(c, q, vector, top):
+                    hits = await self._rank(c, q, layers, cues, now)
             except BackendUnavailable as exc:
                 # the graph's fallback is to skip it: records and vectors still answer
                 degraded.append(f"graph: {exc.message}")
+        return hits
 
-    async def _expand_entities(self, c: _Candidates, q: RecallQuery, vector: np.ndarray) -> None:
+    async def _expand_entities(
+        self, c: Candidates, q: RecallQuery, vector: np.ndarray, top: Sequence[Memory]
+    ) -> bool:
         """Events that mention the same entities as the best candidates (multi-hop through the
         graph). Only hits that name entities are expanded: a plain turn has no edge worth
         following (its session, agent and user are hubs linked to every event)."""
-        fused = c.relevance(self._fusion)
-        top = sorted(fused, key=fused.__getitem__, reverse=True)[:EXPAND_TOP]
-        missing = [i for i in top if i not in c.memories]
-        if missing:
-            c.memories.update(await self._stores.records.get(missing, embeddings=False))
-        names = {e for i in top if (m := c.memories.get(i)) for e in m.entities}
+        names = {e for m in top for e in m.entities}
         if not names:
-            return
+            return False
         graph = self._stores.graph
         entities = [NodeRef(NodeKind.ENTITY, normalise_name(n)) for n in sorted(names)]
         near = await asyncio.gather(*(graph.neighbourhood(e, 1, 10) for e in entities))
         found = [n.node.id for g in near for n in g if n.node.kind is NodeKind.EVENT]
-        found = [i for i in dict.fromkeys(found) if i not in fused]
+        found = [i for i in dict.fromkeys(found) if i not in c.dense and i not in c.keyword]
         if not found:
-            return
+            return False
         mems = [
             m
             for m in (await self._stores.records.get(found)).values()
@@ -258,10 +249,11 @@ class Recaller:
         ]
         c.add_similar(mems, vector)
         c.discount.update((m.id, self._fusion.entity_discount) for m in mems)
+        return bool(mems)
 
     async def _rank(
         self,
-        c: _Candidates,
+        c: Candidates,
         q: RecallQuery,
         layers: tuple[Layer, ...],
         cues: timecues.Cues,
@@ -327,7 +319,7 @@ class Recaller:
             return False
         return not (q.end and mem.when >= q.end)
 
-    async def _working(self, c: _Candidates, q: RecallQuery, vector: np.ndarray) -> None:
+    async def _working(self, c: Candidates, q: RecallQuery, vector: np.ndarray) -> None:
         """The session's window: candidates by their cosine to the query."""
         mems: list[Memory] = []
         for ns in q.namespaces:
@@ -356,17 +348,32 @@ class Recaller:
                 )
         c.add_similar(mems, vector)
 
+    async def close(self) -> None:
+        """Write what is queued: access statistics, then audit rows."""
+        task, self._touch_task = self._touch_task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await self._touch_flush(0.0)
+        await self.audit.close()
+
     def _touch_later(self, ids: list[str], now: datetime) -> None:
-        if not ids:
+        """Access statistics, batched: one ``touch`` per ``TOUCH_EVERY_S`` for all recalls."""
+        self._touch_pending.extend(ids)
+        self._touch_at = now
+        if self._touch_task is None or self._touch_task.done():
+            self._touch_task = asyncio.get_running_loop().create_task(self._touch_flush())
+            _BACKGROUND.add(self._touch_task)
+            self._touch_task.add_done_callback(_BACKGROUND.discard)
+
+    async def _touch_flush(self, after_s: float = TOUCH_EVERY_S) -> None:
+        await asyncio.sleep(after_s)
+        if not self._touch_pending:
             return
-
-        async def touch() -> None:
-            with contextlib.suppress(Exception):  # access stats are best effort
-                await self._stores.records.touch(ids, now)
-
-        task = asyncio.get_running_loop().create_task(touch())
-        _BACKGROUND.add(task)
-        task.add_done_callback(_BACKGROUND.discard)
+        pending, self._touch_pending = self._touch_pending, []
+        with contextlib.suppress(Exception):  # access stats are best effort
+            await self._stores.records.touch(pending, self._touch_at)
 
 
 _BACKGROUND: set[asyncio.Task[None]] = set()

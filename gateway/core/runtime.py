@@ -9,7 +9,6 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
-from gateway.core.audit_log import AuditLog
 from gateway.core.lanes import Lanes
 from gateway.core.ports import Embedder, Journal, Ledger, Stores
 
@@ -32,9 +31,9 @@ class Runtime:
         journal_retention_s: float,
         decay_interval_s: float = 0.0,
         sweep: Callable[[], Awaitable[str]] | None = None,
-        audit: AuditLog | None = None,
+        before_close: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
-        self._audit = audit
+        self._before_close = before_close
         self._stores = stores
         self._journal = journal
         self._ledger = ledger
@@ -69,8 +68,8 @@ class Runtime:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await self._lanes.close()
-        if self._audit is not None:
-            await self._audit.close()  # queued audit rows, before the ledger closes
+        if self._before_close is not None:
+            await self._before_close()  # e.g. queued audit rows, before the ledger closes
         if self._index_ready:
             try:
                 await self._stores.index.flush()

@@ -104,7 +104,7 @@ class MemoryService:
             s.journal_retention_days * 86_400,
             s.decay_interval_s,
             self.ops.scheduled_sweep,
-            self.recaller.audit,
+            self.recaller.close,
         )
         events.subscribe(self.recaller.on_applied)
         events.subscribe(self.runtime.on_applied)
