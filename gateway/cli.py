@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -118,10 +119,8 @@ def _status(args: argparse.Namespace) -> int:
         stats = None
         try:
             health = client.health()
-            try:
+            with contextlib.suppress(PermissionDenied):  # stats are the master's
                 stats = client.stats()
-            except PermissionDenied:
-                pass  # stats are the master's: a sub-agent still learns the health
         except Unauthenticated as exc:
             print(
                 f"memgate at {args.target}: credentials refused ({exc}); pass --api-key (or "

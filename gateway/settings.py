@@ -123,9 +123,18 @@ class Settings:
 
     # recall
     dedup_threshold: float = 0.92
-    w_similarity: float = 0.6
-    w_recency: float = 0.25
-    w_importance: float = 0.15
+    #: a dialogue turn (episodic, with a session_id) is indexed with this many previous turns of
+    #: its session, its speaker and (``context_date``) its date; 0 = each turn alone
+    context_turns: int = 1
+    context_date: bool = True
+    #: also embed the context (off: on bench/dialogues the turn+context vector ranked better
+    #: alone but the fused ranking lost ~1 point of R@10, docs/BENCHMARKS.md)
+    context_dense: bool = False
+    #: fusion (``core/fusion.py``): weights of the dense cosine and the relative BM25 score, and
+    #: how far recency/importance/confidence may move a hit (a fraction of its relevance)
+    w_dense: float = 0.7
+    w_lexical: float = 0.3
+    rank_nudge: float = 0.02
     half_life_days: float = 7.0
     default_token_budget: int = 512
     recall_cache_ttl_s: float = 30.0
@@ -179,34 +188,46 @@ class Settings:
             problems.append("session_ttl_s must be between 1800 (30 min) and 86400 (24 h)")
         if self.half_life_days < 7:
             problems.append("half_life_days must be >= 7 (seed 000 §4.2)")
+        if min(self.w_dense, self.w_lexical) < 0 or self.w_dense + self.w_lexical <= 0:
+            problems.append("w_dense and w_lexical must be >= 0, not both 0")
+        if not 0 <= self.rank_nudge <= 0.2:
+            problems.append("rank_nudge must be between 0 and 0.2")
         if self.shards < 1:
             problems.append("shards must be >= 1")
         if self.embedder not in EMBEDDER_KINDS:
             problems.append("embedder must be one of " + ", ".join(map(repr, EMBEDDER_KINDS)))
         if self.embed_threads < 0:
             problems.append("embed_threads must be >= 0 (0 = all cores)")
-        for name in (
-            "query_embed_threads",
-            "worker_threads",
-            "max_inflight_reads",
-            "max_inflight_reads_per_agent",
-            "max_inflight_writes",
-            "max_inflight_writes_per_agent",
-            "overload_retry_after_ms",
-            "grpc_max_concurrent_rpcs",
-        ):
-            if getattr(self, name) < 0:
-                problems.append(f"{name} must be >= 0")
-        if self.query_embed_threads < 1:
-            problems.append("query_embed_threads must be >= 1")
+        problems += self._capacity_problems()
         if self.shared_turn_policy not in ("proposal", "deny"):
             problems.append("shared_turn_policy must be 'proposal' or 'deny'")
+        if not 0 <= self.context_turns <= 8:
+            problems.append("context_turns must be between 0 and 8")
         if self.dialogue_max_turns < 2:
             problems.append("dialogue_max_turns must be >= 2")
         problems += self._formation_problems() + self._tls_problems()
         if problems:
             raise ValueError("invalid settings: " + "; ".join(problems))
         return self
+
+    def _capacity_problems(self) -> list[str]:
+        out = [
+            f"{name} must be >= 0"
+            for name in (
+                "query_embed_threads",
+                "worker_threads",
+                "max_inflight_reads",
+                "max_inflight_reads_per_agent",
+                "max_inflight_writes",
+                "max_inflight_writes_per_agent",
+                "overload_retry_after_ms",
+                "grpc_max_concurrent_rpcs",
+            )
+            if getattr(self, name) < 0
+        ]
+        if self.query_embed_threads < 1:
+            out.append("query_embed_threads must be >= 1")
+        return out
 
     def _tls_problems(self) -> list[str]:
         out: list[str] = []

@@ -4,8 +4,10 @@ Graph model
 -----------
 * ``(:Memory {id, namespace, layer, status, fact_key, when_at, ...})`` — the current (highest)
   version of a memory, every field of it. While the memory is active it also carries
-  ``search_terms`` (its ``text_match.index_terms``, space separated) and ``search_ns``, the two
-  properties of the whitespace-analysed fulltext index behind ``keyword_search``.
+  ``search_text`` (the ``text_analysis.document_terms`` of its content + context, space
+  separated, repeats kept) and ``search_ns``, the two properties of the whitespace-analysed
+  fulltext index (Lucene BM25) behind ``keyword_search``. Active memories written before
+  ``search_text`` existed get it on start.
 * ``(:MemoryVersion {id, version, ...})`` — every version ever put, written once (the first write
   of an (id, version) wins, as in SQLite), linked ``(:Memory)-[:HAS_VERSION]->(:MemoryVersion)``
   and chained newest to oldest by ``(:MemoryVersion)-[:SUPERSEDES]->(:MemoryVersion)``.
@@ -29,10 +31,10 @@ import numpy as np
 
 from gateway.core.errors import Conflict
 from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
-from stores import text_match
+from stores import text_analysis
 from stores.codec import dump_json, load_json
 from stores.neo4j_schema import (
-    MEMORY_TERMS_INDEX,
+    MEMORY_TEXT_INDEX,
     RECORD_SCHEMA,
     Neo4jBacked,
     from_micros,
@@ -42,7 +44,7 @@ from stores.neo4j_schema import (
 _ACTIVE = Status.ACTIVE.value
 # Lucene's clause limit is 1024; longer queries are matched on their first terms (and scored on
 # all of them).
-_MAX_LUCENE_TERMS = 512
+_MAX_LUCENE_TERMS = 64
 _MAX_LUCENE_NAMESPACES = 256
 
 # Phases run in order inside one statement: versions, current nodes, version chains, then fact
@@ -109,13 +111,21 @@ CALL () {
 """
 
 _KEYWORD = f"""
-CALL db.index.fulltext.queryNodes('{MEMORY_TERMS_INDEX}', $lucene) YIELD node
+CALL db.index.fulltext.queryNodes('{MEMORY_TEXT_INDEX}', $lucene) YIELD node, score
 WHERE node.search_ns IN $namespaces AND node.status = $active {{layers}}
-WITH node, size([t IN $terms WHERE node.search_terms CONTAINS (' ' + t + ' ')]) AS hits
-WHERE hits > 0
-RETURN node.id AS id, hits
-ORDER BY hits DESC, node.when_at DESC, node.id
+RETURN node.id AS id, score
+ORDER BY score DESC, node.when_at DESC, node.id
 LIMIT $limit
+"""
+
+#: Active memories without ``search_text`` (written by a version before it), a batch at a time.
+_UNINDEXED = """
+MATCH (m:Memory) WHERE m.status = $active AND m.search_text IS NULL AND m.content IS NOT NULL
+RETURN m.id AS id, m.content AS content, coalesce(m.context, '') AS context LIMIT $size
+"""
+_SET_TEXT = """
+UNWIND $rows AS r MATCH (m:Memory {id: r.id})
+SET m.search_text = r.text, m.search_ns = m.namespace
 """
 
 _CONFLICT_KEY = re.compile(r"`namespace` = '(?P<ns>.*)', `fact_key` = '(?P<key>.*)'\Z", re.S)
@@ -150,16 +160,23 @@ def _version_props(m: Memory) -> dict[str, Any]:
         "entities": dump_json([str(e) for e in m.entities]),
         "embedding": embedding,
         "when_at": to_micros(m.when),
+        "context": m.context,
     }
 
 
 def _current_props(m: Memory) -> dict[str, Any]:
     props = _version_props(m)
     if props["status"] == _ACTIVE:
-        terms = sorted(text_match.index_terms(m.content))
-        props["search_terms"] = f" {' '.join(terms)} " if terms else None
+        props["search_text"] = _search_text(m.content, m.context)
         props["search_ns"] = m.namespace
     return props
+
+
+def _search_text(content: str, context: str) -> str:
+    """The analysed terms the fulltext index holds (an empty memory still gets a property, so
+    the start-up migration does not take it for an old one)."""
+    text = text_analysis.index_text(Memory("", "", Layer.SEMANTIC, content, context=context))
+    return " ".join(text_analysis.document_terms(text))
 
 
 def _at(us: int) -> datetime:
@@ -193,6 +210,7 @@ def _memory_of(p: dict[str, Any]) -> Memory:
         fact_key=p.get("fact_key", ""),
         entities=load_json(p.get("entities"), []),
         embedding=None if blob is None else np.frombuffer(bytes(blob), dtype="<f4").copy(),
+        context=p.get("context") or "",
     )
 
 
@@ -202,12 +220,13 @@ def _lucene_phrase(text: str) -> str:
 
 
 def _lucene_query(terms: Sequence[str], namespaces: Sequence[str]) -> str:
-    query = "search_terms:(" + " OR ".join(map(_lucene_phrase, terms[:_MAX_LUCENE_TERMS])) + ")"
+    query = "search_text:(" + " OR ".join(map(_lucene_phrase, terms[:_MAX_LUCENE_TERMS])) + ")"
     # Narrowing by namespace inside Lucene keeps other tenants' matches out of the candidates;
-    # the Cypher filter on search_ns stays the authority (a namespace with spaces is a phrase).
+    # boosted by 0 it adds nothing to the BM25 score. The Cypher filter on search_ns stays the
+    # authority (a namespace with spaces is a phrase).
     scoped = [ns for ns in namespaces if ns.strip()]
     if len(scoped) == len(namespaces) and len(scoped) <= _MAX_LUCENE_NAMESPACES:
-        query += " AND search_ns:(" + " OR ".join(map(_lucene_phrase, scoped)) + ")"
+        query += " AND search_ns:(" + " OR ".join(map(_lucene_phrase, scoped)) + ")^0"
     return query
 
 
@@ -226,6 +245,14 @@ class Neo4jRecordStore(Neo4jBacked):
     """``RecordStore`` over a Neo4j 5 database (Community edition is enough)."""
 
     _schema = RECORD_SCHEMA
+
+    async def start(self) -> None:
+        await super().start()
+        while rows := await self._db.read(_UNINDEXED, {"active": _ACTIVE, "size": 1000}):
+            texts = [
+                {"id": r["id"], "text": _search_text(r["content"], r["context"])} for r in rows
+            ]
+            await self._db.write(_SET_TEXT, {"rows": texts})
 
     # ------------------------------------------------------------------ writes
 
@@ -295,13 +322,14 @@ class Neo4jRecordStore(Neo4jBacked):
 
     # ------------------------------------------------------------------ reads
 
-    async def get(self, ids: Sequence[str]) -> dict[str, Memory]:
+    async def get(self, ids: Sequence[str], embeddings: bool = True) -> dict[str, Memory]:
         unique = list(dict.fromkeys(ids))
         if not unique:
             return {}
+        projection = "properties(m)" if embeddings else "m {.*, embedding: null, search_text: null}"
         rows = await self._db.read(
             "UNWIND $ids AS id MATCH (m:Memory {id: id}) WHERE m.version IS NOT NULL "
-            "RETURN properties(m) AS m",
+            f"RETURN {projection} AS m",
             {"ids": unique},
         )
         return {row["m"]["id"]: _memory_of(row["m"]) for row in rows}
@@ -335,6 +363,9 @@ class Neo4jRecordStore(Neo4jBacked):
         if flt.end is not None:
             where.append("m.when_at < $end")
             params["end"] = to_micros(flt.end)
+        if flt.session_id:
+            where.append("m.source_session = $session")
+            params["session"] = flt.session_id
         rows = await self._db.read(
             f"MATCH (m:Memory) WHERE {' AND '.join(where)} "
             "RETURN properties(m) AS m ORDER BY m.when_at DESC, m.id LIMIT $limit",
@@ -345,14 +376,14 @@ class Neo4jRecordStore(Neo4jBacked):
     async def keyword_search(
         self, namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int
     ) -> list[tuple[str, float]]:
-        """Score = fraction of the query's terms (``text_match.query_terms``) in the content;
-        ties go to the newer memory. Empty ``layers`` means any layer."""
-        terms = text_match.query_terms(text)
+        """BM25 (Lucene, k1 = 1.2, b = 0.75) of the query's analysed terms
+        (``text_analysis.query_terms``) over the analysed content + context; scores divided by the
+        best one (so 0..1, the best = 1); ties go to the newer memory. Empty ``layers`` = any."""
+        terms = text_analysis.query_terms(text)
         if not terms or not namespaces or limit <= 0:
             return []
         params: dict[str, Any] = {
             "lucene": _lucene_query(terms, list(namespaces)),
-            "terms": terms,
             "namespaces": list(namespaces),
             "active": _ACTIVE,
             "limit": int(limit),
@@ -362,7 +393,10 @@ class Neo4jRecordStore(Neo4jBacked):
             layer_filter = "AND node.layer IN $layers"
             params["layers"] = [Layer(v).value for v in layers]
         rows = await self._db.read(_KEYWORD.replace("{layers}", layer_filter), params)
-        return [(row["id"], row["hits"] / len(terms)) for row in rows]
+        if not rows:
+            return []
+        best = float(rows[0]["score"]) or 1.0
+        return [(row["id"], max(0.0, float(row["score"])) / best) for row in rows]
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         if not fact_key:

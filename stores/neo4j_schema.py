@@ -20,13 +20,14 @@ BACKEND = "neo4j"
 
 T = TypeVar("T")
 
-MEMORY_TERMS_INDEX = "memgate_memory_terms"
+MEMORY_TEXT_INDEX = "memgate_memory_text"
 
 #: Schema of the record store. Community edition has no node keys and no partial constraints:
 #: (id, version) is a composite uniqueness constraint, and "one active memory per fact" is a
 #: unique (namespace, fact_key) on the :Fact node its active holder owns (see ``neo4j_records``).
-#: Keyword search uses a whitespace-analysed fulltext index over the memory's pre-tokenised terms
-#: (``stores.text_match``), present only while the memory is active.
+#: Keyword search uses a whitespace-analysed fulltext index (Lucene BM25) over the memory's
+#: analysed terms (``stores.text_analysis``), present only while the memory is active. (Versions
+#: before it indexed ``search_terms`` in ``memgate_memory_terms``; that index is left alone.)
 RECORD_SCHEMA: tuple[str, ...] = (
     "CREATE CONSTRAINT memgate_memory_id IF NOT EXISTS FOR (m:Memory) REQUIRE m.id IS UNIQUE",
     "CREATE CONSTRAINT memgate_memory_version IF NOT EXISTS "
@@ -36,8 +37,10 @@ RECORD_SCHEMA: tuple[str, ...] = (
     "CREATE INDEX memgate_memory_scope IF NOT EXISTS "
     "FOR (m:Memory) ON (m.namespace, m.layer, m.status)",
     "CREATE INDEX memgate_memory_when IF NOT EXISTS FOR (m:Memory) ON (m.when_at)",
-    f"CREATE FULLTEXT INDEX {MEMORY_TERMS_INDEX} IF NOT EXISTS "
-    "FOR (m:Memory) ON EACH [m.search_terms, m.search_ns] "
+    "CREATE INDEX memgate_memory_session IF NOT EXISTS "
+    "FOR (m:Memory) ON (m.namespace, m.source_session)",
+    f"CREATE FULLTEXT INDEX {MEMORY_TEXT_INDEX} IF NOT EXISTS "
+    "FOR (m:Memory) ON EACH [m.search_text, m.search_ns] "
     "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}",
 )
 

@@ -9,8 +9,11 @@ Schema
   queries on (namespace, layer, status, when). A version replaces the current row only when it is
   newer, so out-of-order replays never roll a memory back. ``touch`` updates access statistics
   here only (no version is written; ``history`` shows versions as they were put).
-* ``memory_terms`` — (term, id) for the current content of every memory (see
-  ``stores.text_match``), for keyword search in English and Chinese alike.
+* ``memory_fts`` — an FTS5 table (rowid = the ``memories`` rowid) holding, for every *active*
+  current memory, the terms of ``stores.text_analysis`` (content plus its conversational context,
+  stemmed, CJK bigrams) separated by spaces; ``keyword_search`` ranks with FTS5 ``bm25()``. A
+  database from before FTS (with the old ``memory_terms`` table, or none) gets the table built
+  from ``memories`` on start, and the old table dropped.
 
 Times are integer microseconds since the Unix epoch (UTC; exact and sortable) and come back as
 timezone-aware UTC datetimes; a naive datetime is taken to be UTC. ``when_at`` is
@@ -40,7 +43,7 @@ import numpy as np
 
 from gateway.core.errors import Conflict
 from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
-from stores import text_match
+from stores import text_analysis
 from stores.codec import dump_json, from_micros, to_micros
 from stores.sqlite_base import SqliteBacked, SqliteDb, chunks, marks
 
@@ -71,7 +74,8 @@ _FIELDS = """
     fact_key         TEXT    NOT NULL,
     entities         TEXT    NOT NULL,  -- JSON list of strings
     embedding        BLOB,              -- little-endian float32
-    when_at          INTEGER NOT NULL   -- event_time, else created_at
+    when_at          INTEGER NOT NULL,  -- event_time, else created_at
+    context          TEXT    NOT NULL DEFAULT ''  -- indexed beside content, never returned
 """
 
 _SCHEMA = f"""
@@ -80,25 +84,20 @@ CREATE TABLE IF NOT EXISTS memory_versions ({_FIELDS}, PRIMARY KEY (id, version)
 CREATE TABLE IF NOT EXISTS memories ({_FIELDS}, PRIMARY KEY (id));
 CREATE INDEX IF NOT EXISTS memories_filter ON memories (namespace, layer, status, when_at);
 CREATE INDEX IF NOT EXISTS memories_recent ON memories (namespace, when_at);
+CREATE INDEX IF NOT EXISTS memories_session ON memories (namespace, source_session, when_at);
 CREATE UNIQUE INDEX IF NOT EXISTS memories_fact ON memories (namespace, fact_key)
     WHERE status = 'active' AND fact_key <> '';
 
-CREATE TABLE IF NOT EXISTS memory_terms (
-    term TEXT NOT NULL,
-    id   TEXT NOT NULL,
-    PRIMARY KEY (term, id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS memory_terms_id ON memory_terms (id);
-
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 """
 
 _COLUMNS = (
     "id, version, namespace, layer, content, type, importance, confidence, source_agent, "
     "source_session, task_id, created_at, updated_at, last_accessed_at, access_count, metadata, "
-    "evidence, event_time, status, fact_key, entities, embedding, when_at"
+    "evidence, event_time, status, fact_key, entities, embedding, when_at, context"
 )
 _N_COLUMNS = len(_COLUMNS.split(","))
+_COLUMNS_NO_EMBEDDING = _COLUMNS.replace(" embedding,", " NULL,")
 _UPDATE_ALL = ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in _COLUMNS.split(",")[1:])
 
 _UPSERT_CURRENT = (
@@ -108,6 +107,49 @@ _UPSERT_CURRENT = (
 _INSERT_VERSION = f"INSERT OR IGNORE INTO memory_versions ({_COLUMNS}) VALUES ({marks(_N_COLUMNS)})"
 _FACT_INDEX_ERROR = "memories.namespace, memories.fact_key"
 _CHUNK_PAIRS = 200  # (namespace, fact_key) pairs per find_facts statement
+
+# Terms are the analyzer's output joined by spaces: the ``ascii`` tokenizer splits on ASCII
+# spaces and punctuation only (no term has any) and keeps every non-ASCII character, so one
+# analysed term is one FTS5 token. ``detail=none``: no positions, BM25 needs only frequencies.
+_CREATE_FTS = (
+    "CREATE VIRTUAL TABLE memory_fts USING fts5(terms, tokenize = 'ascii', detail = none)"
+)
+#: FTS5 MATCH expressions longer than this many terms are cut (the first terms are kept).
+_MAX_MATCH_TERMS = 64
+
+
+def _fts_text(m: Memory) -> str | None:
+    """The FTS5 document of a current memory: its analysed terms; None when it is not active."""
+    if Status(m.status) is not Status.ACTIVE:
+        return None
+    return " ".join(text_analysis.document_terms(text_analysis.index_text(m)))
+
+
+def _match(terms: Sequence[str]) -> str:
+    return " OR ".join(f'"{t}"' for t in terms[:_MAX_MATCH_TERMS])
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Bring a database written by an older version up to date: the ``context`` column, and the
+    FTS5 table built from ``memories`` when it is missing (the term table it replaces dropped)."""
+    for table in ("memories", "memory_versions"):
+        columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if "context" not in columns:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN context TEXT NOT NULL DEFAULT ''")
+    conn.execute("DROP TABLE IF EXISTS memory_terms")
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_fts'"
+    ).fetchone()
+    if exists:
+        return
+    conn.execute(_CREATE_FTS)
+    rows = conn.execute(
+        f"SELECT rowid, {_COLUMNS} FROM memories WHERE status = 'active'"
+    ).fetchall()
+    conn.executemany(
+        "INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)",
+        [(row[0], _fts_text(_memory_of(row[1:]))) for row in rows],
+    )
 
 
 def _row_of(m: Memory) -> tuple[Any, ...]:
@@ -138,6 +180,7 @@ def _row_of(m: Memory) -> tuple[Any, ...]:
         dump_json([str(e) for e in m.entities]),
         embedding,
         to_micros(m.when),
+        m.context,
     )
 
 
@@ -145,7 +188,7 @@ def _memory_of(row: Sequence[Any]) -> Memory:
     (
         mid, version, namespace, layer, content, type_, importance, confidence, source_agent,
         source_session, task_id, created_at, updated_at, last_accessed_at, access_count, metadata,
-        evidence, event_time, status, fact_key, entities, embedding, _when,
+        evidence, event_time, status, fact_key, entities, embedding, _when, context,
     ) = row  # fmt: skip
     return Memory(
         id=mid,
@@ -170,6 +213,7 @@ def _memory_of(row: Sequence[Any]) -> Memory:
         fact_key=fact_key,
         entities=json.loads(entities),
         embedding=None if embedding is None else np.frombuffer(embedding, dtype="<f4").copy(),
+        context=context,
     )
 
 
@@ -183,6 +227,10 @@ class SqliteRecordStore(SqliteBacked):
     def __init__(self, path: Path) -> None:
         self._db = SqliteDb(path, _SCHEMA, "record store")
 
+    async def start(self) -> None:
+        await self._db.start()
+        await self._db.write(_migrate)
+
     # ------------------------------------------------------------------ writes
 
     async def put(self, memories: Sequence[Memory]) -> None:
@@ -192,11 +240,11 @@ class SqliteRecordStore(SqliteBacked):
         # successor never trips the unique index half-way. The current row only ever moves to a
         # higher version, so this reordering cannot change which version ends up current.
         ordered = sorted(memories, key=_claims_fact)
-        rows = [(_row_of(m), text_match.index_terms(m.content)) for m in ordered]
+        rows = [(_row_of(m), _fts_text(m)) for m in ordered]
         await self._db.write(lambda c: self._put(c, rows))
 
     @staticmethod
-    def _put(conn: sqlite3.Connection, rows: list[tuple[tuple[Any, ...], set[str]]]) -> None:
+    def _put(conn: sqlite3.Connection, rows: list[tuple[tuple[Any, ...], str | None]]) -> None:
         for row, terms in rows:
             if not conn.execute(_INSERT_VERSION, row).rowcount:
                 continue  # this (id, version) is stored already: a replay
@@ -210,11 +258,14 @@ class SqliteRecordStore(SqliteBacked):
                     field="fact_key",
                 ) from exc
             if changed:
-                conn.execute("DELETE FROM memory_terms WHERE id = ?", (row[0],))
-                conn.executemany(
-                    "INSERT OR IGNORE INTO memory_terms (term, id) VALUES (?, ?)",
-                    [(t, row[0]) for t in terms],
-                )
+                (rowid,) = conn.execute(
+                    "SELECT rowid FROM memories WHERE id = ?", (row[0],)
+                ).fetchone()
+                conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (rowid,))
+                if terms is not None:
+                    conn.execute(
+                        "INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", (rowid, terms)
+                    )
 
     async def touch(self, ids: Sequence[str], at: datetime) -> None:
         unique = list(dict.fromkeys(ids))
@@ -274,16 +325,17 @@ class SqliteRecordStore(SqliteBacked):
 
     # ------------------------------------------------------------------ reads
 
-    async def get(self, ids: Sequence[str]) -> dict[str, Memory]:
+    async def get(self, ids: Sequence[str], embeddings: bool = True) -> dict[str, Memory]:
         unique = list(dict.fromkeys(ids))
         if not unique:
             return {}
+        columns = _COLUMNS if embeddings else _COLUMNS_NO_EMBEDDING
 
         def run(conn: sqlite3.Connection) -> dict[str, Memory]:
             out: dict[str, Memory] = {}
             for part in chunks(unique):
                 for row in conn.execute(
-                    f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks(len(part))})", part
+                    f"SELECT {columns} FROM memories WHERE id IN ({marks(len(part))})", part
                 ):
                     out[row[0]] = _memory_of(row)
             return out
@@ -321,6 +373,9 @@ class SqliteRecordStore(SqliteBacked):
         if flt.end is not None:
             where.append("when_at < ?")
             params.append(to_micros(flt.end))
+        if flt.session_id:
+            where.append("source_session = ?")
+            params.append(flt.session_id)
         sql = (
             f"SELECT {_COLUMNS} FROM memories WHERE {' AND '.join(where)} "
             "ORDER BY when_at DESC, id LIMIT ?"
@@ -331,28 +386,32 @@ class SqliteRecordStore(SqliteBacked):
     async def keyword_search(
         self, namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int
     ) -> list[tuple[str, float]]:
-        """Score = fraction of the query's terms (``text_match.query_terms``) in the content;
-        ties go to the newer memory. Empty ``layers`` means any layer."""
-        terms = text_match.query_terms(text)
+        """BM25 (FTS5 ``bm25()``, k1 = 1.2, b = 0.75) of the query's analysed terms
+        (``text_analysis.query_terms``) over the analysed content + context; scores divided by the
+        best one (so 0..1, the best = 1); ties go to the newer memory. Empty ``layers`` = any."""
+        terms = text_analysis.query_terms(text)
         if not terms or not namespaces or limit <= 0:
             return []
         where = [
-            f"t.term IN ({marks(len(terms))})",
+            "memory_fts MATCH ?",
             "m.status = 'active'",
             f"m.namespace IN ({marks(len(namespaces))})",
         ]
-        params: list[Any] = [*terms, *namespaces]
+        params: list[Any] = [_match(terms), *namespaces]
         if layers:
             where.append(f"m.layer IN ({marks(len(layers))})")
             params.extend(Layer(v).value for v in layers)
         sql = (
-            "SELECT m.id, COUNT(*) AS hits FROM memory_terms t JOIN memories m ON m.id = t.id "
-            f"WHERE {' AND '.join(where)} GROUP BY m.id "
-            "ORDER BY hits DESC, m.when_at DESC, m.id LIMIT ?"
+            "SELECT m.id, bm25(memory_fts) AS s FROM memory_fts "
+            "JOIN memories m ON m.rowid = memory_fts.rowid "
+            f"WHERE {' AND '.join(where)} ORDER BY s, m.when_at DESC, m.id LIMIT ?"
         )
         params.append(int(limit))
         rows = await self._db.read(lambda c: c.execute(sql, params).fetchall())
-        return [(mid, hits / len(terms)) for mid, hits in rows]
+        if not rows:
+            return []
+        best = -rows[0][1] or 1.0
+        return [(mid, max(0.0, -s) / best) for mid, s in rows]
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         if not fact_key:

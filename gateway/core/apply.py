@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gateway.core import reconcile
+from gateway.core import dialogue, reconcile
 from gateway.core.commands import (
     Archive,
     EraseWorking,
@@ -25,7 +25,13 @@ from gateway.core.commands import (
     TurnAppend,
 )
 from gateway.core.control import JournalEntry
-from gateway.core.derive import event_of, memory_from_command, relation_of, vector_item
+from gateway.core.derive import (
+    dialogue_text,
+    event_of,
+    memory_from_command,
+    relation_of,
+    vector_item,
+)
 from gateway.core.embed_ahead import EmbedAhead, Upcoming
 from gateway.core.eraser import Eraser
 from gateway.core.events import AppliedEvents
@@ -55,6 +61,12 @@ class ApplySettings:
     zone_hard_cap: int
     dialogue_max_turns: int
     summary_token_budget: int = 200
+    #: previous turns of the session a dialogue turn is indexed with (0: none, no context)
+    context_turns: int = 1
+    #: the session date is part of a dialogue turn's context
+    context_date: bool = True
+    #: the context is embedded too (not only indexed lexically)
+    context_dense: bool = False
 
 
 @dataclass(slots=True)
@@ -189,6 +201,13 @@ class Applier:
             mem = memory_from_command(entry.write_id, entry.agent_id, command, now)
             mem.embedding = np.asarray(vector, dtype=np.float32)
             fresh.append((command, mem))
+        await self._add_context([mem for _, mem in fresh])
+        if self._s.context_dense:  # the turn is embedded with its context instead
+            turns = [mem for _, mem in fresh if mem.context]
+            if turns:
+                dense = await asyncio.to_thread(self._embedder.embed, [dialogue_text(m) for m in turns])
+                for mem, vector in zip(turns, dense, strict=True):
+                    mem.embedding = np.asarray(vector, dtype=np.float32)
         found = await self._look_up([mem for _, mem in fresh])
         for command, mem in fresh:
             same = self._same_fact(mem, batch, found) if mem.fact_key else None
@@ -227,6 +246,11 @@ class Applier:
             found.records = await self._stores.records.get(sorted(wanted))
         return found
 
+    async def _add_context(self, mems: Sequence[Memory]) -> None:
+        """Every dialogue turn gets its context (``dialogue.add_context``)."""
+        await dialogue.add_context(
+            self._stores.records, mems, self._s.context_turns, self._s.context_date
+        )
     def _resync(self, mem: Memory, batch: _Batch) -> None:
         """Only re-sync the derived stores of a memory whose record is already stored."""
         if mem.status is Status.ACTIVE and mem.embedding is not None:

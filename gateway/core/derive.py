@@ -60,3 +60,8 @@ def event_of(mem: Memory, user_id: str = "") -> Event:
         task_id=mem.task_id,
         entities=list(mem.entities),
     )
+
+
+def dialogue_text(mem: Memory) -> str:
+    """What is embedded for a memory: its context (if any) and its content."""
+    return f"{mem.context}\n{mem.content}" if mem.context else mem.content

@@ -69,6 +69,9 @@ class Memory:
     fact_key: str = ""  # normalised fact, unique per namespace among active memories
     entities: list[str] = field(default_factory=list)
     embedding: np.ndarray | None = None  # float32 (dim,), L2-normalised
+    #: conversational context indexed beside the content (lexically and densely), never shown:
+    #: for a dialogue turn the speaker, the session date and the turn(s) before it (``apply.py``)
+    context: str = ""
 
     def with_changes(self, **changes: object) -> Memory:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -98,6 +101,7 @@ class MemoryFilter:
     start: datetime | None = None  # on Memory.when, inclusive
     end: datetime | None = None  # exclusive
     limit: int = 100
+    session_id: str = ""  # only memories written in this session (``Memory.source_session``)
 
 
 @dataclass(slots=True)

@@ -17,7 +17,7 @@ from gateway.core.metrics import Metrics
 from gateway.core.models import Layer, Memory, Status
 from gateway.core.ports import BreakerReport, BreakerStatus, Embedder, Journal, Ledger, Stores
 from gateway.core.proposals import require_master
-from gateway.core.recall import RecallCache
+from gateway.core.recall_cache import RecallCache
 from gateway.core.write_path import WritePath
 
 MAX_REVIEW = 500

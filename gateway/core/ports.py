@@ -121,8 +121,9 @@ class RecordStore(Lifecycle, Protocol):
         its current one; older versions stay readable through ``history``."""
 
     @reads
-    async def get(self, ids: Sequence[str]) -> dict[str, Memory]:
-        """Current version of each id that exists (any status). Embeddings included."""
+    async def get(self, ids: Sequence[str], embeddings: bool = True) -> dict[str, Memory]:
+        """Current version of each id that exists (any status). Embeddings included unless
+        ``embeddings`` is False (then ``Memory.embedding`` is None: nothing is decoded)."""
 
     @reads
     async def history(self, memory_id: str) -> list[Memory]:
@@ -130,14 +131,17 @@ class RecordStore(Lifecycle, Protocol):
 
     @reads
     async def query(self, flt: MemoryFilter) -> list[Memory]:
-        """Current versions matching the filter, newest ``when`` first, at most ``flt.limit``."""
+        """Current versions matching the filter (``session_id``: written in that session), newest
+        ``when`` first, at most ``flt.limit``."""
 
     @reads
     async def keyword_search(
         self, namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int
     ) -> list[tuple[str, float]]:
-        """Active memories whose content matches words of ``text`` (Chinese too), best first,
-        as (id, score in 0..1)."""
+        """Active memories whose content (plus ``Memory.context``) matches words of ``text``,
+        ranked by BM25 over the terms of ``stores.text_analysis`` (stemmed English, CJK bigrams),
+        best first, as (id, score relative to the best: the best is 1.0, all in 0..1). Adapters
+        index the same terms, so they agree on the ranking up to their BM25 details."""
 
     @reads
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:

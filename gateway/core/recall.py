@@ -1,7 +1,12 @@
-"""Recall: route, filter, gather candidates per layer, score, budget (seed 000 §4; 002 §3.2).
+"""Recall: route, gather ranked candidates per source, fuse, score, budget (seed 000 §4;
+002 §3.2).
 
-Each layer is gathered on its own; a layer whose backend is down is skipped and reported as
-degraded, so a dead backend degrades recall but never fails it.
+Sources: dense (``VectorIndex.search``) and lexical (``RecordStore.keyword_search``, BM25) over
+the long-term layers, the events of a period the query names, events sharing an entity with the
+top hits, the session's working window. ``fusion`` weighs cosine and relative BM25 into one
+relevance; only the candidates that can still reach the top are loaded (without embeddings). Each layer is gathered on its own; a layer whose backend is down is skipped and
+reported as degraded, so a dead backend degrades recall but never fails it. The audit row of a
+recall is queued (``AuditLog``), not written on the way.
 """
 
 from __future__ import annotations
@@ -10,15 +15,16 @@ import asyncio
 import contextlib
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
 
+from gateway.core import fusion, routing, scoring, timecues
 from gateway.core import namespaces as nsp
-from gateway.core import routing, scoring
+from gateway.core.audit_log import AuditLog
 from gateway.core.control import AuditEntry
 from gateway.core.errors import BackendUnavailable, InvalidArgument
+from gateway.core.fusion import Candidates
 from gateway.core.metrics import Metrics
 from gateway.core.models import (
     LONG_TERM_LAYERS,
@@ -30,29 +36,20 @@ from gateway.core.models import (
     Status,
     Turn,
     Zone,
+    normalise_name,
     utcnow,
 )
 from gateway.core.ports import Embedder, Ledger, Stores
 from gateway.core.recall_cache import RecallCache, RecallQuery, RecallResult
-from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer, traced
+from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
 from gateway.settings import Settings
 
 #: how many candidates each source brings per requested hit
 OVERFETCH = 4
-#: graph expansion: how many top episodic hits are expanded, and how much a neighbour is worth
+#: entity expansion: how many top hits are expanded through the entities they mention
 EXPAND_TOP = 3
-NEIGHBOUR_DISCOUNT = 0.9
-
-
-@dataclass(slots=True)
-class _Candidates:
-    dense: dict[str, float] = field(default_factory=dict)
-    keyword: dict[str, float] = field(default_factory=dict)
-    memories: dict[str, Memory] = field(default_factory=dict)
-
-    def add_dense(self, pairs: Sequence[tuple[str, float]]) -> None:
-        for mid, s in pairs:
-            self.dense[mid] = max(s, self.dense.get(mid, -1.0))
+#: access statistics of recalled memories are written at most this often
+TOUCH_EVERY_S = 0.5
 
 
 class Recaller:
@@ -65,27 +62,25 @@ class Recaller:
         metrics: Metrics | None = None,
         tracer: Tracer = NULL_TRACER,
     ) -> None:
-        self._ledger = ledger
         self._metrics = metrics or Metrics()
         self._tracer = tracer
         self._s = settings
         self._stores = stores
         self._embedder = embedder
-        self._weights = scoring.Weights(
-            settings.w_similarity,
-            settings.w_recency,
-            settings.w_importance,
-            settings.half_life_days,
+        self._weights = scoring.Weights(settings.half_life_days, settings.rank_nudge)
+        self._fusion = fusion.FusionWeights(
+            dense=settings.w_dense, lexical=settings.w_lexical, nudge=settings.rank_nudge
         )
         self.cache = RecallCache(settings.recall_cache_ttl_s, settings.recall_cache_entries)
+        self.audit = AuditLog(ledger)
+        self._touch_pending: list[str] = []
+        self._touch_at = utcnow()
+        self._touch_task: asyncio.Task[None] | None = None
         # Query embeddings get their own small pool: a recall never queues behind the apply
         # lanes' batch embeddings in the loop's default pool.
         self._query_pool = ThreadPoolExecutor(
             settings.query_embed_threads, thread_name_prefix="memgate-query-embed"
         )
-
-    def close(self) -> None:
-        self._query_pool.shutdown(wait=False, cancel_futures=True)
 
     async def _embed(self, texts: list[str]) -> np.ndarray:
         loop = asyncio.get_running_loop()
@@ -135,9 +130,7 @@ class Recaller:
             result = await self.recall(q)
             span.set_attribute("memgate.hits", len(result.hits))
             span.set_attribute("memgate.layers", ",".join(x.value for x in result.routed))
-        await self._ledger.audit(
-            [AuditEntry(agent, "recall", ",".join(q.namespaces), "", q.query[:200])]
-        )
+        self.audit.add(AuditEntry(agent, "recall", ",".join(q.namespaces), "", q.query[:200]))
         return result
 
     def on_applied(self, namespaces: frozenset[str]) -> None:
@@ -166,24 +159,28 @@ class Recaller:
         with self._tracer.span("recall.embed"):
             vector = (await self._embed([q.query]))[0]
         now = utcnow()
+        cues = timecues.cues(q.query, now)
         degraded: list[str] = []
+        c = Candidates()
         long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
-        scored: list[scoring.Scored] = []
         if long_term:
             try:
-                scored = await self._long_term(q, long_term, vector, now, degraded)
+                await self._long_term(c, q, long_term, vector, cues, degraded)
             except BackendUnavailable as exc:
                 degraded.append(f"{','.join(x.value for x in long_term)}: {exc.message}")
         if Layer.WORKING in layers and q.session_id:
             try:
-                scored += await self._working(q, vector, now)
+                await self._working(c, q, vector)
             except BackendUnavailable as exc:
                 degraded.append(f"working: {exc.message}")
-        with self._tracer.span("recall.rank", {"memgate.candidates": len(scored)}):
-            scored.sort(key=lambda s: s.score, reverse=True)
-            hits = scored[: q.top_k]
-            budget = q.token_budget or self._s.default_token_budget
-            block, tokens, _ = scoring.memory_block(hits, budget)
+        hits: list[scoring.Scored] = []
+        try:
+            with self._tracer.span("recall.rank"):
+                hits = await self._hits(c, q, layers, cues, vector, now, degraded)
+        except BackendUnavailable as exc:
+            degraded.append(f"records: {exc.message}")
+        budget = q.token_budget or self._s.default_token_budget
+        block, tokens, _ = scoring.memory_block(hits, budget)
         result = RecallResult(hits, block, tokens, tuple(layers), degraded)
         self._metrics.observe_recall(
             layers,
@@ -201,99 +198,137 @@ class Recaller:
 
     async def _long_term(
         self,
+        c: Candidates,
         q: RecallQuery,
         layers: tuple[Layer, ...],
+        vector: np.ndarray,
+        cues: timecues.Cues,
+        degraded: list[str],
+    ) -> None:
+        k = q.top_k * OVERFETCH
+        records = self._stores.records
+        dense, lexical = await asyncio.gather(
+            self._stores.index.search(vector, q.namespaces, k, layers),
+            records.keyword_search(q.namespaces, layers, q.query, k),
+        )
+        c.dense.update(dense)
+        c.keyword.update(lexical)
+        # lexical hits the dense search did not bring: their cosine from their embeddings
+        lexical_only = [i for i, _ in lexical if i not in c.dense]
+        if lexical_only:
+            c.add_similar(list((await records.get(lexical_only)).values()), vector)
+        start, end = q.start or cues.start, q.end or cues.end
+        if Layer.EPISODIC in layers and (start or end):
+            # a named period: its events are candidates even if worded differently
+            flt = MemoryFilter(
+                q.namespaces, (Layer.EPISODIC,), q.types, start=start, end=end, limit=k
+            )
+            c.add_similar(await records.query(flt), vector)
+
+    async def _hits(
+        self,
+        c: Candidates,
+        q: RecallQuery,
+        layers: tuple[Layer, ...],
+        cues: timecues.Cues,
         vector: np.ndarray,
         now: datetime,
         degraded: list[str],
     ) -> list[scoring.Scored]:
-        c = _Candidates()
-        k = q.top_k * OVERFETCH
-        records = self._stores.records
-        tracer = self._tracer
-        dense, keyword = await asyncio.gather(
-            traced(
-                tracer,
-                "recall.vector_search",
-                self._stores.index.search(vector, q.namespaces, k, layers),
-            ),
-            traced(
-                tracer,
-                "recall.keyword_search",
-                records.keyword_search(q.namespaces, layers, q.query, k),
-            ),
-        )
-        c.add_dense(dense)
-        c.keyword = dict(keyword)
-        timed = Layer.EPISODIC in layers and (
-            q.start or q.end or Layer.EPISODIC in routing.route(q.query)
-        )
-        if timed:
-            # time words: the recent events of the period are candidates even if worded differently
-            flt = MemoryFilter(
-                q.namespaces, (Layer.EPISODIC,), q.types, start=q.start, end=q.end, limit=k
-            )
-            for m in await records.query(flt):
-                c.memories[m.id] = m
-        missing = [i for i in {*c.dense, *c.keyword} if i not in c.memories]
-        c.memories.update(await records.get(missing))
-        if Layer.EPISODIC in layers:
+        hits = await self._rank(c, q, layers, cues, now)
+        top = [h.memory for h in hits[:EXPAND_TOP]]
+        if Layer.EPISODIC in layers and any(m.entities for m in top):
             try:
-                with tracer.span("recall.graph_expansion"):
-                    await self._expand_graph(c, q, vector)
+                if await self._expand_entities(c, q, vector, top):
+                    hits = await self._rank(c, q, layers, cues, now)
             except BackendUnavailable as exc:
                 # the graph's fallback is to skip it: records and vectors still answer
                 degraded.append(f"graph: {exc.message}")
-        out = []
-        with tracer.span("recall.scoring", {"memgate.candidates": len(c.memories)}):
-            for mid, mem in c.memories.items():
-                if not self._admissible(mem, q, layers):
+        return hits
+
+    async def _expand_entities(
+        self, c: Candidates, q: RecallQuery, vector: np.ndarray, top: Sequence[Memory]
+    ) -> bool:
+        """Events that mention the same entities as the best candidates (multi-hop through the
+        graph). Only hits that name entities are expanded: a plain turn has no edge worth
+        following (its session, agent and user are hubs linked to every event)."""
+        names = {e for m in top for e in m.entities}
+        if not names:
+            return False
+        graph = self._stores.graph
+        entities = [NodeRef(NodeKind.ENTITY, normalise_name(n)) for n in sorted(names)]
+        near = await asyncio.gather(*(graph.neighbourhood(e, 1, 10) for e in entities))
+        found = [n.node.id for g in near for n in g if n.node.kind is NodeKind.EVENT]
+        found = [i for i in dict.fromkeys(found) if i not in c.dense and i not in c.keyword]
+        if not found:
+            return False
+        mems = [
+            m
+            for m in (await self._stores.records.get(found)).values()
+            if m.namespace in q.namespaces
+        ]
+        c.add_similar(mems, vector)
+        c.discount.update((m.id, self._fusion.entity_discount) for m in mems)
+        return bool(mems)
+
+    async def _rank(
+        self,
+        c: Candidates,
+        q: RecallQuery,
+        layers: tuple[Layer, ...],
+        cues: timecues.Cues,
+        now: datetime,
+    ) -> list[scoring.Scored]:
+        """Fuse, then load and score only the candidates that can still reach the top k: a
+        candidate's final score is at most its fused relevance x ``ceiling``."""
+        fused = c.relevance(self._fusion)
+        order = sorted(fused, key=fused.__getitem__, reverse=True)
+        f = self._fusion
+        boost = 1 + (f.period_boost if cues.period else 0) + (f.when_boost if cues.asks_when else 0)
+        ceiling = boost * (1 + f.nudge)
+        start, end = q.start or cues.start, q.end or cues.end
+        scored: list[scoring.Scored] = []
+        pos = 0
+        while pos < len(order):
+            if len(scored) >= q.top_k:
+                kth = sorted((s.score for s in scored), reverse=True)[q.top_k - 1]
+                if fused[order[pos]] * ceiling <= kth:
+                    break
+            step = order[pos : pos + max(q.top_k, 8)]
+            pos += len(step)
+            missing = [i for i in step if i not in c.memories]
+            if missing:
+                c.memories.update(await self._stores.records.get(missing, embeddings=False))
+            for mid in step:
+                mem = c.memories.get(mid)
+                if mem is None or not self._admissible(mem, q, layers):
                     continue
-                dense_sim = c.dense.get(mid)
-                if dense_sim is None and mem.embedding is not None:
-                    dense_sim = float(np.dot(mem.embedding, vector))
-                out.append(
+                relevance = fused[mid]
+                if (
+                    cues.period
+                    and (start is None or mem.when >= start)
+                    and (end is None or mem.when < end)
+                ):
+                    relevance *= 1 + f.period_boost
+                if cues.asks_when and timecues.dated(mem.content):
+                    relevance *= 1 + f.when_boost
+                scored.append(
                     scoring.score(
-                        mem, dense_sim or 0.0, c.keyword.get(mid, 0.0), now, self._weights
+                        mem,
+                        relevance,
+                        c.dense.get(mid, 0.0),
+                        c.keyword.get(mid, 0.0),
+                        now,
+                        self._weights,
                     )
                 )
-        return out
-
-    async def _expand_graph(self, c: _Candidates, q: RecallQuery, vector: np.ndarray) -> None:
-        """Events linked to the best episodic candidates: directly related events, and events
-        that mention the same entities. Hubs (the session, the agent, the user) are not
-        followed: every event of a user is one hop from the user node."""
-        ranked = sorted(
-            (m for m in c.memories.values() if m.layer is Layer.EPISODIC),
-            key=lambda m: c.dense.get(m.id, 0.0),
-            reverse=True,
-        )[:EXPAND_TOP]
-        graph = self._stores.graph
-        found: list[str] = []
-        entities: list[NodeRef] = []
-        near = await asyncio.gather(
-            *(graph.neighbourhood(NodeRef(NodeKind.EVENT, m.id), 1, 20) for m in ranked)
-        )
-        for n in (n for group in near for n in group):
-            if n.node.kind is NodeKind.EVENT:
-                found.append(n.node.id)
-            elif n.node.kind is NodeKind.ENTITY and n.node not in entities:
-                entities.append(n.node)
-        mentions = await asyncio.gather(*(graph.neighbourhood(e, 1, 10) for e in entities))
-        found += [m.node.id for group in mentions for m in group if m.node.kind is NodeKind.EVENT]
-        found = [i for i in dict.fromkeys(found) if i not in c.memories]
-        if not found:
-            return
-        base = max((c.dense.get(r.id, 0.0) for r in ranked), default=0.0)
-        for mid, mem in (await self._stores.records.get(found)).items():
-            if mem.namespace in q.namespaces:
-                c.memories[mid] = mem
-                if mid not in c.dense:
-                    own = float(np.dot(mem.embedding, vector)) if mem.embedding is not None else 0.0
-                    c.dense[mid] = max(own, NEIGHBOUR_DISCOUNT * min(base, 1.0))
+        scored.sort(key=lambda s: s.score, reverse=True)
+        return scored[: q.top_k]
 
     @staticmethod
     def _admissible(mem: Memory, q: RecallQuery, layers: tuple[Layer, ...]) -> bool:
+        if mem.layer is Layer.WORKING:
+            return True
         if mem.status is not Status.ACTIVE or mem.layer not in layers:
             return False
         if mem.namespace not in q.namespaces:
@@ -304,10 +339,9 @@ class Recaller:
             return False
         return not (q.end and mem.when >= q.end)
 
-    async def _working(
-        self, q: RecallQuery, vector: np.ndarray, now: datetime
-    ) -> list[scoring.Scored]:
-        out: list[scoring.Scored] = []
+    async def _working(self, c: Candidates, q: RecallQuery, vector: np.ndarray) -> None:
+        """The session's window: candidates by their cosine to the query."""
+        mems: list[Memory] = []
         for ns in q.namespaces:
             window = await self._stores.working.window(ns, q.session_id)
             turns: list[Turn] = [
@@ -317,32 +351,50 @@ class Recaller:
                 continue
             vectors = await self._embed([t.content for t in turns])
             for turn, tv in zip(turns, vectors, strict=True):
-                mem = Memory(
-                    id=turn.id,
-                    namespace=ns,
-                    layer=Layer.WORKING,
-                    content=turn.content,
-                    type=f"turn:{turn.zone.value}",
-                    importance=0.5,
-                    source_session=q.session_id,
-                    created_at=turn.at,
-                    updated_at=turn.at,
-                    metadata={"role": turn.role, **turn.metadata},
+                mems.append(
+                    Memory(
+                        id=turn.id,
+                        namespace=ns,
+                        layer=Layer.WORKING,
+                        content=turn.content,
+                        type=f"turn:{turn.zone.value}",
+                        importance=0.5,
+                        source_session=q.session_id,
+                        created_at=turn.at,
+                        updated_at=turn.at,
+                        metadata={"role": turn.role, **turn.metadata},
+                        embedding=np.asarray(tv, dtype=np.float32),
+                    )
                 )
-                out.append(scoring.score(mem, float(np.dot(tv, vector)), 0.0, now, self._weights))
-        return out
+        c.add_similar(mems, vector)
+
+    async def close(self) -> None:
+        """Write what is queued: access statistics, then audit rows."""
+        task, self._touch_task = self._touch_task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await self._touch_flush(0.0)
+        await self.audit.close()
+        self._query_pool.shutdown(wait=False, cancel_futures=True)
 
     def _touch_later(self, ids: list[str], now: datetime) -> None:
-        if not ids:
+        """Access statistics, batched: one ``touch`` per ``TOUCH_EVERY_S`` for all recalls."""
+        self._touch_pending.extend(ids)
+        self._touch_at = now
+        if self._touch_task is None or self._touch_task.done():
+            self._touch_task = asyncio.get_running_loop().create_task(self._touch_flush())
+            _BACKGROUND.add(self._touch_task)
+            self._touch_task.add_done_callback(_BACKGROUND.discard)
+
+    async def _touch_flush(self, after_s: float = TOUCH_EVERY_S) -> None:
+        await asyncio.sleep(after_s)
+        if not self._touch_pending:
             return
-
-        async def touch() -> None:
-            with contextlib.suppress(Exception):  # access stats are best effort
-                await self._stores.records.touch(ids, now)
-
-        task = asyncio.get_running_loop().create_task(touch())
-        _BACKGROUND.add(task)
-        task.add_done_callback(_BACKGROUND.discard)
+        pending, self._touch_pending = self._touch_pending, []
+        with contextlib.suppress(Exception):  # access stats are best effort
+            await self._stores.records.touch(pending, self._touch_at)
 
 
 _BACKGROUND: set[asyncio.Task[None]] = set()

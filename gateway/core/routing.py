@@ -1,4 +1,9 @@
-"""Route a query to the layers that can answer it (seed 000 §4.3), Chinese and English."""
+"""Route a query to the layers that can answer it (seed 000 §4.3), Chinese and English.
+
+Routing only ever *adds* layers: facts and events (``DEFAULT``) are always searched, and a query
+that sounds like a preference, a procedure or a "where were we" adds its layer. A rule that
+fired wrongly therefore never hides the layer that holds the answer ("do I like the flat I
+moved into last week?" is both a preference and an event)."""
 
 from __future__ import annotations
 
@@ -39,10 +44,10 @@ _RULES: tuple[tuple[Layer, re.Pattern[str]], ...] = (
     ),
 )
 
-#: When no rule fires: facts and events (the cheap long-term layers).
+#: Always searched: facts and events (the cheap long-term layers).
 DEFAULT = (Layer.SEMANTIC, Layer.EPISODIC)
 
 
 def route(query: str) -> tuple[Layer, ...]:
-    layers = tuple(layer for layer, pattern in _RULES if pattern.search(query))
-    return layers or DEFAULT
+    fired = (layer for layer, pattern in _RULES if pattern.search(query))
+    return tuple(dict.fromkeys((*DEFAULT, *fired)))

@@ -41,10 +41,12 @@ class Runtime:
         formation_scan_s: float = 0.0,
         schedule_formation: Callable[[], Awaitable[int]] | None = None,
         strict_durability: bool = False,
+        before_close: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._formation_scan_s = formation_scan_s
         self._schedule_formation = schedule_formation
         self._strict_durability = strict_durability
+        self._before_close = before_close
         self._stores = stores
         self._journal = journal
         self._ledger = ledger
@@ -92,6 +94,8 @@ class Runtime:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await self._lanes.close()
+        if self._before_close is not None:
+            await self._before_close()  # e.g. queued audit rows, before the ledger closes
         if self._index_ready:
             try:
                 await self._stores.index.flush()

@@ -1,7 +1,8 @@
-"""Reranking and the memory block (seed 000 §4.2; 002 §2.3, §3.2, §5.3).
+"""The score of a hit and the memory block (seed 000 §4.2; 002 §2.3, §3.2, §5.3).
 
-score = (w1·similarity + w2·recency + w3·importance) · (0.5 + 0.5·confidence)
-recency = exp(-age / half_life); similarity blends dense and keyword evidence.
+score = relevance (``fusion``: weighted reciprocal rank fusion of the candidate lists, with the
+time boosts) moved by at most ``nudge`` of itself for recency (exp(-age / half_life)), importance
+and confidence: they break near ties, they never push a relevant older memory out.
 """
 
 from __future__ import annotations
@@ -12,18 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from gateway.core.fusion import adjust
 from gateway.core.models import Memory
 from gateway.core.screening import escape_block
-
-KEYWORD_WEIGHT = 0.2
 
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    similarity: float = 0.6
-    recency: float = 0.25
-    importance: float = 0.15
     half_life_days: float = 7.0
+    nudge: float = 0.02
 
 
 @dataclass(slots=True)
@@ -40,12 +38,15 @@ def recency(when: datetime, now: datetime, half_life_days: float) -> float:
     return math.exp(-age_days / half_life_days)
 
 
-def score(memory: Memory, dense: float, keyword: float, now: datetime, w: Weights) -> Scored:
-    similarity = (1 - KEYWORD_WEIGHT) * max(0.0, dense) + KEYWORD_WEIGHT * keyword
+def score(
+    memory: Memory, relevance: float, dense: float, keyword: float, now: datetime, w: Weights
+) -> Scored:
+    """``dense`` (cosine) and ``keyword`` (BM25 relative to the best) are reported, not summed:
+    ``relevance`` already holds their fused ranks."""
     rec = recency(memory.when, now, w.half_life_days)
-    base = w.similarity * similarity + w.recency * rec + w.importance * memory.importance
-    total = base * (0.5 + 0.5 * max(0.0, min(1.0, memory.confidence)))
-    return Scored(memory, total, similarity, rec, keyword)
+    confidence = max(0.0, min(1.0, memory.confidence))
+    total = adjust(relevance, rec, memory.importance, confidence, w.nudge)
+    return Scored(memory, total, max(0.0, dense), rec, keyword)
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

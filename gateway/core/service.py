@@ -82,7 +82,13 @@ class MemoryService:
             ledger,
             events,
             ApplySettings(
-                s.dedup_threshold, s.zone_hard_cap, s.dialogue_max_turns, s.summary_token_budget
+                s.dedup_threshold,
+                s.zone_hard_cap,
+                s.dialogue_max_turns,
+                s.summary_token_budget,
+                s.context_turns,
+                s.context_date,
+                s.context_dense,
             ),
             turn_results,
             summariser,
@@ -168,6 +174,7 @@ class MemoryService:
             s.formation_scan_s,
             self.formation.schedule_due,
             s.strict_durability,
+            self.recaller.close,
         )
         events.subscribe(self.recaller.on_applied)
         events.subscribe(self.runtime.on_applied)
@@ -180,4 +187,3 @@ class MemoryService:
 
     async def close(self) -> None:
         await self.runtime.close()
-        self.recaller.close()

@@ -121,6 +121,7 @@ async def test_put_get_round_trips_every_field(record_store: RecordStore) -> Non
         fact_key="user:diet:coriander",
         entities=["香菜", "coriander"],
         embedding=vec(1, dim=384),
+        context="4 May 2024\nAgent: what should I avoid cooking?",
     )
     bare = mem(ns, "plain")  # defaults: no embedding, event time or last access
     await record_store.put([full, bare])
@@ -131,6 +132,10 @@ async def test_put_get_round_trips_every_field(record_store: RecordStore) -> Non
     assert_same(got[bare.id], bare)
     assert isinstance(got[full.id].layer, Layer) and isinstance(got[full.id].status, Status)
     assert await record_store.get([]) == {}
+    # without embeddings: nothing decoded, every other field the same
+    light = await record_store.get([full.id], embeddings=False)
+    assert light[full.id].embedding is None
+    assert_same(light[full.id], full.with_changes(embedding=None))
 
 
 async def test_put_is_idempotent_by_id_and_version(record_store: RecordStore) -> None:
@@ -254,6 +259,112 @@ async def test_keyword_search_chinese(record_store: RecordStore) -> None:
     best = await record_store.keyword_search([ns], layers, "他不吃香菜吗", 10)
     assert best and best[0][0] == coriander.id
     assert await record_store.keyword_search([ns], layers, "咖啡", 10) == []
+
+
+async def test_keyword_search_stems_and_indexes_context(record_store: RecordStore) -> None:
+    ns = uid("ns")
+    cert = mem(ns, "Finally passed: I completed the certificates last week!")
+    answer = mem(
+        ns,
+        "Use it every day, best money I spent.",
+        layer=Layer.EPISODIC,
+        context="Elena: are you happy with the 3D printer you bought?",
+    )
+    await record_store.put([cert, answer])
+    layers = [Layer.SEMANTIC, Layer.EPISODIC]
+    hits = await record_store.keyword_search(
+        [ns], layers, "When did she complete a certificate?", 5
+    )
+    assert [h[0] for h in hits] == [cert.id]  # certificate ~ certificates, complete ~ completed
+    # the context is searched; the stored content stays the turn
+    hits = await record_store.keyword_search([ns], layers, "How is the 3D printer?", 5)
+    assert [h[0] for h in hits] == [answer.id]
+    assert (await record_store.get([answer.id]))[answer.id].content.startswith("Use it every")
+    # only stop words: nothing to look up
+    assert await record_store.keyword_search([ns], layers, "what is it", 5) == []
+
+
+#: A fixed corpus and queries on which every adapter must rank like the reference BM25 below.
+AGREEMENT_CORPUS = [
+    "Leo adopted a rabbit called Pickle last weekend",
+    "Pickle the rabbit chewed through the charger cable again",
+    "Elena bought a secondhand piano two weeks ago",
+    "The piano tuner comes on Friday, the piano is badly out of tune",
+    "Leo finished the sommelier level one exam",
+    "Elena is training for a charity run in the park",
+    "The charity run raised money for the animal shelter",
+    "Leo moved to Denver and loves Washington Park",
+    "Elena switched from coffee to decaf oat lattes",
+    "我们周末去爬山，然后吃了火锅",
+    "他最喜欢的火锅店在成都",
+    "A long day of meetings, emails and more meetings",
+]
+AGREEMENT_QUERIES = [
+    "What is the name of Leo's rabbit?",
+    "When did Elena buy the piano?",
+    "Which charity did the run support?",
+    "Where does Leo live now, which park?",
+    "他喜欢哪家火锅店？",
+    "What does Elena drink instead of coffee?",
+]
+
+
+def _reference_bm25(query: str, k1: float = 1.2, b: float = 0.75) -> list[int]:
+    """Lucene-style BM25 over the analysed corpus alone (the engines see other documents too,
+    which shifts their IDF: hence the tolerance of the agreement test)."""
+    import math
+    from collections import Counter
+
+    from stores.text_analysis import document_terms, query_terms
+
+    docs = [Counter(document_terms(d)) for d in AGREEMENT_CORPUS]
+    avg = sum(sum(d.values()) for d in docs) / len(docs)
+    scores = []
+    for i, d in enumerate(docs):
+        s = 0.0
+        for t in query_terms(query):
+            if t in d:
+                df = sum(1 for x in docs if t in x)
+                idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+                f = d[t]
+                s += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * sum(d.values()) / avg))
+        if s > 0:
+            scores.append((-s, i))
+    return [i for _, i in sorted(scores)]
+
+
+async def test_keyword_search_agrees_with_reference_bm25(record_store: RecordStore) -> None:
+    """SQLite FTS5 and Neo4j Lucene rank the analysed terms with BM25 (k1 1.2, b 0.75). Their
+    IDF differs in detail (FTS5 clamps terms in over half the rows, each counts its own whole
+    index), so the tolerance: the same best hit, and at least all but one of the reference's
+    top 3 in the adapter's top 3."""
+    ns = uid("ns")
+    mems = [mem(ns, text) for text in AGREEMENT_CORPUS]
+    await record_store.put(mems)
+    for query in AGREEMENT_QUERIES:
+        want = [mems[i].id for i in _reference_bm25(query)][:3]
+        got = [h[0] for h in await record_store.keyword_search([ns], [Layer.SEMANTIC], query, 3)]
+        assert got[:1] == want[:1], query
+        assert len(set(got) & set(want)) >= len(want) - 1, query
+
+
+async def test_query_by_session(record_store: RecordStore) -> None:
+    ns = uid("ns")
+    turns = [
+        mem(
+            ns,
+            f"turn {i}",
+            layer=Layer.EPISODIC,
+            source_session=s,
+            event_time=T0 + timedelta(minutes=i),
+        )
+        for i, s in enumerate(["s1", "s1", "s2", "s1"])
+    ]
+    await record_store.put(turns)
+    flt = MemoryFilter((ns,), (Layer.EPISODIC,), session_id="s1", end=turns[3].when, limit=1)
+    assert [m.id for m in await record_store.query(flt)] == [turns[1].id]
+    flt = MemoryFilter((ns,), (Layer.EPISODIC,), session_id="s2", limit=10)
+    assert [m.id for m in await record_store.query(flt)] == [turns[2].id]
 
 
 async def test_keyword_search_only_active_current(record_store: RecordStore) -> None:

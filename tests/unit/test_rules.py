@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from gateway.core import importance, namespaces, routing, scoring, screening
+from gateway.core import fusion, importance, namespaces, routing, scoring, screening
 from gateway.core.errors import InvalidArgument, PermissionDenied
 from gateway.core.models import Layer, Memory
 from gateway.settings import load_settings
@@ -96,20 +96,34 @@ def _mem(**kw: object) -> Memory:
     return Memory(**(base | kw))  # type: ignore[arg-type]
 
 
-def test_scoring_weights_recency_importance_confidence() -> None:
+def test_scoring_tie_breakers_are_capped() -> None:
+    """Recency, importance and confidence order equally relevant memories, but move a score by
+    at most ``nudge`` of it: they never push a more relevant older memory below a newer one."""
     now = datetime(2026, 11, 30, tzinfo=UTC)
-    w = scoring.Weights()
-    fresh = scoring.score(_mem(created_at=now), 0.5, 0, now, w)
-    old = scoring.score(_mem(created_at=now - timedelta(days=30)), 0.5, 0, now, w)
+    w = scoring.Weights(half_life_days=7.0, nudge=0.02)
+    fresh = scoring.score(_mem(created_at=now), 0.5, 0.4, 0.0, now, w)
+    old = scoring.score(_mem(created_at=now - timedelta(days=30)), 0.5, 0.4, 0.0, now, w)
     assert fresh.score > old.score
-    assert old.recency == pytest.approx(pytest.approx(2.718281828 ** (-30 / 7), rel=1e-6))
-    strong = scoring.score(_mem(created_at=now, confidence=1.0), 0.5, 0, now, w)
-    weak = scoring.score(_mem(created_at=now, confidence=0.2), 0.5, 0, now, w)
+    assert old.recency == pytest.approx(2.718281828 ** (-30 / 7), rel=1e-6)
+    strong = scoring.score(_mem(created_at=now, confidence=1.0), 0.5, 0.4, 0, now, w)
+    weak = scoring.score(_mem(created_at=now, confidence=0.2), 0.5, 0.4, 0, now, w)
     assert weak.score < strong.score
-    important = scoring.score(_mem(created_at=now, importance=0.9), 0.5, 0, now, w)
+    important = scoring.score(_mem(created_at=now, importance=0.9), 0.5, 0.4, 0, now, w)
     assert important.score > fresh.score
-    keyword = scoring.score(_mem(created_at=now), 0.5, 1.0, now, w)
-    assert keyword.score > fresh.score
+    # a slightly more relevant memory from a year ago, unimportant and doubtful, still wins
+    older = _mem(created_at=now - timedelta(days=365), importance=0.0, confidence=0.0)
+    newer = _mem(created_at=now, importance=1.0, confidence=1.0)
+    assert (
+        scoring.score(older, 0.5 * 1.05, 0, 0, now, w).score
+        > scoring.score(newer, 0.5, 0, 0, now, w).score
+    )
+    assert scoring.score(newer, 0.5, 0, 0, now, w).score <= 0.5 * 1.02
+
+
+def test_fusion_weighs_cosine_and_relative_bm25() -> None:
+    f = fusion.FusionWeights(dense=0.7, lexical=0.3)
+    assert f.relevance(0.5, 1.0) == pytest.approx(0.65)
+    assert f.relevance(-0.2, 0.5) == pytest.approx(0.15)  # a negative cosine adds nothing
 
 
 def test_memory_block_keeps_whole_items_within_budget() -> None:

@@ -1,0 +1,139 @@
+"""Recall latency beside its floor, in the same run (issue 7.6).
+
+    python -m bench.recall_speed --memories 600,10000 --questions 200
+    python -m bench.recall_speed --backend real --memories 600
+
+Loads dialogue turns of ``bench/dialogues`` (repeated with a suffix past the dataset's 5,824) into
+one namespace of a fresh gateway per size, then asks longdialog questions through the public
+client (``top_k`` 10) and times each recall. The floor is what any retriever must pay for the
+same question: the query embedding (the same embedder kind, in this process) plus an exact
+inner-product search over as many vectors (FAISS ``IndexFlatIP``), timed per question. Printed:
+recall p50/p95, floor p50, and recall minus floor (the gateway's own cost: gRPC, lexical search,
+fusion, loading the hits).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import faiss
+import numpy as np
+
+from bench.dialogues.generate import load
+from bench.recall_eval import DATA, backend_settings, percentile
+from gateway.client import GatewayClient
+from gateway.embedding import build_embedder
+from gateway.rpc.server import serve_in_thread
+
+
+def turns(n: int) -> list[dict[str, Any]]:
+    data = load(DATA)
+    out = []
+    all_turns = [
+        (conv["id"], s, i, t)
+        for conv in data["conversations"]
+        for s in conv["sessions"]
+        for i, t in enumerate(s["turns"])
+    ]
+    for round_, (cid, session, i, turn) in zip(range(n), itertools.cycle(all_turns), strict=False):
+        lap = round_ // len(all_turns)
+        suffix = f" ({lap})" if lap else ""
+        start = datetime.fromisoformat(session["date_time"]).replace(tzinfo=UTC)
+        out.append(
+            dict(
+                layer="episodic",
+                content=f"{turn['speaker']}: {turn['text']}{suffix}",
+                session_id=f"{cid}-s{session['session']}-{lap}",
+                event_time=start + timedelta(seconds=30 * i),
+                metadata={"speaker": turn["speaker"]},
+            )
+        )
+    return out
+
+
+def questions(n: int) -> list[str]:
+    data = load(DATA)
+    qs = [q["question"] for conv in data["conversations"] for q in conv["questions"]]
+    return qs[:: max(1, len(qs) // n)][:n]
+
+
+def floor_ms(embedder: Any, qs: list[str], n_vectors: int, dim: int) -> list[float]:
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((n_vectors, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    faiss.omp_set_num_threads(1)
+    index = faiss.IndexFlatIP(dim)
+    index.add(vectors)
+    out = []
+    for q in qs:
+        t0 = time.perf_counter()
+        v = embedder.embed([q])
+        index.search(np.asarray(v, dtype=np.float32), 40)
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def run(backend: str, size: int, qs: list[str], embedder_kind: str) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="memgate-speed-") as tmp:
+        settings = backend_settings(backend, Path(tmp), embedder_kind)
+        with (
+            serve_in_thread(settings) as address,
+            GatewayClient(address, agent_id="master", timeout=300) as client,
+        ):
+            ns = f"user/speed-{uuid.uuid4().hex[:8]}"
+            items = [{**t, "namespace": ns} for t in turns(size)]
+            t0 = time.perf_counter()
+            for start in range(0, len(items), 200):
+                client.batch_write(items[start : start + 200], wait=True)
+            load_s = time.perf_counter() - t0
+            client.recall("warm up", namespaces=[ns], top_k=10)
+            latencies = []
+            for q in qs:
+                t0 = time.perf_counter()
+                client.recall(q, namespaces=[ns], top_k=10)
+                latencies.append((time.perf_counter() - t0) * 1000)
+    embedder = build_embedder(embedder_kind, cache_size=0)
+    floor = floor_ms(embedder, qs, size, embedder.dim)
+    return {
+        "memories": size,
+        "load_s": load_s,
+        "recall_p50_ms": percentile(latencies, 50),
+        "recall_p95_ms": percentile(latencies, 95),
+        "floor_p50_ms": statistics.median(floor),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--backend", choices=["embedded", "real"], default="embedded")
+    ap.add_argument("--memories", default="600,10000")
+    ap.add_argument("--questions", type=int, default=200)
+    ap.add_argument("--embedder", choices=["minilm", "hash"], default="minilm")
+    args = ap.parse_args(argv)
+    qs = questions(args.questions)
+    print(f"{args.backend}, embedder {args.embedder}, {len(qs)} questions, top_k 10", flush=True)
+    for size in (int(s) for s in args.memories.split(",")):
+        r = run(args.backend, size, qs, args.embedder)
+        print(
+            f"{size:>6} memories: recall p50 {r['recall_p50_ms']:.1f} ms, "
+            f"p95 {r['recall_p95_ms']:.1f} ms | floor (query embed + flat search) p50 "
+            f"{r['floor_p50_ms']:.1f} ms | recall - floor {r['recall_p50_ms'] - r['floor_p50_ms']:+.1f} ms"
+            f" (loaded in {r['load_s']:.0f} s)",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""Audit rows written off the hot path: ``AuditLog.add`` only queues an entry (stamped now); a
+background task writes the queue to the ledger in one batch after ``interval_s``, and ``flush``
+(called on close) writes what is left. A recall therefore never waits for the ledger."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import replace
+
+from gateway.core.control import AuditEntry
+from gateway.core.ports import Ledger
+
+log = logging.getLogger("memgate.audit")
+
+
+class AuditLog:
+    def __init__(self, ledger: Ledger, interval_s: float = 0.25, max_pending: int = 10_000) -> None:
+        self._ledger = ledger
+        self._interval = interval_s
+        self._max = max_pending
+        self._pending: list[AuditEntry] = []
+        self._task: asyncio.Task[None] | None = None
+        self.dropped = 0
+
+    def add(self, entry: AuditEntry) -> None:
+        if len(self._pending) >= self._max:
+            self.dropped += 1  # the ledger is far behind: never grow without bound
+            return
+        self._pending.append(entry if entry.at else replace(entry, at=time.time()))
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._later())
+
+    async def _later(self) -> None:
+        await asyncio.sleep(self._interval)
+        await self.flush()
+
+    async def flush(self) -> None:
+        batch, self._pending = self._pending, []
+        if not batch:
+            return
+        try:
+            await self._ledger.audit(batch)
+        except Exception:  # noqa: BLE001 - an audit failure must not fail or slow recalls
+            log.exception("could not write %d audit rows", len(batch))
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.flush()

@@ -1,0 +1,71 @@
+"""Dialogue turns as long-term memories: which episodic writes are turns of a conversation, and
+the context a turn is indexed with (lexically and densely) so that it can be found on its own.
+
+A turn ("ok, I'll bring it", "Ha, that's a 3D printer!") often makes sense only next to the turn
+before it. The applier gives every turn a ``Memory.context`` — the session date, the speaker when
+the content does not name it, and the previous ``context_turns`` turns of the same session — which
+the stores index beside the content (and, with ``context_dense``, the embedder embeds with it).
+The stored and returned content stays the turn itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from gateway.core.models import Layer, Memory, MemoryFilter
+from gateway.core.ports import RecordStore
+
+#: metadata keys that name who said a turn
+SPEAKER_KEYS = ("speaker", "role")
+
+
+def is_turn(mem: Memory) -> bool:
+    """An episodic memory written in a session is a dialogue turn."""
+    return mem.layer is Layer.EPISODIC and bool(mem.source_session)
+
+
+def spoken(content: str, metadata: Mapping[str, str]) -> str:
+    """The turn as a line of dialogue: ``"Speaker: text"`` unless it already starts that way."""
+    speaker = next((metadata[k].strip() for k in SPEAKER_KEYS if metadata.get(k, "").strip()), "")
+    if not speaker or content.lstrip().startswith(f"{speaker}:"):
+        return content
+    return f"{speaker}: {content}"
+
+
+def date_words(when: datetime) -> str:
+    """``9 May 2023``: the words a question about the date would use."""
+    return f"{when.day} {when:%B %Y}"
+
+
+def context(mem: Memory, previous: Sequence[Memory], with_date: bool = True) -> str:
+    """The context of turn ``mem``: its date, its speaker (when its content does not name it)
+    and the previous turns, oldest first, each as a line of dialogue."""
+    lines = [date_words(mem.when)] if with_date else []
+    lines += [spoken(p.content, p.metadata) for p in previous]
+    line = spoken(mem.content, mem.metadata)
+    if line != mem.content:
+        lines.append(line[: len(line) - len(mem.content)].strip())  # "Speaker:"
+    return "\n".join(lines)
+
+
+async def add_context(
+    records: RecordStore, mems: Sequence[Memory], n: int, with_date: bool
+) -> None:
+    """Give every dialogue turn its context (``context``): the previous ``n`` turns come from
+    this batch (journal order) or else from the records of the session."""
+    if n <= 0:
+        return
+    recent: dict[tuple[str, str], list[Memory]] = {}
+    for mem in mems:
+        if not is_turn(mem):
+            continue
+        key = (mem.namespace, mem.source_session)
+        if key not in recent:
+            flt = MemoryFilter(
+                (mem.namespace,), (Layer.EPISODIC,), end=mem.when, limit=n,
+                session_id=mem.source_session,
+            )  # fmt: skip
+            recent[key] = list(reversed(await records.query(flt)))
+        mem.context = context(mem, recent[key][-n:], with_date)
+        recent[key] = [*recent[key][-(n - 1) :], mem] if n > 1 else [mem]

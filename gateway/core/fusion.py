@@ -1,0 +1,75 @@
+"""Fusion of the candidates of one recall into one relevance score, calibrated on data:
+
+    relevance(m) = w_dense · max(0, cosine(query, m)) + w_lexical · bm25(m) / bm25(best)
+
+then bounded adjustments: a hit inside the period the query names, or one that dates an event
+when the query asks *when*, is boosted by a fixed factor; recency, importance and confidence move
+a hit by at most ``nudge`` of its relevance, so they break near ties but never push a relevant
+older memory out. The weights were tuned on the dev half of ``bench/dialogues`` (conversations
+1-5); weighted reciprocal rank fusion measured ~1-2 points of R@10 lower at every k tried
+(docs/BENCHMARKS.md, "Long-dialogue recall").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gateway.core.models import Memory
+
+
+@dataclass(frozen=True, slots=True)
+class FusionWeights:
+    dense: float = 0.7
+    lexical: float = 0.3
+    #: recency + importance + confidence move a hit by at most this fraction of its relevance
+    nudge: float = 0.02
+    #: a hit inside the period the query names
+    period_boost: float = 0.3
+    #: a hit carrying a time expression, for a query that asks when
+    when_boost: float = 0.1
+    #: an event found only through an entity it shares with a top hit: its cosine, discounted
+    entity_discount: float = 0.9
+
+    def relevance(self, dense: float, keyword: float) -> float:
+        return self.dense * max(0.0, dense) + self.lexical * keyword
+
+
+def adjust(
+    relevance: float, recency: float, importance: float, confidence: float, nudge: float
+) -> float:
+    """Relevance moved by at most ``nudge`` of itself, up for a recent, important, confident
+    memory and down for an old, unimportant, doubtful one (each factor in 0..1)."""
+    tie = (recency + importance + confidence) / 3 - 0.5  # -0.5 .. 0.5
+    return relevance * (1 + 2 * nudge * tie)
+
+
+@dataclass(slots=True)
+class Candidates:
+    """The candidates of one recall: cosine and relative BM25 per id, and the memories loaded."""
+
+    dense: dict[str, float] = field(default_factory=dict)  # cosine to the query
+    keyword: dict[str, float] = field(default_factory=dict)  # BM25 relative to the best
+    memories: dict[str, Memory] = field(default_factory=dict)
+    discount: dict[str, float] = field(default_factory=dict)  # found only through an entity
+
+    def add_similar(self, mems: Sequence[Memory], vector: np.ndarray) -> None:
+        """Memories and their cosine to the query (one matrix product; one without an
+        embedding gets no dense relevance)."""
+        self.memories.update((m.id, m) for m in mems)
+        embedded = [m for m in mems if m.embedding is not None]
+        if embedded:
+            sims = np.stack([m.embedding for m in embedded]) @ vector  # type: ignore[misc]
+            for m, sim in zip(embedded, sims.tolist(), strict=True):
+                self.dense.setdefault(m.id, sim)
+        for m in mems:
+            self.dense.setdefault(m.id, 0.0)
+
+    def relevance(self, f: FusionWeights) -> dict[str, float]:
+        return {
+            i: f.relevance(self.dense.get(i, 0.0), self.keyword.get(i, 0.0))
+            * self.discount.get(i, 1.0)
+            for i in self.dense.keys() | self.keyword.keys()
+        }

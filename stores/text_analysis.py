@@ -1,0 +1,112 @@
+"""The one text analyzer behind lexical search in every record store (SQLite FTS5, Neo4j Lucene).
+
+Both engines index the *output* of this analyzer with a whitespace tokenizer and rank with BM25,
+so they agree on what a term is; only the engines' BM25 details differ (see ``keyword_search``).
+
+* Normalisation: NFKC, then case-folded; typographic apostrophes become ``'``.
+* Words (scripts written with spaces): English stop words dropped, the rest Snowball-stemmed
+  (PyStemmer, ``english``), so "certificate"/"certificates" and "running"/"runs" meet.
+* CJK runs (Han, kana, Hangul: scripts written without spaces) become overlapping bigrams; indexed
+  text also keeps every single character, so a one-character query still matches. Bigrams measured
+  better than jieba segmentation on the Chinese questions of ``bench/dialogues`` (docs/BENCHMARKS.md)
+  and need no dictionary.
+
+``document_terms(text)`` is what a store indexes (a list: term frequencies count);
+``query_terms(text)`` is what it looks up (distinct terms, in order).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+
+import Stemmer
+
+from gateway.core.models import Memory
+
+__all__ = ["STOPWORDS", "document_terms", "index_text", "normalise", "query_terms"]
+
+# Hiragana, Katakana, CJK Extension A, CJK Unified Ideographs, CJK Compatibility, Hangul syllables.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+(?:'[^\W_{_CJK}]+)*)")
+
+#: The Snowball project's English stop word list (the words too common to rank by).
+_STOPWORDS_TEXT = """
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she
+    her hers herself it its itself they them their theirs themselves what which who whom this that
+    these those am is are was were be been being have has had having do does did doing would should
+    could ought i'm you're he's she's it's we're they're i've you've we've they've i'd you'd he'd
+    she'd we'd they'd i'll you'll he'll she'll we'll they'll isn't aren't wasn't weren't hasn't
+    haven't hadn't doesn't don't didn't won't wouldn't shan't shouldn't can't cannot couldn't
+    mustn't let's that's who's what's here's there's when's where's why's how's a an the and but if
+    or because as until while of at by for with about against between into through during before
+    after above below to from up down in out on off over under again further then once here there
+    when where why how all any both each few more most other some such no nor not only own same so
+    than too very
+"""
+STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+
+_STEMMER = Stemmer.Stemmer("english")
+
+
+def normalise(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'")
+
+
+def _runs(text: str) -> Iterator[tuple[bool, str]]:
+    """(is_cjk, run) for every token run of the normalised text."""
+    for m in _TOKEN.finditer(normalise(text)):
+        if m.group("cjk"):
+            yield True, m.group("cjk")
+        else:
+            yield False, m.group("word")
+
+
+def _bigrams(run: str) -> list[str]:
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _word(run: str) -> str | None:
+    """The stemmed term of a word, or None for a stop word."""
+    if run in STOPWORDS:
+        return None
+    if "'" in run:  # possessives and contractions: "leo's" -> "leo"
+        head = run.split("'", 1)[0]
+        if head in STOPWORDS or not head:
+            return None
+        run = head
+    stem: str = _STEMMER.stemWord(run)
+    return stem
+
+
+def document_terms(text: str) -> list[str]:
+    """The terms to index for ``text``, repeats kept (term frequency counts in BM25)."""
+    terms: list[str] = []
+    for cjk, run in _runs(text):
+        if cjk:
+            terms.extend(run)
+            terms.extend(_bigrams(run))
+        elif (term := _word(run)) is not None:
+            terms.append(term)
+    return terms
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct terms to look up for a query, in order: stemmed words minus stop words, CJK
+    bigrams (a lone CJK character stands for itself). Empty when only stop words are left."""
+    kept: list[str] = []
+    for cjk, run in _runs(text):
+        if cjk:
+            kept.extend(_bigrams(run) if len(run) > 1 else [run])
+        elif (term := _word(run)) is not None:
+            kept.append(term)
+    return list(dict.fromkeys(kept))
+
+
+def index_text(memory: Memory) -> str:
+    """The text a store indexes for a memory: its content, and the conversational context the
+    applier attached to it (``Memory.context``: previous turns, speaker, date), if any."""
+    if memory.context:
+        return f"{memory.context}\n{memory.content}"
+    return memory.content
