@@ -174,6 +174,8 @@ def _mcp(args: argparse.Namespace) -> int:
     else:
         mcp_server.serve_http(server, args.host, args.port)
     return 0
+
+
 def add_client_options(parser: argparse.ArgumentParser) -> None:
     """The options every command that calls a running gateway takes (one place for all)."""
     parser.add_argument("--target", default="127.0.0.1:50051", help="gateway address HOST:PORT")

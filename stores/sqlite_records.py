@@ -111,9 +111,7 @@ _CHUNK_PAIRS = 200  # (namespace, fact_key) pairs per find_facts statement
 # Terms are the analyzer's output joined by spaces: the ``ascii`` tokenizer splits on ASCII
 # spaces and punctuation only (no term has any) and keeps every non-ASCII character, so one
 # analysed term is one FTS5 token. ``detail=none``: no positions, BM25 needs only frequencies.
-_CREATE_FTS = (
-    "CREATE VIRTUAL TABLE memory_fts USING fts5(terms, tokenize = 'ascii', detail = none)"
-)
+_CREATE_FTS = "CREATE VIRTUAL TABLE memory_fts USING fts5(terms, tokenize = 'ascii', detail = none)"
 #: FTS5 MATCH expressions longer than this many terms are cut (the first terms are kept).
 _MAX_MATCH_TERMS = 64
 
@@ -309,8 +307,14 @@ class SqliteRecordStore(SqliteBacked):
     @staticmethod
     def _delete(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
         for part in chunks(ids):
-            for table in ("memory_versions", "memories", "memory_terms"):
-                conn.execute(f"DELETE FROM {table} WHERE id IN ({marks(len(part))})", part)
+            q = marks(len(part))
+            # the FTS document first: it is keyed by the current row's rowid
+            conn.execute(
+                f"DELETE FROM memory_fts WHERE rowid IN (SELECT rowid FROM memories WHERE id IN ({q}))",
+                part,
+            )
+            for table in ("memory_versions", "memories"):
+                conn.execute(f"DELETE FROM {table} WHERE id IN ({q})", part)
 
     async def ids_in(self, namespace: str, limit: int) -> list[str]:
         if limit <= 0:

@@ -375,5 +375,7 @@ def exported_from_json(line: str) -> t.ExportedMemory:
 
 def import_result(r: pb.ImportResponse) -> t.ImportResult:
     return t.ImportResult(r.imported, r.unchanged, r.reembedded, r.links, list(r.conflicts))
+
+
 def erased(r: pb.EraseResponse) -> t.EraseResult:
     return t.EraseResult(r.erase_id, r.applied)

@@ -205,7 +205,9 @@ class Applier:
         if self._s.context_dense:  # the turn is embedded with its context instead
             turns = [mem for _, mem in fresh if mem.context]
             if turns:
-                dense = await asyncio.to_thread(self._embedder.embed, [dialogue_text(m) for m in turns])
+                dense = await asyncio.to_thread(
+                    self._embedder.embed, [dialogue_text(m) for m in turns]
+                )
                 for mem, vector in zip(turns, dense, strict=True):
                     mem.embedding = np.asarray(vector, dtype=np.float32)
         found = await self._look_up([mem for _, mem in fresh])
@@ -251,6 +253,7 @@ class Applier:
         await dialogue.add_context(
             self._stores.records, mems, self._s.context_turns, self._s.context_date
         )
+
     def _resync(self, mem: Memory, batch: _Batch) -> None:
         """Only re-sync the derived stores of a memory whose record is already stored."""
         if mem.status is Status.ACTIVE and mem.embedding is not None:

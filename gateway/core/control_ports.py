@@ -100,6 +100,7 @@ class Ledger(Protocol):
 
     async def proposal_backlog(self) -> tuple[int, float]:
         """(pending proposals, epoch seconds the oldest was made; 0 when none)."""
+
     async def scrub(self, memory_ids: Sequence[str]) -> None:
         """Erasure: audit rows naming these ids keep who, when and what action but lose their
         free text; proposals, pending facts and review items of these memories are removed.

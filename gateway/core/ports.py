@@ -172,6 +172,7 @@ class RecordStore(Lifecycle, Protocol):
     async def scan(self, namespace: str, after_id: str, limit: int) -> list[Memory]:
         """Current versions of the namespace's memories (any status) with id > ``after_id``,
         in id order, at most ``limit`` — to page through a namespace (export)."""
+
     async def erase(self, tombstones: Sequence[Memory]) -> None:
         """Erasure: every version of each id goes; its tombstone becomes the only one."""
 

@@ -89,5 +89,3 @@ class RecallCache:
     def invalidate(self, namespaces: set[str]) -> None:
         for key in [k for k in self._items if namespaces & set(k[1])]:  # type: ignore[call-overload]
             self._drop(key)
-
-

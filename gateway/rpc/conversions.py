@@ -533,5 +533,6 @@ def import_report_to_pb(r: ImportReport) -> pb.ImportResponse:
         conflicts=r.conflicts,
     )
 
+
 def erased_to_pb(e: Erased) -> pb.EraseResponse:
     return pb.EraseResponse(erase_id=e.erase_id, applied=e.applied)
