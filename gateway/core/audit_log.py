@@ -1,4 +1,4 @@
-"""Audit rows written off the hot path: ``AuditLog.add`` only queues an entry (stamped now); a
+"""Audit rows and access statistics written off the hot path. Audit: ``AuditLog.add`` only queues an entry (stamped now); a
 background task writes the queue to the ledger in one batch after ``interval_s``, and ``flush``
 (called on close) writes what is left. A recall therefore never waits for the ledger."""
 
@@ -9,9 +9,10 @@ import contextlib
 import logging
 import time
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from gateway.core.control import AuditEntry
-from gateway.core.ports import Ledger
+from gateway.core.ports import Ledger, RecordStore
 
 log = logging.getLogger("memgate.audit")
 
@@ -53,3 +54,40 @@ class AuditLog:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await self.flush()
+
+
+#: access statistics are written at most this often, for every recall since
+TOUCH_EVERY_S = 0.5
+
+
+class AccessTouches:
+    """Access statistics of recalled memories, batched: one ``touch`` per ``TOUCH_EVERY_S`` for
+    all recalls (best effort: a lost batch only ages a memory a little sooner)."""
+
+    def __init__(self, records: RecordStore) -> None:
+        self._records = records
+        self._pending: list[str] = []
+        self._at = datetime.now(UTC)
+        self._task: asyncio.Task[None] | None = None
+
+    def add(self, ids: list[str], now: datetime) -> None:
+        self._pending.extend(ids)
+        self._at = now
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._flush())
+
+    async def _flush(self, after_s: float = TOUCH_EVERY_S) -> None:
+        await asyncio.sleep(after_s)
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        with contextlib.suppress(Exception):  # access stats are best effort
+            await self._records.touch(pending, self._at)
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await self._flush(0.0)

@@ -12,7 +12,6 @@ recall is queued (``AuditLog``), not written on the way.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -21,7 +20,7 @@ import numpy as np
 
 from gateway.core import fusion, routing, scoring, timecues
 from gateway.core import namespaces as nsp
-from gateway.core.audit_log import AuditLog
+from gateway.core.audit_log import AccessTouches, AuditLog
 from gateway.core.control import AuditEntry
 from gateway.core.errors import BackendUnavailable, InvalidArgument
 from gateway.core.fusion import Candidates
@@ -37,19 +36,18 @@ from gateway.core.models import (
     Turn,
     Zone,
     normalise_name,
+    scoped_id,
     utcnow,
 )
 from gateway.core.ports import Embedder, Ledger, Stores
 from gateway.core.recall_cache import RecallCache, RecallQuery, RecallResult
-from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
+from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer, traced
 from gateway.settings import Settings
 
 #: how many candidates each source brings per requested hit
 OVERFETCH = 4
 #: entity expansion: how many top hits are expanded through the entities they mention
 EXPAND_TOP = 3
-#: access statistics of recalled memories are written at most this often
-TOUCH_EVERY_S = 0.5
 
 
 class Recaller:
@@ -73,9 +71,7 @@ class Recaller:
         )
         self.cache = RecallCache(settings.recall_cache_ttl_s, settings.recall_cache_entries)
         self.audit = AuditLog(ledger)
-        self._touch_pending: list[str] = []
-        self._touch_at = utcnow()
-        self._touch_task: asyncio.Task[None] | None = None
+        self.touches = AccessTouches(stores.records)
         # Query embeddings get their own small pool: a recall never queues behind the apply
         # lanes' batch embeddings in the loop's default pool.
         self._query_pool = ThreadPoolExecutor(
@@ -175,12 +171,12 @@ class Recaller:
                 degraded.append(f"working: {exc.message}")
         hits: list[scoring.Scored] = []
         try:
-            with self._tracer.span("recall.rank"):
-                hits = await self._hits(c, q, layers, cues, vector, now, degraded)
+            hits = await self._hits(c, q, layers, cues, vector, now, degraded)
         except BackendUnavailable as exc:
             degraded.append(f"records: {exc.message}")
-        budget = q.token_budget or self._s.default_token_budget
-        block, tokens, _ = scoring.memory_block(hits, budget)
+        with self._tracer.span("recall.rank", {"memgate.hits": len(hits)}):
+            budget = q.token_budget or self._s.default_token_budget
+            block, tokens, _ = scoring.memory_block(hits, budget)
         result = RecallResult(hits, block, tokens, tuple(layers), degraded)
         self._metrics.observe_recall(
             layers,
@@ -189,7 +185,7 @@ class Recaller:
             now,
         )
         if hits:
-            self._touch_later(
+            self.touches.add(
                 [h.memory.id for h in hits if h.memory.layer is not Layer.WORKING], now
             )
         if not degraded:
@@ -208,8 +204,16 @@ class Recaller:
         k = q.top_k * OVERFETCH
         records = self._stores.records
         dense, lexical = await asyncio.gather(
-            self._stores.index.search(vector, q.namespaces, k, layers),
-            records.keyword_search(q.namespaces, layers, q.query, k),
+            traced(
+                self._tracer,
+                "recall.vector_search",
+                self._stores.index.search(vector, q.namespaces, k, layers),
+            ),
+            traced(
+                self._tracer,
+                "recall.keyword_search",
+                records.keyword_search(q.namespaces, layers, q.query, k),
+            ),
         )
         c.dense.update(dense)
         c.keyword.update(lexical)
@@ -235,11 +239,14 @@ class Recaller:
         now: datetime,
         degraded: list[str],
     ) -> list[scoring.Scored]:
-        hits = await self._rank(c, q, layers, cues, now)
+        with self._tracer.span("recall.scoring"):
+            hits = await self._rank(c, q, layers, cues, now)
         top = [h.memory for h in hits[:EXPAND_TOP]]
         if Layer.EPISODIC in layers and any(m.entities for m in top):
             try:
-                if await self._expand_entities(c, q, vector, top):
+                with self._tracer.span("recall.graph_expansion"):
+                    expanded = await self._expand_entities(c, q, vector, top)
+                if expanded:
                     hits = await self._rank(c, q, layers, cues, now)
             except BackendUnavailable as exc:
                 # the graph's fallback is to skip it: records and vectors still answer
@@ -252,11 +259,13 @@ class Recaller:
         """Events that mention the same entities as the best candidates (multi-hop through the
         graph). Only hits that name entities are expanded: a plain turn has no edge worth
         following (its session, agent and user are hubs linked to every event)."""
-        names = {e for m in top for e in m.entities}
-        if not names:
+        # entity nodes are per namespace (``scoped_id``): the same name in another namespace is
+        # another node
+        names = {(m.namespace, normalise_name(e)) for m in top for e in m.entities}
+        if not any(n for _, n in names):
             return False
         graph = self._stores.graph
-        entities = [NodeRef(NodeKind.ENTITY, normalise_name(n)) for n in sorted(names)]
+        entities = [NodeRef(NodeKind.ENTITY, scoped_id(ns, n)) for ns, n in sorted(names) if n]
         near = await asyncio.gather(*(graph.neighbourhood(e, 1, 10) for e in entities))
         found = [n.node.id for g in near for n in g if n.node.kind is NodeKind.EVENT]
         found = [i for i in dict.fromkeys(found) if i not in c.dense and i not in c.keyword]
@@ -370,31 +379,7 @@ class Recaller:
 
     async def close(self) -> None:
         """Write what is queued: access statistics, then audit rows."""
-        task, self._touch_task = self._touch_task, None
-        if task is not None and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-            await self._touch_flush(0.0)
+        await self.touches.close()
         await self.audit.close()
         self._query_pool.shutdown(wait=False, cancel_futures=True)
 
-    def _touch_later(self, ids: list[str], now: datetime) -> None:
-        """Access statistics, batched: one ``touch`` per ``TOUCH_EVERY_S`` for all recalls."""
-        self._touch_pending.extend(ids)
-        self._touch_at = now
-        if self._touch_task is None or self._touch_task.done():
-            self._touch_task = asyncio.get_running_loop().create_task(self._touch_flush())
-            _BACKGROUND.add(self._touch_task)
-            self._touch_task.add_done_callback(_BACKGROUND.discard)
-
-    async def _touch_flush(self, after_s: float = TOUCH_EVERY_S) -> None:
-        await asyncio.sleep(after_s)
-        if not self._touch_pending:
-            return
-        pending, self._touch_pending = self._touch_pending, []
-        with contextlib.suppress(Exception):  # access stats are best effort
-            await self._stores.records.touch(pending, self._touch_at)
-
-
-_BACKGROUND: set[asyncio.Task[None]] = set()
