@@ -8,7 +8,14 @@ durable records behind the vectors move to Neo4j. FAISS shards always live under
 from __future__ import annotations
 
 from gateway.core.metrics import Metrics
-from gateway.core.ports import EpisodicGraph, RecordStore, Stores, VectorIndex, WorkingStore
+from gateway.core.ports import (
+    EpisodicGraph,
+    Journal,
+    RecordStore,
+    Stores,
+    VectorIndex,
+    WorkingStore,
+)
 from gateway.core.service import MemoryService
 from gateway.core.tracing import NULL_TRACER, Tracer
 from gateway.embedding import build_embedder
@@ -106,6 +113,26 @@ def guarded(
     )
 
 
+def build_journal(settings: Settings) -> Journal:
+    """The SQLite file under the data dir (embedded default), or Redis Streams shared by
+    replicas when ``journal_backend = "redis"``."""
+    if settings.journal_backend == "redis":
+        from stores.redis_journal import RedisJournal
+
+        return RedisJournal(
+            settings.redis_url,
+            prefix=settings.redis_journal_prefix,
+            partitions=settings.redis_journal_partitions,
+            durability=settings.redis_journal_durability,
+            wait_replicas=settings.redis_journal_wait_replicas,
+            wait_timeout_ms=settings.redis_journal_wait_timeout_ms,
+            lease_ms=settings.redis_journal_lease_ms,
+            reclaim_idle_ms=settings.redis_journal_lease_ms,
+            consumer=settings.replica_id,
+        )
+    return SqliteJournal(settings.data_dir / "journal.db")
+
+
 def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemoryService:
     data = settings.data_dir
     embedder = build_embedder(
@@ -117,7 +144,7 @@ def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemorySer
         settings=settings,
         stores=build_stores(settings, dim=embedder.dim, metrics=metrics, tracer=tracer),
         embedder=embedder,
-        journal=SqliteJournal(data / "journal.db"),
+        journal=build_journal(settings),
         ledger=SqliteLedger(data / "ledger.db"),
         extractor=extractor,
         rules=rules,
