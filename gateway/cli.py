@@ -31,6 +31,7 @@ def _settings(args: argparse.Namespace) -> Settings:
             "shards": args.shards,
             "master_agent": args.master,
             "metrics_port": args.metrics_port,
+            "journal_backend": args.journal,
         },
     )
 
@@ -48,7 +49,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(
             f"memgate: starting (data dir {Path(settings.data_dir).resolve()}, embedder "
             f"{settings.embedder}, working={'redis' if settings.redis_url else 'sqlite'}, "
-            f"records/graph={'neo4j' if settings.neo4j_uri else 'sqlite'})",
+            f"records/graph={'neo4j' if settings.neo4j_uri else 'sqlite'}, "
+            f"journal={settings.journal_backend})",
             flush=True,
         )
         gateway = await create_server(settings)
@@ -123,6 +125,8 @@ def _mcp(args: argparse.Namespace) -> int:
     else:
         mcp_server.serve_http(server, args.host, args.port)
     return 0
+
+
 def add_client_options(parser: argparse.ArgumentParser) -> None:
     """The options every command that calls a running gateway takes (one place for all)."""
     parser.add_argument("--target", default="127.0.0.1:50051", help="gateway address HOST:PORT")
@@ -157,6 +161,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     serve.add_argument(
         "--neo4j-uri", default=None, help="graph and records in Neo4j, e.g. bolt://127.0.0.1:7687"
+    )
+    serve.add_argument(
+        "--journal",
+        choices=["sqlite", "redis"],
+        default=None,
+        help="sqlite (default, one gateway per data dir) or redis (Redis Streams on --redis-url, "
+        "shared by gateway replicas; see docs/SCALING.md)",
     )
     serve.add_argument("--embedder", choices=list(EMBEDDER_KINDS), default=None)
     serve.add_argument("--shards", type=int, default=None)

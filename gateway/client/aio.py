@@ -27,10 +27,12 @@ T = TypeVar("T")
 
 
 class GatewayClient(Api, Asynchronous):
-    """``GatewayClient(target, agent_id, api_key=None, timeout=30.0, retries=3)``."""
+    """``GatewayClient(target, agent_id, api_key=None, timeout=30.0, retries=3)``; ``target``
+    names one gateway or several (a list, ``"ip:port,ip:port"`` or ``"dns:///name:port"``):
+    calls go round robin over the healthy ones, UNAVAILABLE is retried on another."""
 
-    def _open(self, target: str) -> Any:
-        return grpc.aio.insecure_channel(target)
+    def _open(self, target: str, options: list[tuple[str, Any]]) -> Any:
+        return grpc.aio.insecure_channel(target, options=options)
 
     async def _run(self, call: Call[T]) -> T:
         attempt = 0
