@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -43,6 +44,8 @@ OVERFETCH = 4
 #: graph expansion: how many top episodic hits are expanded, and how much a neighbour is worth
 EXPAND_TOP = 3
 NEIGHBOUR_DISCOUNT = 0.9
+
+log = logging.getLogger("memgate.recall")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +186,10 @@ class Recaller:
             self.cache.invalidate(set(namespaces))
 
     async def recall(self, q: RecallQuery) -> RecallResult:
+        try:
+            await self._stores.index.sync()  # other replicas' writes (and cache invalidations)
+        except BackendUnavailable as exc:
+            log.debug("recall without the latest changes of other replicas: %s", exc.message)
         key = (
             q.query,
             q.namespaces,
