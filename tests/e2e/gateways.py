@@ -76,7 +76,8 @@ def fleet(
     running = Fleet()
     try:
         for i in range(n):
-            running.gateways.append(spawn(root / f"gw{i}", flags, env))
+            own = {"MEMGATE_REPLICA_ID": f"{root.name}-gw{i}", **(env or {})}
+            running.gateways.append(spawn(root / f"gw{i}", flags, own))
         yield running
     finally:
         for g in running.gateways:
