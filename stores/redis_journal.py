@@ -26,6 +26,9 @@ Keys (one hash tag per partition, so each partition's keys share one Redis Clust
     <prefix>:{j<p>}:lease  string  the replica applying this partition
     <prefix>:{jm}:members  zset    replica -> heartbeat expiry (ms)
 
+On a Redis Cluster (``cluster=True``) every script touches one slot; a batch spanning partitions
+is appended partition by partition (see ``_append_per_partition``); ``wait`` is not supported.
+
 A sequence number is ``counter * 1024 + partition``: unique, increasing within a partition (the
 order that matters); ``pending(after=…)`` is exact within a partition.
 
@@ -196,6 +199,7 @@ class RedisJournal:
         lease_ms: int = 5000,
         reclaim_idle_ms: int = 5000,
         consumer: str = "",
+        cluster: bool = False,
     ) -> None:
         if not 1 <= partitions <= MAX_PARTITIONS:
             raise InvalidArgument(
@@ -205,7 +209,13 @@ class RedisJournal:
             raise InvalidArgument(
                 "journal durability must be 'aof' or 'wait'", field="redis_journal_durability"
             )
+        if cluster and durability == "wait":
+            raise InvalidArgument(
+                "journal durability 'wait' is not supported on a Redis Cluster yet; use 'aof'",
+                field="redis_journal_durability",
+            )
         self._url = url
+        self._cluster = cluster
         self._prefix = prefix
         self.partitions = partitions
         self._durability = durability
@@ -238,10 +248,22 @@ class RedisJournal:
 
     # lifecycle ------------------------------------------------------------
     async def start(self) -> None:
-        pool = aioredis.BlockingConnectionPool.from_url(
-            self._url, max_connections=64, timeout=10, socket_timeout=10, socket_connect_timeout=5
-        )
-        self._r = aioredis.Redis(connection_pool=pool)
+        if self._cluster:
+            from redis.asyncio.cluster import RedisCluster
+
+            self._r = RedisCluster.from_url(  # type: ignore[assignment]
+                self._url, max_connections=64, socket_timeout=10, socket_connect_timeout=5
+            )
+        else:
+            pool = aioredis.BlockingConnectionPool.from_url(
+                self._url,
+                max_connections=64,
+                timeout=10,
+                socket_timeout=10,
+                socket_connect_timeout=5,
+            )
+            self._r = aioredis.Redis(connection_pool=pool)
+        assert self._r is not None
         for name, src in (
             ("append", _APPEND),
             ("settle", _SETTLE),
@@ -254,7 +276,7 @@ class RedisJournal:
             for p in range(self.partitions):
                 with contextlib.suppress(ResponseError):  # BUSYGROUP: it exists already
                     await self._r.xgroup_create(self._k(p, "s"), GROUP, id="0", mkstream=True)
-            if self._durability == "aof":
+            if self._durability == "aof" and not self._cluster:
                 await self._warn_unless_fsync_always()
             await self._balance()
             await self._refresh_pending()
@@ -271,7 +293,10 @@ class RedisJournal:
                 for p in list(self._owned):
                     await self._scripts["release"](keys=[self._k(p, "lease")], args=[self.consumer])
                 await self._r.zrem(self._members, self.consumer)
-            await self._r.aclose(close_connection_pool=True)
+            if self._cluster:
+                await self._r.aclose()
+            else:
+                await self._r.aclose(close_connection_pool=True)
             self._r = None
         self._owned.clear()
         self._settled.clear()
@@ -373,6 +398,8 @@ class RedisJournal:
             return []
         parts = [partition_of(_ns(e.command), self.partitions) for e in entries]
         groups = list(dict.fromkeys(parts))
+        if self._cluster and len(groups) > 1:
+            return await self._append_per_partition(entries, parts)
         keys: list[str] = []
         for p in groups:
             keys += [self._k(p, n) for n in ("s", "n", "i", "st", "ik")]
@@ -412,6 +439,32 @@ class RedisJournal:
         ]
         self.pending_count += sum(not a.duplicate for a in out)
         return out
+
+    async def _append_per_partition(
+        self, entries: Sequence[NewEntry], parts: list[int]
+    ) -> list[Accepted]:
+        """On a Redis Cluster one script may only touch one slot: a batch spanning partitions
+        is appended one partition at a time, after checking every idempotency key first. All
+        or none holds unless Redis fails between two partitions (then a retry with the same
+        keys completes the batch: the partitions already written answer as duplicates)."""
+        assert self._r is not None
+        async with _mapped():
+            for e, p in zip(entries, parts, strict=True):
+                if not e.idem_key:
+                    continue
+                prior = await self._r.hget(self._k(p, "i"), f"{e.agent_id}{SEP}{e.idem_key}")
+                if prior and _s(prior).split(SEP)[2] != commands.digest(e.command):
+                    raise Conflict(
+                        f"idempotency_key {e.idem_key!r} was already used for a different "
+                        "write; use a new key for new content",
+                        field="idempotency_key",
+                    )
+        out: dict[int, Accepted] = {}
+        for p in dict.fromkeys(parts):
+            idx = [i for i, q in enumerate(parts) if q == p]
+            for i, accepted in zip(idx, await self.append([entries[i] for i in idx]), strict=True):
+                out[i] = accepted
+        return [out[i] for i in range(len(entries))]
 
     async def pending(
         self, limit: int, kinds: Sequence[str] = (), after: int = 0
