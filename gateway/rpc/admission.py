@@ -49,6 +49,7 @@ WRITES = frozenset(
         "ProposeFact",
         "ConfirmFact",
         "RegisterSkill",
+        "EndSession",
     }
 )
 
