@@ -36,6 +36,7 @@ def _settings(args: argparse.Namespace) -> Settings:
             "tls_key": args.tls_key,
             "tls_client_ca": args.tls_client_ca,
             "tls_agent_from_cert": args.tls_agent_from_cert or None,
+            "journal_backend": args.journal,
         },
     )
 
@@ -53,7 +54,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(
             f"memgate: starting (data dir {Path(settings.data_dir).resolve()}, embedder "
             f"{settings.embedder}, working={'redis' if settings.redis_url else 'sqlite'}, "
-            f"records/graph={'neo4j' if settings.neo4j_uri else 'sqlite'})",
+            f"records/graph={'neo4j' if settings.neo4j_uri else 'sqlite'}, "
+            f"journal={settings.journal_backend})",
             flush=True,
         )
         gateway = await create_server(settings)
@@ -210,6 +212,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     serve.add_argument(
         "--neo4j-uri", default=None, help="graph and records in Neo4j, e.g. bolt://127.0.0.1:7687"
+    )
+    serve.add_argument(
+        "--journal",
+        choices=["sqlite", "redis"],
+        default=None,
+        help="sqlite (default, one gateway per data dir) or redis (Redis Streams on --redis-url, "
+        "shared by gateway replicas; see docs/SCALING.md)",
     )
     serve.add_argument("--embedder", choices=list(EMBEDDER_KINDS), default=None)
     serve.add_argument("--shards", type=int, default=None)

@@ -75,6 +75,20 @@ class Settings:
     neo4j_user: str = ""
     neo4j_password: str = ""
     neo4j_database: str = "neo4j"
+    #: where acknowledged writes are journaled: sqlite (a file under data_dir, one gateway per
+    #: data dir) | redis (Redis Streams on redis_url, shared by gateway replicas; docs/SCALING.md)
+    journal_backend: str = "sqlite"
+    #: the Redis journal: key prefix (replicas of one deployment share it), partitions (streams;
+    #: a namespace's writes apply in order), durability "aof" (trust appendfsync always) or
+    #: "wait" (WAIT for this many replicas), lease/reclaim times of a dead replica's partitions
+    redis_journal_prefix: str = "mg"
+    redis_journal_partitions: int = 8
+    redis_journal_durability: str = "aof"
+    redis_journal_wait_replicas: int = 1
+    redis_journal_wait_timeout_ms: int = 1000
+    redis_journal_lease_ms: int = 5000
+    #: this replica's name in the journal's consumer group and the change stream; "" = host-pid
+    replica_id: str = ""
 
     #: minilm (ONNX Runtime fp32) | minilm-int8 | minilm-numpy (reference) | hash (tests)
     embedder: str = "minilm"
@@ -206,6 +220,7 @@ class Settings:
         if self.dialogue_max_turns < 2:
             problems.append("dialogue_max_turns must be >= 2")
         problems += self._formation_problems() + self._tls_problems()
+        problems += self._journal_problems()
         if problems:
             raise ValueError("invalid settings: " + "; ".join(problems))
         return self
@@ -237,6 +252,20 @@ class Settings:
             out.append("tls_client_ca needs tls_cert and tls_key (mTLS is TLS first)")
         if self.tls_agent_from_cert and not self.tls_client_ca:
             out.append("tls_agent_from_cert needs tls_client_ca (client certificates)")
+        return out
+
+    def _journal_problems(self) -> list[str]:
+        out: list[str] = []
+        if self.journal_backend not in ("sqlite", "redis"):
+            out.append("journal_backend must be 'sqlite' or 'redis'")
+        if self.journal_backend == "redis" and not self.redis_url:
+            out.append("journal_backend 'redis' needs redis_url (MEMGATE_REDIS_URL)")
+        if not 1 <= self.redis_journal_partitions <= 1024:
+            out.append("redis_journal_partitions must be between 1 and 1024")
+        if self.redis_journal_durability not in ("aof", "wait"):
+            out.append("redis_journal_durability must be 'aof' or 'wait'")
+        if self.redis_journal_lease_ms < 100 or self.redis_journal_wait_replicas < 0:
+            out.append("redis_journal_lease_ms must be >= 100, redis_journal_wait_replicas >= 0")
         return out
 
     def _formation_problems(self) -> list[str]:

@@ -7,8 +7,20 @@ durable records behind the vectors move to Neo4j. FAISS shards always live under
 
 from __future__ import annotations
 
+import os
+import socket
+import uuid
+
+from gateway.core.events import AppliedEvents
 from gateway.core.metrics import Metrics
-from gateway.core.ports import EpisodicGraph, RecordStore, Stores, VectorIndex, WorkingStore
+from gateway.core.ports import (
+    EpisodicGraph,
+    Journal,
+    RecordStore,
+    Stores,
+    VectorIndex,
+    WorkingStore,
+)
 from gateway.core.service import MemoryService
 from gateway.core.tracing import NULL_TRACER, Tracer
 from gateway.embedding import build_embedder
@@ -20,8 +32,25 @@ from stores.sqlite_journal import SqliteJournal
 from stores.sqlite_ledger import SqliteLedger
 
 
+def replica_id(settings: Settings) -> str:
+    """This gateway's name among replicas (journal consumer, change-stream origin)."""
+    global _REPLICA_ID
+    if settings.replica_id:
+        return settings.replica_id
+    if not _REPLICA_ID:
+        _REPLICA_ID = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    return _REPLICA_ID
+
+
+_REPLICA_ID = ""
+
+
 def build_stores(
-    settings: Settings, dim: int = 384, metrics: Metrics | None = None, tracer: Tracer = NULL_TRACER
+    settings: Settings,
+    dim: int = 384,
+    metrics: Metrics | None = None,
+    tracer: Tracer = NULL_TRACER,
+    events: AppliedEvents | None = None,
 ) -> Stores:
     data = settings.data_dir
     working: WorkingStore
@@ -50,7 +79,18 @@ def build_stores(
         graph = SqliteEpisodicGraph(data / "graph.db")
     # index files are tied to the record store they mirror
     index_dir = data / ("faiss-neo4j" if settings.neo4j_uri else "faiss")
-    index = ShardedFaissIndex(index_dir, dim=dim, shards=settings.shards)
+    index: VectorIndex = ShardedFaissIndex(index_dir, dim=dim, shards=settings.shards)
+    if settings.journal_backend == "redis":  # replicas: follow each other's index changes
+        from stores.redis_changes import ReplicatedIndex
+
+        index = ReplicatedIndex(
+            index,
+            settings.redis_url,
+            records,
+            origin=replica_id(settings),
+            prefix=settings.redis_journal_prefix,
+            on_change=events.publish if events else None,
+        )
     return guarded(
         Stores(working=working, records=records, graph=graph, index=index),
         settings,
@@ -106,6 +146,26 @@ def guarded(
     )
 
 
+def build_journal(settings: Settings) -> Journal:
+    """The SQLite file under the data dir (embedded default), or Redis Streams shared by
+    replicas when ``journal_backend = "redis"``."""
+    if settings.journal_backend == "redis":
+        from stores.redis_journal import RedisJournal
+
+        return RedisJournal(
+            settings.redis_url,
+            prefix=settings.redis_journal_prefix,
+            partitions=settings.redis_journal_partitions,
+            durability=settings.redis_journal_durability,
+            wait_replicas=settings.redis_journal_wait_replicas,
+            wait_timeout_ms=settings.redis_journal_wait_timeout_ms,
+            lease_ms=settings.redis_journal_lease_ms,
+            reclaim_idle_ms=settings.redis_journal_lease_ms,
+            consumer=replica_id(settings),
+        )
+    return SqliteJournal(settings.data_dir / "journal.db")
+
+
 def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemoryService:
     data = settings.data_dir
     embedder = build_embedder(
@@ -113,15 +173,19 @@ def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemorySer
     )
     extractor, rules, summariser = build_formation(settings)
     metrics = Metrics()
+    events = AppliedEvents()
     return MemoryService(
         settings=settings,
-        stores=build_stores(settings, dim=embedder.dim, metrics=metrics, tracer=tracer),
+        stores=build_stores(
+            settings, dim=embedder.dim, metrics=metrics, tracer=tracer, events=events
+        ),
         embedder=embedder,
-        journal=SqliteJournal(data / "journal.db"),
+        journal=build_journal(settings),
         ledger=SqliteLedger(data / "ledger.db"),
         extractor=extractor,
         rules=rules,
         summariser=summariser,
         metrics=metrics,
         tracer=tracer,
+        events=events,
     )

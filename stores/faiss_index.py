@@ -270,6 +270,9 @@ class ShardedFaissIndex:
     def needs_rebuild(self) -> bool:
         return self._needs_rebuild
 
+    async def sync(self) -> None:
+        """Nothing to catch up with: only this process changes these shards."""
+
     async def reset(self) -> None:
         """Drop every vector, in memory and on disk (before a rebuild)."""
         await asyncio.to_thread(self._reset_sync)

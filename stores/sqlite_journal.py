@@ -51,6 +51,9 @@ CREATE INDEX IF NOT EXISTS journal_pending ON journal(applied, seq);
 class SqliteJournal:
     """``Journal`` over one SQLite file (WAL, synchronous=FULL), one gateway per data dir."""
 
+    shared = False  # one gateway per data dir: only this process applies it
+    idle_poll_s = 1.0  # appends wake the lanes directly; this is a safety net
+
     def __init__(self, path: Path) -> None:
         self._path = path
         self._db = SqliteDb(path, _SCHEMA, "journal", synchronous="FULL")

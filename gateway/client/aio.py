@@ -27,13 +27,15 @@ T = TypeVar("T")
 
 
 class GatewayClient(Api, Asynchronous):
-    """``GatewayClient(target, agent_id, api_key=None, timeout=30.0, retries=3)``."""
+    """``GatewayClient(target, agent_id, api_key=None, timeout=30.0, retries=3)``; ``target``
+    names one gateway or several (a list, ``"ip:port,ip:port"`` or ``"dns:///name:port"``):
+    calls go round robin over the healthy ones, UNAVAILABLE is retried on another."""
 
     def _open(
         self,
         target: str,
         credentials: grpc.ChannelCredentials | None,
-        options: list[tuple[str, str]],
+        options: list[tuple[str, Any]],
     ) -> Any:
         if credentials is None:
             return grpc.aio.insecure_channel(target, options=options)

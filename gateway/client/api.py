@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import ipaddress
+import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -41,11 +43,13 @@ class Call(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """Only UNAVAILABLE (and a deadline) is retried, with capped exponential back-off."""
+    """Only UNAVAILABLE (and a deadline) is retried, with capped exponential back-off. With
+    several gateways the first retry goes at once: round robin sends it to another replica."""
 
     retries: int = 3
     base_s: float = 0.2
     cap_s: float = 2.0
+    replicas: int = 1
 
     def after_failure(self, call: Call[Any], err: grpc.RpcError, attempt: int) -> float:
         """Seconds to wait before attempt ``attempt + 1``; raises the typed error when the
@@ -53,7 +57,62 @@ class RetryPolicy:
         error: GatewayError = typed(err)
         if not call.retry or not isinstance(error, Unavailable) or attempt >= self.retries:
             raise error from None
+        if self.replicas > 1 and attempt < self.replicas - 1:
+            return 0.0
         return min(self.base_s * 2**attempt, self.cap_s)
+
+
+#: the gRPC service the health checks ask about (a draining gateway answers NOT_SERVING)
+HEALTH_SERVICE = "memgate.v1.MemoryGateway"
+#: several gateways: spread calls round robin over the healthy ones (client-side health checks)
+BALANCED_SERVICE_CONFIG = json.dumps(
+    {
+        "loadBalancingConfig": [{"round_robin": {}}],
+        "healthCheckConfig": {"serviceName": HEALTH_SERVICE},
+    }
+)
+
+
+def channel_target(target: str | Sequence[str]) -> tuple[str, int]:
+    """A gRPC target for one gateway or several, and how many were named.
+
+    ``"127.0.0.1:50051"`` (one), ``["10.0.0.1:50051", "10.0.0.2:50051"]`` or
+    ``"10.0.0.1:50051,10.0.0.2:50051"`` (IP literals, balanced), ``"ipv4:…"``/``"ipv6:…"`` as
+    gRPC spells them, or ``"dns:///gateways.internal:50051"`` (every address the name resolves
+    to, balanced; counted as several)."""
+    parts = [target] if isinstance(target, str) else list(target)
+    if not parts or any(not p.strip() for p in parts):
+        raise ValueError("target: name at least one gateway, e.g. '127.0.0.1:50051'")
+    if len(parts) == 1:
+        one = parts[0].strip()
+        if one.startswith(("ipv4:", "ipv6:")):
+            return one, max(1, one.count(",") + 1)
+        if one.startswith("dns:"):
+            return one, 2
+        if "," not in one:
+            return one, 1
+        parts = one.split(",")
+    parts = [p.strip() for p in parts]
+    if all(p.startswith("[") for p in parts):
+        return "ipv6:" + ",".join(parts), len(parts)
+    for p in parts:
+        host, _, port = p.rpartition(":")
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            raise ValueError(
+                f"target {p!r}: a list of gateways takes IP:port entries; for host names use "
+                "one DNS name that resolves to every gateway ('dns:///name:port')"
+            ) from None
+        if not port.isdigit():
+            raise ValueError(f"target {p!r}: the port must be a number")
+    return "ipv4:" + ",".join(parts), len(parts)
+
+
+def channel_options(replicas: int) -> list[tuple[str, Any]]:
+    if replicas <= 1:
+        return []
+    return [("grpc.service_config", BALANCED_SERVICE_CONFIG), ("grpc.enable_retries", 1)]
 
 
 class Transport:
@@ -67,7 +126,7 @@ class Transport:
 
     def __init__(
         self,
-        target: str,
+        target: str | Sequence[str],
         agent_id: str,
         api_key: str | None = None,
         timeout: float = 30.0,
@@ -88,14 +147,17 @@ class Transport:
         if api_key:
             self._metadata += (("x-api-key", api_key),)
         self._timeout = timeout
-        self._retry = RetryPolicy(retries)
+        address, replicas = channel_target(target)
+        self._retry = RetryPolicy(retries, replicas=replicas)
         credentials = None
         if tls or root_certificates or certificate_chain:
             credentials = grpc.ssl_channel_credentials(
                 root_certificates, private_key, certificate_chain
             )
-        options = [("grpc.ssl_target_name_override", server_name)] if server_name else []
-        self._channel = self._open(target, credentials, options)
+        options: list[tuple[str, Any]] = list(channel_options(replicas))
+        if server_name:
+            options.append(("grpc.ssl_target_name_override", server_name))
+        self._channel = self._open(address, credentials, options)
         self._stubs: dict[str, Any] = {
             GATEWAY: pb_grpc.MemoryGatewayStub(self._channel),
             HEALTH: health_pb2_grpc.HealthStub(self._channel),
@@ -105,7 +167,7 @@ class Transport:
         self,
         target: str,
         credentials: grpc.ChannelCredentials | None,
-        options: list[tuple[str, str]],
+        options: list[tuple[str, Any]],
     ) -> Any:
         raise NotImplementedError
 

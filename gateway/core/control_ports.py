@@ -29,6 +29,11 @@ class Journal(Protocol):
     are applied). ``append`` returns once the entries are on disk."""
 
     pending_count: int
+    #: True when other processes append to and apply from the same journal (replicas): a write
+    #: may be applied by another process, so waiters poll its state
+    shared: bool
+    #: how often an idle apply lane looks for new entries
+    idle_poll_s: float
 
     async def start(self) -> None: ...
     async def close(self) -> None: ...
@@ -40,7 +45,8 @@ class Journal(Protocol):
         self, limit: int, kinds: Sequence[str] = (), after: int = 0
     ) -> list[JournalEntry]:
         """The oldest entries not applied yet (of the given kinds, with a seq above ``after``),
-        in journal order."""
+        in journal order — exact within a namespace; a partitioned (shared) journal returns only
+        the partitions this process applies, and may interleave namespaces differently."""
 
     async def mark_applied(self, seqs: Sequence[int]) -> None: ...
     async def mark_dead(self, seq: int, error: str) -> None:

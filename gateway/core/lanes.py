@@ -75,7 +75,7 @@ class Lane:
                     continue
                 if state == EntryState.DEAD:
                     raise MemgateError(f"write #{seq} could not be applied; see the audit log")
-                await self._wait_one(fut, timeout)
+                await self._wait_one(fut, timeout, seq)
         except TimeoutError:
             why = self.last_error or "the stores are slow"
             raise Unavailable(
@@ -91,18 +91,27 @@ class Lane:
                     if not lst:
                         del self._waiters[seq]
 
-    async def _wait_one(self, fut: asyncio.Future[None], timeout: float) -> None:
+    async def _wait_one(self, fut: asyncio.Future[None], timeout: float, seq: int) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         outage_since: float | None = None
+        shared = self._journal.shared
         while True:
             now = loop.time()
             if now >= deadline:
                 raise TimeoutError
-            done, _ = await asyncio.wait({fut}, timeout=min(0.1, deadline - now))
+            slice_s = min(self._journal.idle_poll_s if shared else 0.1, deadline - now)
+            done, _ = await asyncio.wait({fut}, timeout=slice_s)
             if done:
                 fut.result()
                 return
+            if shared:  # another replica may have applied it
+                state = await self._journal.state(seq)
+                if state == EntryState.APPLIED:
+                    return
+                if state == EntryState.DEAD:
+                    raise MemgateError(f"write #{seq} could not be applied; see the audit log")
+                continue
             if self.last_error:
                 outage_since = outage_since or now
                 if now - outage_since >= OUTAGE_GRACE_S:
@@ -127,7 +136,7 @@ class Lane:
             if not entries:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=1.0)
+                    await asyncio.wait_for(self._wake.wait(), timeout=self._journal.idle_poll_s)
                 continue
             try:
                 await self._apply_and_mark(entries, ahead=True)

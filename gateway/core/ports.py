@@ -277,6 +277,11 @@ class VectorIndex(Lifecycle, Protocol):
     def needs_rebuild(self) -> bool:
         """True when the persisted index was missing, stale or damaged at start."""
 
+    @unguarded
+    async def sync(self) -> None:
+        """Catch up with changes other processes made (replicas); a no-op for a local index.
+        A recall calls it first, so it sees every write acknowledged as applied anywhere."""
+
     @reads
     async def count(self) -> int: ...
 

@@ -12,6 +12,7 @@ recall is queued (``AuditLog``), not written on the way.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -48,6 +49,8 @@ from gateway.settings import Settings
 OVERFETCH = 4
 #: entity expansion: how many top hits are expanded through the entities they mention
 EXPAND_TOP = 3
+
+log = logging.getLogger("memgate.recall")
 
 
 class Recaller:
@@ -135,6 +138,14 @@ class Recaller:
             self.cache.invalidate(set(namespaces))
 
     async def recall(self, q: RecallQuery) -> RecallResult:
+        try:
+            await self._stores.index.sync()  # other replicas' writes (and cache invalidations)
+        except BackendUnavailable as exc:
+            log.debug("recall without the latest changes of other replicas: %s", exc.message)
+        try:
+            await self._stores.index.sync()  # other replicas' writes (and cache invalidations)
+        except BackendUnavailable as exc:
+            log.debug("recall without the latest changes of other replicas: %s", exc.message)
         key = (
             q.query,
             q.namespaces,

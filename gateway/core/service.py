@@ -63,9 +63,11 @@ class MemoryService:
         summariser: Summariser,
         metrics: Metrics | None = None,
         tracer: Tracer = NULL_TRACER,
+        events: AppliedEvents | None = None,
     ) -> None:
         """``extractor`` mines sessions for facts, ``rules`` is its fallback (the same object
-        when no model is configured); ``summariser`` summarises rolled-off dialogue."""
+        when no model is configured); ``summariser`` summarises rolled-off dialogue;
+        ``events`` (made here when not given) announces applied writes."""
         s, master = settings, settings.master_agent
         self.settings = settings
         self.stores = stores
@@ -74,7 +76,8 @@ class MemoryService:
         self.embedder = embedder
         self.metrics = metrics or Metrics()
         self.tracer = tracer
-        events = AppliedEvents()
+        events = events or AppliedEvents()
+        self.events = events
         turn_results = TurnResults()
         applier = Applier(
             stores,

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import uuid
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -13,21 +15,45 @@ from gateway.core.commands import MemoryWrite
 from gateway.core.control import NewEntry
 from gateway.core.errors import Conflict, FailedPrecondition
 from gateway.core.models import Layer
+from gateway.core.ports import Journal
 from stores.sqlite_journal import SqliteJournal
+
+MakeJournal = Callable[[], Journal]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("redis", marks=pytest.mark.real)])
+async def make_journal(request, tmp_path) -> AsyncIterator[MakeJournal]:  # type: ignore[no-untyped-def]
+    """A factory of journals over one store: a second call is the same journal reopened (a
+    restart), or another replica of it (Redis)."""
+    if request.param == "sqlite":
+        yield lambda: SqliteJournal(tmp_path / "j.db")
+        return
+    from redis.asyncio import Redis
+
+    from stores.redis_journal import RedisJournal
+
+    url = request.getfixturevalue("redis_url")
+    prefix = f"mgtest-{uuid.uuid4().hex[:10]}"
+    yield lambda: RedisJournal(url, prefix=prefix, partitions=4)
+    r = Redis.from_url(url)
+    keys = [k async for k in r.scan_iter(match=f"{prefix}:*", count=1000)]
+    if keys:
+        await r.delete(*keys)
+    await r.aclose()
 
 
 def _e(wid: str, key: str = "", content: str = "c", agent: str = "a") -> NewEntry:
     return NewEntry(wid, agent, key, MemoryWrite("user/u", Layer.SEMANTIC, content))
 
 
-async def test_append_pending_applied_and_reopen(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    j = SqliteJournal(tmp_path / "j.db")
+async def test_append_pending_applied_and_reopen(make_journal: MakeJournal) -> None:
+    j = make_journal()
     await j.start()
     acc = await j.append([_e("w1"), _e("w2")])
     assert [a.write_id for a in acc] == ["w1", "w2"] and acc[0].seq < acc[1].seq
     await j.mark_applied([acc[0].seq])
     await j.close()
-    j2 = SqliteJournal(tmp_path / "j.db")  # a restart sees what is still to apply
+    j2 = make_journal()  # a restart sees what is still to apply
     await j2.start()
     assert [e.write_id for e in await j2.pending(10)] == ["w2"]
     assert await j2.counts() == (1, 1)
@@ -40,8 +66,8 @@ async def test_append_pending_applied_and_reopen(tmp_path) -> None:  # type: ign
     await j2.close()
 
 
-async def test_pending_after_a_seq_skips_the_batch_in_hand(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    j = SqliteJournal(tmp_path / "j.db")
+async def test_pending_after_a_seq_skips_the_batch_in_hand(make_journal: MakeJournal) -> None:
+    j = make_journal()
     await j.start()
     acc = await j.append([_e(f"w{i}") for i in range(5)])
     first = await j.pending(2)
@@ -53,8 +79,8 @@ async def test_pending_after_a_seq_skips_the_batch_in_hand(tmp_path) -> None:  #
     await j.close()
 
 
-async def test_idempotency_key_and_conflict(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    j = SqliteJournal(tmp_path / "j.db")
+async def test_idempotency_key_and_conflict(make_journal: MakeJournal) -> None:
+    j = make_journal()
     await j.start()
     first = (await j.append([_e("w1", key="k")]))[0]
     again = (await j.append([_e("w9", key="k")]))[0]
@@ -67,8 +93,8 @@ async def test_idempotency_key_and_conflict(tmp_path) -> None:  # type: ignore[n
     await j.close()
 
 
-async def test_a_failing_batch_stores_none_of_its_entries(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    j = SqliteJournal(tmp_path / "j.db")
+async def test_a_failing_batch_stores_none_of_its_entries(make_journal: MakeJournal) -> None:
+    j = make_journal()
     await j.start()
     await j.append([_e("w1", key="k")])
     with pytest.raises(Conflict):
@@ -77,8 +103,8 @@ async def test_a_failing_batch_stores_none_of_its_entries(tmp_path) -> None:  # 
     await j.close()
 
 
-async def test_concurrent_appends_are_grouped_and_all_durable(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    j = SqliteJournal(tmp_path / "j.db")
+async def test_concurrent_appends_are_grouped_and_all_durable(make_journal: MakeJournal) -> None:
+    j = make_journal()
     await j.start()
     results = await asyncio.gather(*(j.append([_e(f"w{i}")]) for i in range(200)))
     seqs = [r[0].seq for r in results]
@@ -98,8 +124,8 @@ async def test_one_gateway_per_data_dir(tmp_path) -> None:  # type: ignore[no-un
     await second.close()
 
 
-async def test_prune_drops_only_old_applied_entries(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    j = SqliteJournal(tmp_path / "j.db")
+async def test_prune_drops_only_old_applied_entries(make_journal: MakeJournal) -> None:
+    j = make_journal()
     await j.start()
     acc = await j.append([_e("w1", key="k1"), _e("w2", key="k2")])
     await j.mark_applied([acc[0].seq])
@@ -111,7 +137,7 @@ async def test_prune_drops_only_old_applied_entries(tmp_path) -> None:  # type: 
     await j.close()
 
 
-async def test_typed_commands_round_trip_through_the_journal(tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_typed_commands_round_trip_through_the_journal(make_journal: MakeJournal) -> None:
     from datetime import UTC, datetime
 
     from gateway.core.commands import (
@@ -151,10 +177,14 @@ async def test_typed_commands_round_trip_through_the_journal(tmp_path) -> None: 
         EraseWorking("user/u"),
         EraseWorking("user/u", "s1", ("t1", "t2")),
     ]
-    j = SqliteJournal(tmp_path / "j.db")
+    j = make_journal()
     await j.start()
     await j.append([NewEntry(f"w{i}", "a", "", c) for i, c in enumerate(sent)])
-    assert [e.command for e in await j.pending(10)] == sent
+    got = [e.command for e in await j.pending(10)]
+    # every command decodes to what was sent; within a namespace in journal order (a
+    # partitioned journal may interleave namespaces differently)
+    assert sorted(got, key=sent.index) == sent
+    assert [c for c in got if not isinstance(c, Relate)] == sent[:-1]
     await j.close()
 
 
@@ -210,3 +240,90 @@ async def test_erase_pending_neutralises_earlier_entries_and_leaves_no_copy(tmp_
     await j.close()
     for f in tmp_path.iterdir():
         assert secret.encode() not in f.read_bytes(), f.name
+# --- the Redis Streams journal across replicas -------------------------------------------------
+
+_REDIS_KW = {"partitions": 4, "lease_ms": 600, "reclaim_idle_ms": 300}
+
+
+@pytest.fixture
+async def redis_prefix(redis_url: str) -> AsyncIterator[str]:
+    from redis.asyncio import Redis
+
+    prefix = f"mgtest-{uuid.uuid4().hex[:10]}"
+    yield prefix
+    r = Redis.from_url(redis_url)
+    keys = [k async for k in r.scan_iter(match=f"{prefix}:*", count=1000)]
+    if keys:
+        await r.delete(*keys)
+    await r.aclose()
+
+
+def _redis_journal(url: str, prefix: str, name: str):  # type: ignore[no-untyped-def]
+    from stores.redis_journal import RedisJournal
+
+    return RedisJournal(url, prefix=prefix, consumer=name, **_REDIS_KW)  # type: ignore[arg-type]
+
+
+async def _drain(j, rounds: int = 1) -> list[str]:  # type: ignore[no-untyped-def]
+    got: list[str] = []
+    for _ in range(rounds):
+        batch = await j.pending(100)
+        got += [e.write_id for e in batch]
+        await j.mark_applied([e.seq for e in batch])
+    return got
+
+
+@pytest.mark.real
+async def test_replicas_share_the_partitions_and_apply_each_write_once(
+    redis_url: str, redis_prefix: str
+) -> None:
+    a = _redis_journal(redis_url, redis_prefix, "a")
+    b = _redis_journal(redis_url, redis_prefix, "b")
+    await a.start()
+    await b.start()
+    await asyncio.sleep(0.5)  # a gives back what is over its share once b is a member
+    await a._balance()
+    await b._balance()
+    assert a.owned and b.owned and not (a.owned & b.owned)
+    assert a.owned | b.owned == frozenset(range(4))
+    written = [
+        NewEntry(f"w{i}", "ag", f"k{i}", MemoryWrite(f"user/u{i % 7}", Layer.SEMANTIC, f"c{i}"))
+        for i in range(60)
+    ]
+    acc = await a.append(written[:30]) + await b.append(written[30:])
+    applied = await _drain(a) + await _drain(b)
+    assert sorted(applied) == sorted(e.write_id for e in written)  # each once, none missing
+    assert await a.states([x.seq for x in acc]) == {x.seq: 1 for x in acc}
+    assert await a.counts() == (0, 60)
+    await a.close()
+    await b.close()
+
+
+@pytest.mark.real
+async def test_a_dead_consumers_entries_are_reclaimed_in_order(
+    redis_url: str, redis_prefix: str
+) -> None:
+    a = _redis_journal(redis_url, redis_prefix, "a")
+    await a.start()
+    assert a.owned == frozenset(range(4))  # alone: every partition
+    first = await a.append([_e(f"w{i}") for i in range(5)])  # one namespace: one partition
+    taken = await a.pending(3)  # delivered to a, then a "dies" (no ack, no lease renewal)
+    assert [e.write_id for e in taken] == ["w0", "w1", "w2"]
+    assert a._lease_task is not None
+    a._lease_task.cancel()
+    b = _redis_journal(redis_url, redis_prefix, "b")
+    await b.start()
+    deadline = asyncio.get_running_loop().time() + 10
+    order: list[str] = []
+    while len(order) < 5 and asyncio.get_running_loop().time() < deadline:
+        await b._balance()
+        order += await _drain(b)
+        await asyncio.sleep(0.1)
+    assert order == ["w0", "w1", "w2", "w3", "w4"]  # the reclaimed ones first, in order
+    assert await b.states([x.seq for x in first]) == {x.seq: 1 for x in first}
+    r = b._r
+    assert r is not None
+    p = first[0].seq % 1024
+    assert (await r.xpending(f"{redis_prefix}:{{j{p}}}:s", "apply"))["pending"] == 0
+    await b.close()
+    await a.close()

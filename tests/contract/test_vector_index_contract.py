@@ -4,6 +4,7 @@ FAISS in memory, FAISS persisted to a data dir, and the persisted one behind the
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -28,10 +29,18 @@ def near(v: np.ndarray, seed: int, noise: float) -> np.ndarray:
     return (w / np.linalg.norm(w)).astype(np.float32)
 
 
-@pytest.fixture(params=["memory", "disk", "disk+breaker"])
+@pytest.fixture(
+    params=["memory", "disk", "disk+breaker", pytest.param("replicated", marks=pytest.mark.real)]
+)
 async def index(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[VectorIndex]:
     data = None if request.param == "memory" else tmp_path / "faiss"
-    raw = ShardedFaissIndex(data, dim=DIM, shards=4)
+    raw: VectorIndex = ShardedFaissIndex(data, dim=DIM, shards=4)
+    if request.param == "replicated":  # a gateway replica's index (stores/redis_changes.py)
+        from stores.redis_changes import ReplicatedIndex
+
+        url = request.getfixturevalue("redis_url")
+        prefix = f"mgtest-{uuid.uuid4().hex[:10]}"
+        raw = ReplicatedIndex(raw, url, records=None, origin="a", prefix=prefix)  # type: ignore[arg-type]
     await raw.start()
     store: VectorIndex = raw
     if request.param.endswith("+breaker"):
@@ -40,6 +49,18 @@ async def index(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         yield store
     finally:
         await raw.close()
+        if request.param == "replicated":
+            await _drop_keys(request.getfixturevalue("redis_url"), prefix)
+
+
+async def _drop_keys(url: str, prefix: str) -> None:
+    from redis.asyncio import Redis
+
+    r = Redis.from_url(url)
+    keys = [k async for k in r.scan_iter(match=f"{prefix}:*", count=1000)]
+    if keys:
+        await r.delete(*keys)
+    await r.aclose()
 
 
 async def test_search_many_answers_each_row_like_search(index: VectorIndex) -> None:

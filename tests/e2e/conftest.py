@@ -48,9 +48,7 @@ def gateway_settings(tmp_path: Path, **overrides: Any) -> Settings:
     return replace(base, **overrides)
 
 
-@pytest.fixture(
-    scope="module", params=["embedded", pytest.param("real", marks=pytest.mark.real)]
-)
+@pytest.fixture(scope="module", params=["embedded", pytest.param("real", marks=pytest.mark.real)])
 def backend(request: pytest.FixtureRequest) -> dict[str, str]:
     if request.param == "embedded":
         return {}

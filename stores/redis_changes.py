@@ -1,0 +1,262 @@
+"""A replica's vector index kept current across gateway replicas: a ``VectorIndex`` around this
+process's FAISS shards that publishes the ids it indexes or drops on a Redis stream of changes,
+and follows the other replicas' changes (the vectors travel on the stream: no records read).
+
+Key (the hash tag puts it in one Redis Cluster slot)::
+
+    <prefix>:{changes}:s   stream  op (u|d), origin (replica), i: JSON ids (u: [id, namespace,
+                           layer] each), v: their float32 vectors; ids "<n>-0" without gaps,
+                           capped at about MAXLEN entries
+    <prefix>:{changes}:n   string  the last n
+
+Read-your-writes across replicas: the applier indexes (and so publishes) a batch before it marks
+it applied in the journal, and every ``search``/``search_many``/``sync`` first reads the stream
+up to its end. So once a write is acknowledged as applied, a recall on any replica sees it.
+
+A replica always rebuilds its shards from the records at start (``needs_rebuild``); it follows
+the stream from the position it had *before* the rebuild, so nothing applied meanwhile is missed.
+Upserts of that rebuild are not published (they are no change): publishing starts with the first
+``flush`` after a ``reset``. A replica that falls behind the stream's cap (the next change it
+needs was trimmed: a gap in the numbering) rebuilds from the records again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from gateway.core.errors import BackendUnavailable
+from gateway.core.models import Layer, VectorItem
+from gateway.core.ports import RecordStore, VectorIndex
+
+log = logging.getLogger("memgate.redis_changes")
+
+#: the stream keeps about this many changes (batches); a replica that falls further behind
+#: rebuilds its shards from the records
+MAXLEN = 10_000
+
+# KEYS: stream, counter. ARGV: maxlen, then field/value pairs. Ids are "<n>-0", n = 1, 2, 3, …
+# with no gaps, so a follower knows when changes it never read were trimmed.
+_PUBLISH = """
+local n = redis.call('INCR', KEYS[2])
+local args = {'XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], n .. '-0'}
+for i = 2, #ARGV do args[#args + 1] = ARGV[i] end
+redis.call(unpack(args))
+return n
+"""
+FOLLOW_EVERY_S = 0.5
+
+Listener = Callable[[frozenset[str]], None]
+
+
+class ReplicatedIndex:
+    """``VectorIndex``: ``inner`` (this replica's shards) plus the shared change stream."""
+
+    def __init__(
+        self,
+        inner: VectorIndex,
+        url: str,
+        records: RecordStore,
+        origin: str,
+        prefix: str = "mg",
+        on_change: Listener | None = None,
+    ) -> None:
+        self._inner = inner
+        self._url = url
+        self._records = records
+        self.origin = origin
+        self._key = f"{prefix}:{{changes}}:s"
+        self._counter = f"{prefix}:{{changes}}:n"
+        self._on_change = on_change
+        self._r: aioredis.Redis | None = None
+        self._cursor = "0-0"
+        self._live = False  # publishing: off during a rebuild
+        self._lock = asyncio.Lock()
+        self._follower: asyncio.Task[None] | None = None
+        self.followed = 0  # changes of other replicas applied here
+        self.rebuilds = 0  # full rebuilds after falling behind the stream's retention
+
+    async def start(self) -> None:
+        self._r = aioredis.Redis.from_url(self._url, socket_timeout=10, socket_connect_timeout=5)
+        self._publish_script = self._r.register_script(_PUBLISH)
+        async with _mapped():
+            last = await self._r.xrevrange(self._key, count=1)
+        self._cursor = _s(last[0][0]) if last else "0-0"  # before the rebuild from the records
+        await self._inner.start()
+        self._follower = asyncio.create_task(self._follow(), name="index-follower")
+
+    async def close(self) -> None:
+        if self._follower:
+            self._follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._follower
+        await self._inner.close()
+        if self._r is not None:
+            await self._r.aclose()
+            self._r = None
+
+    async def durability(self) -> str:
+        """Derived from the records (rebuilt when behind): as durable as the inner index."""
+        return await self._inner.durability()
+
+    async def ping(self) -> None:
+        await self._inner.ping()
+
+    def needs_rebuild(self) -> bool:
+        return True  # other replicas changed the records while this one was away
+
+    async def reset(self) -> None:
+        self._live = False
+        await self._inner.reset()
+
+    async def flush(self) -> None:
+        await self._inner.flush()
+        self._live = True
+
+    async def count(self) -> int:
+        return await self._inner.count()
+
+    async def upsert(self, items: Sequence[VectorItem]) -> None:
+        await self._inner.upsert(items)
+        if self._live and items:
+            vectors = np.stack([np.asarray(i.vector, dtype=np.float32) for i in items])
+            await self._publish(
+                "u", [[i.id, i.namespace, i.layer.value] for i in items], vectors.tobytes()
+            )
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        await self._inner.delete(ids)
+        if self._live and ids:
+            await self._publish("d", list(ids), b"")
+
+    async def search(
+        self,
+        vector: np.ndarray,
+        namespaces: Sequence[str],
+        k: int,
+        layers: Sequence[Layer] | None = None,
+    ) -> list[tuple[str, float]]:
+        await self.sync()
+        return await self._inner.search(vector, namespaces, k, layers)
+
+    async def search_many(
+        self,
+        vectors: np.ndarray,
+        namespaces: Sequence[str],
+        k: int,
+        layers: Sequence[Layer] | None = None,
+    ) -> list[list[tuple[str, float]]]:
+        await self.sync()
+        return await self._inner.search_many(vectors, namespaces, k, layers)
+
+    async def sync(self) -> None:
+        """Apply every change other replicas published before this call. Concurrent callers
+        share one catch-up: each waits only until the stream's end it saw has been applied."""
+        if self._r is None:
+            return
+        async with _mapped():
+            last = await self._r.xrevrange(self._key, count=1)
+        if not last or _id(last[0][0]) <= _id(self._cursor):
+            return
+        target = _id(last[0][0])
+        async with self._lock:
+            while _id(self._cursor) < target:
+                async with _mapped():
+                    got: Any = await self._r.xread({self._key: self._cursor}, count=1000)
+                if not got:
+                    return
+                entries = got[0][1]
+                if _id(entries[0][0])[0] != _id(self._cursor)[0] + 1:
+                    await self._rebuild()  # the changes in between were trimmed
+                    continue
+                await self._apply(entries)
+                self._cursor = _s(entries[-1][0])
+
+    async def _apply(self, entries: list[tuple[Any, dict[bytes, bytes]]]) -> None:
+        """Other replicas' changes, in stream order: the last word on an id wins."""
+        latest: dict[str, VectorItem | None] = {}
+        for _, fields in entries:
+            if _s(fields[b"o"]) == self.origin:
+                continue
+            listed = json.loads(fields[b"i"])
+            if _s(fields[b"op"]) == "d":
+                latest.update(dict.fromkeys(listed))
+                continue
+            vectors = np.frombuffer(fields[b"v"], dtype=np.float32).reshape(len(listed), -1)
+            for (mid, namespace, layer), vector in zip(listed, vectors, strict=True):
+                latest[mid] = VectorItem(mid, namespace, Layer(layer), vector.copy())
+        if not latest:
+            return
+        gone = sorted(mid for mid, item in latest.items() if item is None)
+        items = [item for item in latest.values() if item is not None]
+        if gone:
+            await self._inner.delete(gone)
+        if items:
+            await self._inner.upsert(items)
+        self.followed += len(latest)
+        if self._on_change:
+            namespaces = {i.namespace for i in items}
+            if gone:
+                found = await self._records.get(gone)
+                namespaces |= {m.namespace for m in found.values()}
+            self._on_change(frozenset(namespaces))
+
+    async def _publish(self, op: str, listed: list[Any], vectors: bytes) -> None:
+        assert self._r is not None
+        args: list[str | bytes | int] = [MAXLEN, "op", op, "o", self.origin]
+        args += ["i", json.dumps(listed), "v", vectors]
+        async with _mapped():
+            await self._publish_script(keys=[self._key, self._counter], args=args)
+
+    async def _rebuild(self) -> None:
+        """Changes this replica had not read were trimmed: start over from the records."""
+        assert self._r is not None
+        log.warning("index changes were trimmed before this replica read them: rebuilding")
+        async with _mapped():
+            last = await self._r.xrevrange(self._key, count=1)
+        cursor = _s(last[0][0]) if last else "0-0"
+        await self._inner.reset()
+        async for batch in self._records.iter_vectors(2000):
+            await self._inner.upsert(batch)
+        await self._inner.flush()
+        self._cursor = cursor
+        self.rebuilds += 1
+        if self._on_change:
+            self._on_change(frozenset(await self._records.namespaces()))
+
+    async def _follow(self) -> None:
+        while True:
+            await asyncio.sleep(FOLLOW_EVERY_S)
+            try:
+                await self.sync()
+            except BackendUnavailable as exc:
+                log.warning("following index changes paused: %s", exc.message)
+            except Exception:  # noqa: BLE001 - keep following
+                log.exception("following index changes failed; retrying")
+
+
+def _id(v: Any) -> tuple[int, int]:
+    """A stream id as a comparable pair."""
+    ms, _, seq = _s(v).partition("-")
+    return int(ms), int(seq or 0)
+
+
+def _s(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+@contextlib.asynccontextmanager
+async def _mapped() -> Any:
+    try:
+        yield
+    except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+        raise BackendUnavailable("redis", f"index changes: {exc}") from exc

@@ -1,0 +1,84 @@
+"""Gateway processes for multi-gateway tests: started with the CLI on loopback (port 0), each
+with its own data dir, killed with SIGKILL or stopped at the end."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class GatewayProcess:
+    proc: subprocess.Popen[bytes]
+    address: str
+    log: Path
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown hook runs (a crash)."""
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def spawn(data_dir: Path, flags: list[str], env: dict[str, str] | None = None) -> GatewayProcess:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    log = data_dir.parent / f"{data_dir.name}-{time.monotonic_ns()}.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gateway.cli", "serve", "--port", "0", "--host", "127.0.0.1",
+             "--data-dir", str(data_dir), "--embedder", "hash", *flags],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(env or {})},
+        )  # fmt: skip
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        m = re.search(r"listening on (\S+)", log.read_text(errors="replace"))
+        if m:
+            return GatewayProcess(proc, m.group(1), log)
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.kill()
+    raise AssertionError(f"gateway did not start:\n{log.read_text(errors='replace')[-3000:]}")
+
+
+@dataclass
+class Fleet:
+    gateways: list[GatewayProcess] = field(default_factory=list)
+
+    @property
+    def addresses(self) -> list[str]:
+        return [g.address for g in self.gateways]
+
+
+@contextlib.contextmanager
+def fleet(
+    root: Path, n: int, flags: list[str], env: dict[str, str] | None = None
+) -> Iterator[Fleet]:
+    """``n`` gateways, each with its own data dir under ``root``; all stopped at the end."""
+    running = Fleet()
+    try:
+        for i in range(n):
+            own = {"MEMGATE_REPLICA_ID": f"{root.name}-gw{i}", **(env or {})}
+            running.gateways.append(spawn(root / f"gw{i}", flags, own))
+        yield running
+    finally:
+        for g in running.gateways:
+            g.stop()
