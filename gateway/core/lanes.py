@@ -132,7 +132,14 @@ class Lane:
     async def _run(self) -> None:
         backoff = 0.05
         while True:
-            entries = await self._journal.pending(self._batch, kinds=self.kinds)
+            try:
+                entries = await self._journal.pending(self._batch, kinds=self.kinds)
+            except BackendUnavailable as exc:  # a shared journal's server is down: wait for it
+                self.last_error = exc.message
+                log.warning("journal unreadable: %s (retrying in %.1fs)", exc.message, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+                continue
             if not entries:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):

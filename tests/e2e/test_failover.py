@@ -1,7 +1,8 @@
 """Failover (loopback, bounded): 3 gateway replicas on one Redis and one Neo4j, 8 writers and
 8 readers through the load-balancing client; one replica is killed with SIGKILL mid-load. Every
 acknowledged write is present exactly once, reads go on on the survivors, and the dead
-replica's unacknowledged journal entries are reclaimed and applied.
+replica's unacknowledged journal entries are reclaimed and applied. Then the same with the
+Redis server (a private one, AOF with fsync always) restarted mid-load.
 
 Reduced size by default; the full size: ``MEMGATE_FAILOVER_WRITES=500 python -m pytest
 tests/e2e/test_failover.py`` (writes per writer)."""
@@ -9,6 +10,7 @@ tests/e2e/test_failover.py`` (writes per writer)."""
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 import uuid
@@ -19,7 +21,7 @@ import pytest
 from redis import Redis
 
 from gateway.client import GatewayClient
-from tests.e2e.gateways import Fleet, fleet
+from tests.e2e.gateways import Fleet, PrivateRedis, fleet, free_port
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
@@ -149,3 +151,64 @@ def test_kill_one_replica_mid_load(replicas: Fleet, redis_url: str, prefix: str)
         f"failover: {len(acked)} writes, {reads[0]} reads in {elapsed:.1f}s; "
         f"{held_at_kill} entries held by the killed replica, reclaimed"
     )
+
+
+@pytest.mark.timeout(300)
+def test_redis_restart_mid_load(tmp_path: Path, neo4j_uri: str) -> None:
+    """Redis (AOF, appendfsync always) restarted under load: writes ride it out on retries,
+    and every acknowledged one is stored exactly once."""
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server not installed (Debian: apt-get install redis-server)")
+    redis = PrivateRedis(free_port(), tmp_path / "redis")
+    redis.start()
+    flags = ["--journal", "redis", "--redis-url", redis.url, "--neo4j-uri", neo4j_uri]
+    env = {"MEMGATE_REDIS_JOURNAL_LEASE_MS": "1500"}
+    writers, writes = 4, 20
+    namespaces = [f"user/r-{uuid.uuid4().hex[:8]}-{w}" for w in range(writers)]
+    acked: list[str] = []
+    errors: list[str] = []
+    half = threading.Barrier(writers + 1)
+
+    def writer(w: int, addresses: list[str]) -> None:
+        with GatewayClient(addresses, agent_id="master", timeout=20, retries=8) as c:
+            for i in range(writes):
+                if i == writes // 2:
+                    half.wait(120)
+                try:
+                    acked.append(
+                        c.write(
+                            namespaces[w],
+                            "semantic",
+                            f"{uuid.uuid4().hex} writer {w} note {i}",
+                            wait=(i % 4 == 0),
+                            idempotency_key=f"{w}-{i}",
+                        )  # fmt: skip
+                    )
+                except Exception as exc:  # noqa: BLE001 - counted: must stay zero
+                    errors.append(f"write {w}-{i}: {exc}")
+
+    try:
+        with fleet(tmp_path / "gws", 3, flags, env) as gws:
+            threads = [
+                threading.Thread(target=writer, args=(w, gws.addresses)) for w in range(writers)
+            ]
+            for t in threads:
+                t.start()
+            half.wait(120)
+            redis.stop()  # writes in flight now fail over to retries
+            time.sleep(1.0)
+            redis.start()  # the AOF brings back every acknowledged entry
+            for t in threads:
+                t.join(240)
+            assert not errors, errors[:5]
+            assert len(acked) == writers * writes
+            with GatewayClient(gws.addresses[0], agent_id="master", timeout=30) as c:
+                deadline = time.monotonic() + 60
+                while c.stats().journal_pending and time.monotonic() < deadline:
+                    time.sleep(0.5)
+                assert c.stats().journal_pending == 0
+                ids, marks = _stored(c, namespaces)
+            assert sorted(ids) == sorted(acked)
+            assert len(marks) == writers * writes and set(marks.values()) == {1}
+    finally:
+        redis.stop()
