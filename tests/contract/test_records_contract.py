@@ -336,15 +336,17 @@ def _reference_bm25(query: str, k1: float = 1.2, b: float = 0.75) -> list[int]:
 async def test_keyword_search_agrees_with_reference_bm25(record_store: RecordStore) -> None:
     """SQLite FTS5 and Neo4j Lucene rank the analysed terms with BM25 (k1 1.2, b 0.75). Their
     IDF differs in detail (FTS5 clamps terms in over half the rows, each counts its own whole
-    index), so the tolerance: the same best hit, and at least all but one of the reference's
-    top 3 in the adapter's top 3."""
+    index, and a shared server's index holds other tests' memories too), so the tolerance: each
+    best hit in the other's top 2, and all but one of the reference's top 3 in the adapter's."""
     ns = uid("ns")
     mems = [mem(ns, text) for text in AGREEMENT_CORPUS]
     await record_store.put(mems)
     for query in AGREEMENT_QUERIES:
         want = [mems[i].id for i in _reference_bm25(query)][:3]
         got = [h[0] for h in await record_store.keyword_search([ns], [Layer.SEMANTIC], query, 3)]
-        assert got[:1] == want[:1], query
+        # the engines' IDF counts the whole database (a shared server holds other tests' data):
+        # the best hit of each is in the other's top 2, and the top 3 agree but for one
+        assert got[:1][0] in want[:2] and want[:1][0] in got[:2], query
         assert len(set(got) & set(want)) >= len(want) - 1, query
 
 
