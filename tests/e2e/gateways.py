@@ -93,6 +93,7 @@ class PrivateRedis:
     port: int
     data: Path
     proc: subprocess.Popen[bytes] | None = None
+    appendfsync: str = "always"
 
     @property
     def url(self) -> str:
@@ -102,7 +103,7 @@ class PrivateRedis:
         self.data.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir",
-             str(self.data), "--appendonly", "yes", "--appendfsync", "always", "--save", ""],
+             str(self.data), "--appendonly", "yes", "--appendfsync", self.appendfsync, "--save", ""],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )  # fmt: skip

@@ -86,9 +86,20 @@ def test_payloads_stay_in_the_journal_until_the_stores_have_the_write(tmp_path: 
 
 @pytest.mark.real
 def test_a_redis_without_appendfsync_always_is_refused_when_strict(
-    tmp_path: Path, redis_url: str, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The test Redis runs with appendfsync everysec (the common default)."""
+    """A Redis of the test's own with appendfsync everysec (the common default)."""
+    from tests.e2e.gateways import PrivateRedis, free_port
+
+    server = PrivateRedis(free_port(), tmp_path / "redis", appendfsync="everysec")
+    server.start()
+    try:
+        _refused_when_strict(tmp_path, server.url, caplog)
+    finally:
+        server.stop()
+
+
+def _refused_when_strict(tmp_path: Path, redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
 
     async def start(strict: bool) -> None:
         settings = Settings(
@@ -114,8 +125,6 @@ def test_a_redis_without_appendfsync_always_is_refused_when_strict(
             await store.close()
 
     problem = asyncio.run(redis_says())
-    if not problem:
-        pytest.skip("this Redis already runs with appendfsync always")
     assert "appendfsync" in problem and "always" in problem
     with pytest.raises(FailedPrecondition, match="appendfsync"):
         asyncio.run(start(True))
