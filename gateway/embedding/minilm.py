@@ -20,6 +20,7 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -173,7 +174,36 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return out
 
 
-class MiniLMEmbedder:
+class LengthBucketed:
+    """The MiniLM embedders' shared ``embed``: tokenise, sort by token length, run batches of
+    similar length (padded only to the batch's longest), put the rows back in input order."""
+
+    _tokenizer: Any
+    dim: int
+    batch_size: int
+
+    def _embed_batch(self, batch_ids: list[list[int]]) -> np.ndarray:
+        raise NotImplementedError
+
+    def token_lengths(self, texts: Sequence[str]) -> list[int]:
+        """Token counts after truncation (including [CLS] and [SEP])."""
+        return [len(e.ids) for e in self._tokenizer.encode_batch(_as_list(texts))]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = _as_list(texts)
+        n = len(texts)
+        out = np.empty((n, self.dim), dtype=np.float32)
+        if n == 0:
+            return out
+        ids = [e.ids for e in self._tokenizer.encode_batch(texts)]
+        order = sorted(range(n), key=lambda i: len(ids[i]))
+        for start in range(0, n, self.batch_size):
+            idx = order[start : start + self.batch_size]
+            out[idx] = self._embed_batch([ids[i] for i in idx])
+        return out
+
+
+class MiniLMEmbedder(LengthBucketed):
     """Sentence embedder reproducing sentence-transformers/all-MiniLM-L6-v2.
 
     ``embed`` returns float32 ``(n, 384)`` L2-normalised rows in input order.
@@ -266,22 +296,6 @@ class MiniLMEmbedder:
 
     # ------------------------------------------------------------------ API
 
-    def token_lengths(self, texts: Sequence[str]) -> list[int]:
-        """Token counts after truncation (including [CLS] and [SEP])."""
-        return [len(e.ids) for e in self._tokenizer.encode_batch(_as_list(texts))]
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        texts = _as_list(texts)
-        n = len(texts)
-        out = np.empty((n, self.dim), dtype=np.float32)
-        if n == 0:
-            return out
-        ids = [e.ids for e in self._tokenizer.encode_batch(texts)]
-        order = sorted(range(n), key=lambda i: len(ids[i]))
-        for start in range(0, n, self.batch_size):
-            idx = order[start : start + self.batch_size]
-            out[idx] = self._embed_batch([ids[i] for i in idx])
-        return out
 
     # ------------------------------------------------------------- internals
 

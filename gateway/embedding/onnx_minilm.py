@@ -39,7 +39,6 @@ import logging
 import math
 import os
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +49,7 @@ from .minilm import (
     INSTALL_HINT,
     MODEL_NAME,
     MODEL_PACKAGE,
-    _as_list,
+    LengthBucketed,
     _missing_model_error,
     default_model_dir,
 )
@@ -266,7 +265,7 @@ def quantize_int8(model: Any) -> bytes:
 # --------------------------------------------------------------------------- embedder
 
 
-class OnnxMiniLMEmbedder:
+class OnnxMiniLMEmbedder(LengthBucketed):
     """all-MiniLM-L6-v2 on ONNX Runtime; same ``Embedder`` protocol as the numpy one.
 
     variant: ``"fp32"`` or ``"int8"`` (dynamic quantisation of the MatMul weights).
@@ -396,22 +395,6 @@ class OnnxMiniLMEmbedder:
 
     # ------------------------------------------------------------------ API
 
-    def token_lengths(self, texts: Sequence[str]) -> list[int]:
-        """Token counts after truncation (including [CLS] and [SEP])."""
-        return [len(e.ids) for e in self._tokenizer.encode_batch(_as_list(texts))]
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        texts = _as_list(texts)
-        n = len(texts)
-        out = np.empty((n, self.dim), dtype=np.float32)
-        if n == 0:
-            return out
-        ids = [e.ids for e in self._tokenizer.encode_batch(texts)]
-        order = sorted(range(n), key=lambda i: len(ids[i]))
-        for start in range(0, n, self.batch_size):
-            idx = order[start : start + self.batch_size]
-            out[idx] = self._embed_batch([ids[i] for i in idx])
-        return out
 
     def _embed_batch(self, batch_ids: list[list[int]]) -> np.ndarray:
         b = len(batch_ids)
