@@ -12,10 +12,13 @@ said them), EndSession(wait) after each session, then the memories formation wro
   code the gateway runs, applied to the same turns) against the stable ground-truth facts
   (attribute / preference / constraint); recall counts facts with at least one right candidate;
 * promotion precision — formed semantic memories that match a stable fact (a one-off "passing"
-  mention or a third party's fact promoted counts against it); ``formed_wrong_but_own_words``
-  counts the wrong ones the speaker did say of themselves but the benchmark files as a third
-  party's (its near-miss distractors, e.g. "I'm not a huge fan of X");
+  mention, a third party's fact, reported speech, a question, a hypothetical, a past habit or a
+  joke promoted counts against it);
 * promotion recall — of the facts said in at least two sessions (promotable), those formed.
+
+``candidates_matching_distractors`` counts, per distractor type, the candidates whose speaker and
+value are those of a labelled non-fact (bench/dialogues/distractors.py); ``--wrong`` lists every
+wrong candidate and formed memory.
 
 A candidate matches a fact when the speaker is its subject, the key is of a compatible kind and
 the values share their content words (either way round); a fact's changed / added values count.
@@ -32,6 +35,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +59,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     "employer": ("job",),
     "pet": ("pet",),
     "likes": ("fav_food", "drink", "hobby"),
+    "dislikes": ("dislike_food",),
     "favourite": ("fav_food", "drink", "hobby"),
     "hobby": ("hobby",),
     "learning": ("language",),
@@ -77,7 +82,8 @@ def compatible(kind: str, rel: str, gt_key: str) -> bool:
 
 def values_of(fact: dict[str, Any]) -> list[str]:
     extra = [c["value"] for c in fact.get("changed", []) + fact.get("added", [])]
-    return [fact["value"], *extra]
+    zh = [fact["value_zh"]] if fact.get("value_zh") else []
+    return [fact["value"], *zh, *extra]
 
 
 def same_value(a: str, b: str) -> bool:
@@ -97,16 +103,16 @@ def match(key: str, value: str, facts: list[dict[str, Any]]) -> dict[str, Any] |
     return None
 
 
-def own_words(key: str, value: str, facts: list[dict[str, Any]]) -> bool:
-    """The benchmark files the statement under a third party ("(someone else)"), but the speaker
-    said it of themselves ("I'm not a huge fan of X")."""
+def distractor(key: str, value: str, facts: list[dict[str, Any]]) -> str:
+    """The type of the labelled non-fact a (key, value) was drawn from ("" = none): said by the
+    candidate's subject, with the same value (whatever key it was filed under)."""
     subject = key.split(".")[0]
-    return any(
-        f["type"] == "third_party"
-        and slug(f.get("mentioned_by", "")) == subject
-        and any(same_value(value, v) for v in values_of(f))
-        for f in facts
-    )
+    for f in facts:
+        if f["type"] in STABLE or slug(f.get("mentioned_by", f["subject"])) != subject:
+            continue
+        if any(same_value(value, v) for v in values_of(f)):
+            return str(f["type"])
+    return ""
 
 
 def sessions_of(turn_ids: list[str]) -> set[str]:
@@ -126,12 +132,13 @@ class Tally:
     candidates: int = 0
     candidates_right: int = 0
     candidates_passing: int = 0
+    candidates_distractor: Counter[str] = field(default_factory=Counter)
+    candidates_wrong: list[str] = field(default_factory=list)
     facts: int = 0
     facts_found: int = 0
     formed: int = 0
     formed_right: int = 0
     formed_wrong: list[str] = field(default_factory=list)
-    formed_own_third_party: int = 0
     promotable: int = 0
     promotable_formed: int = 0
     turns: int = 0
@@ -152,10 +159,10 @@ class Tally:
             "promotion_recall": ratio(self.promotable_formed, self.promotable),
             "candidates": self.candidates,
             "candidates_matching_passing_mentions": self.candidates_passing,
+            "candidates_matching_distractors": dict(sorted(self.candidates_distractor.items())),
             "stable_facts": self.facts,
             "formed": self.formed,
             "formed_wrong": self.formed_wrong[:20],
-            "formed_wrong_but_own_words": self.formed_own_third_party,
             "promotable_facts": self.promotable,
             "turns": self.turns,
             "turns_per_s": round(self.turns / self.seconds, 1) if self.seconds else 0.0,
@@ -164,7 +171,6 @@ class Tally:
 
 def extraction(conv: dict[str, Any], tally: Tally) -> None:
     stable = [f for f in conv["facts"] if f["type"] in STABLE]
-    passing = [f for f in conv["facts"] if f["type"] == "passing"]
     found: set[int] = set()
     seen: set[tuple[str, str]] = set()
     extractor = RuleExtractor()
@@ -182,8 +188,14 @@ def extraction(conv: dict[str, Any], tally: Tally) -> None:
             if f is not None:
                 tally.candidates_right += 1
                 found.add(id(f))
-            elif match(c.key, c.value, passing) is not None:
-                tally.candidates_passing += 1
+            else:
+                kind = distractor(c.key, c.value, conv["facts"])
+                tally.candidates_passing += kind == "passing"
+                if kind:
+                    tally.candidates_distractor[kind] += 1
+                tally.candidates_wrong.append(
+                    f"{conv['id']} {c.key} = {c.value} ({kind or '?'}; {c.confidence}) <- {c.quote}"
+                )
     tally.facts += len(stable)
     tally.facts_found += len(found)
 
@@ -212,7 +224,6 @@ def formation(client: GatewayClient, conv: dict[str, Any], tally: Tally) -> None
         f = match(key, value, stable)
         if f is None:
             tally.formed_wrong.append(f"{conv['id']} {key} = {value}")
-            tally.formed_own_third_party += own_words(key, value, conv["facts"])
         else:
             tally.formed_right += 1
             formed_facts.add(id(f))
@@ -221,7 +232,7 @@ def formation(client: GatewayClient, conv: dict[str, Any], tally: Tally) -> None
     tally.promotable_formed += sum(id(f) in formed_facts for f in todo)
 
 
-def run(data: Path, backend: str, limit: int = 0) -> dict[str, Any]:
+def run(data: Path, backend: str, limit: int = 0, wrong: bool = False) -> dict[str, Any]:
     convs = json.loads(data.read_text())["conversations"][: limit or None]
     extra: dict[str, Any] = {}
     if backend == "real":
@@ -247,7 +258,12 @@ def run(data: Path, backend: str, limit: int = 0) -> dict[str, Any]:
                 extraction(conv, part)
                 formation(client, conv, part)
                 tally.add(part)
-    return {"dataset": data.name, "backend": backend, "conversations": len(convs), **tally.report()}
+    report = {"dataset": data.name, "backend": backend, "conversations": len(convs)}
+    report.update(tally.report())
+    if wrong:
+        report["candidates_wrong"] = tally.candidates_wrong
+        report["formed_wrong"] = tally.formed_wrong
+    return report
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -255,9 +271,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", type=Path, default=Path("bench/dialogues/longdialog-v1.json"))
     p.add_argument("--backend", choices=["embedded", "real", "both"], default="embedded")
     p.add_argument("--limit", type=int, default=0, help="first N conversations only")
+    p.add_argument("--wrong", action="store_true", help="list every wrong candidate and memory")
     args = p.parse_args(argv)
     for backend in ("embedded", "real") if args.backend == "both" else (args.backend,):
-        print(json.dumps(run(args.data, backend, args.limit), ensure_ascii=False, indent=1))
+        r = run(args.data, backend, args.limit, args.wrong)
+        print(json.dumps(r, ensure_ascii=False, indent=1))
     return 0
 
 

@@ -22,7 +22,13 @@ Question categories and evidence (turn ids ``D<session>:<n>``):
 
 ``facts`` per conversation: subject, normalised key, value, type (preference / attribute /
 constraint / passing), and the turns where it is stated, restated, changed; ``passing`` facts are
-one-off small-talk mentions that should NOT become stable facts.
+one-off small-talk mentions that should NOT become stable facts. A speaker's own "I'm not a huge
+fan of X" is a ``preference`` fact (``dislike_food``; restated when said again in a later session),
+"My cousin P just moved to…" also says the speaker's cousin is called P (``cousin_name``). The
+other non-facts are labelled by what they are: ``third_party`` (someone else's), ``reported``
+(someone else's words in quotes), ``question``, ``hypothetical``, ``past`` ("I used to…", "I tried X
+once"), ``joke`` (distractors.py adds one such line to most sessions, before the goodbyes, from
+its own random generator so nothing else in the dialogue moves).
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.dialogues import distractors as X
 from bench.dialogues import pools as P
 from bench.dialogues import templates as T
 
@@ -62,6 +69,7 @@ POOLS: dict[str, list[V]] = {
     "hobby": P.HOBBIES, "fav_food": P.DISHES, "instrument": P.INSTRUMENTS, "language": P.LANGUAGES,
     "drink": P.DRINKS, "commute": P.COMMUTES,
 }  # fmt: skip
+EXTRA_SEED = 1_000_000  # the formation distractors' own random generator (distractors.py)
 ZH_CONVERSATIONS = (3, 7)  # 0-based: these two conversations have a bilingual speaker
 
 
@@ -153,6 +161,7 @@ class Dialogue:
         self.chains: list[V] = []
         self.distractors: list[V] = []
         self.passing: list[V] = []
+        self.extras: dict[int, V] = {}  # session index -> a formation distractor (distractors.py)
 
     # ---- turns
     @property
@@ -662,6 +671,8 @@ def run_sessions(d: Dialogue) -> None:
         target = rng.randint(18, 26)
         while len(d.sessions[i]["turns"]) < target - 2:
             ep_small_talk(rng.randrange(2))(d)
+        if i in d.extras:
+            X.say(d, d.extras[i])
         last = rng.randrange(2)
         d.say(last, rng.choice(T.CLOSE[lang]), lang)
         d.say(1 - last, rng.choice(T.CLOSE_REPLY[lang]), lang)
@@ -693,6 +704,9 @@ def build_conversation(seed: int, index: int) -> V:
         plan_events(d, who, pick)
     taken["trip"] = list(places)
     plan_filler(d, people_left, taken)
+    d.extras = X.plan(
+        random.Random(EXTRA_SEED + seed * 1000 + index), len(days), POOLS, taken, people_left
+    )
     run_sessions(d)
     from bench.dialogues.questions import build_facts, build_questions
 

@@ -6,6 +6,7 @@ import random
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from bench.dialogues import distractors as X
 from bench.dialogues import pools as P
 from bench.dialogues import templates as T
 
@@ -445,6 +446,8 @@ def build_facts(d: Dialogue) -> list[V]:
                 {"value": answer_of(kind, c["value"]), "turns": c["turns"]} for c in fact["changed"]
             ],
         }
+        if kind in ("home_city", "hobby", "fav_food", "diet") and fact["value"].get("zh"):
+            item["value_zh"] = fact["value"]["zh"]  # what a Chinese turn calls it
         if fact.get("added"):
             item["added"] = [
                 {"value": answer_of(kind, x["value"]), "turns": x["turns"]} for x in fact["added"]
@@ -461,11 +464,49 @@ def build_facts(d: Dialogue) -> list[V]:
     for p in d.passing:
         out.append({"subject": d.people[p["who"]].name, "key": p["key"], "value": p["x"], "type": "passing",
                     "passing": True, "stated": p["turns"], "restated": [], "changed": []})  # fmt: skip
+    out += _distractor_facts(d)
+    out += X.facts(d, [x for _, x in sorted(d.extras.items()) if "turns" in x])
+    return out
+
+
+def _session(tid: str) -> str:
+    return tid.split(":")[0]
+
+
+def _distractor_facts(d: Dialogue) -> list[V]:
+    """What the near-miss mentions (generate.ep_distract) really say. Most are about someone else;
+    "I'm not a huge fan of X" is the speaker's own dislike — a stable preference, restated when said
+    again in a later session (seed 000 §3.3: stated likes and dislikes are what to remember);
+    "I tried X once … and hated it" is one past experience; "My cousin P …" names a cousin."""
+    out: list[V] = []
+    own: dict[tuple[int, str, str], V] = {}
+
+    def stable(who: int, key: str, value: str, type_: str, turns: list[str]) -> None:
+        f = own.get((who, key, value))
+        if f is None:
+            own[(who, key, value)] = f = {"subject": d.people[who].name, "key": key, "value": value,
+                                          "type": type_, "stated": list(turns), "restated": [], "changed": []}  # fmt: skip
+            out.append(f)
+        elif _session(turns[0]) == _session(f["stated"][0]):
+            f["stated"] += turns
+        else:
+            f["restated"] += turns
+
     for x in d.distractors:
+        speaker = d.people[x["who"]].name
+        value = str(x["x"].get(_primary(x["kind"]), ""))
+        if x["text"].startswith("I'm not a huge fan of"):
+            stable(x["who"], "dislike_food", value, "preference", x["turns"])
+            continue
+        if x["text"].startswith("I tried"):
+            out.append({"subject": speaker, "mentioned_by": speaker, "key": x["kind"], "value": value,
+                        "type": "past", "stated": x["turns"], "restated": [], "changed": []})  # fmt: skip
+            continue
+        if x["text"].startswith("My cousin {p}"):
+            stable(x["who"], "cousin_name", x["p"], "attribute", x["turns"])
         subject = x["p"] if "{p}" in x["text"] else "(someone else)"
-        out.append({"subject": subject, "mentioned_by": d.people[x["who"]].name, "key": x["kind"],
-                    "value": str(x["x"].get(_primary(x["kind"]), "")), "type": "third_party",
-                    "stated": x["turns"], "restated": [], "changed": []})  # fmt: skip
+        out.append({"subject": subject, "mentioned_by": speaker, "key": x["kind"], "value": value,
+                    "type": "third_party", "stated": x["turns"], "restated": [], "changed": []})  # fmt: skip
     return out
 
 

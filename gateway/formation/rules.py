@@ -3,7 +3,8 @@ for what a user says about themselves — preferences and dislikes, allergies an
 how to be addressed, work, home, family and pets, languages and instruments, schedules and
 standing instructions — plus explicit "remember …/记住…/以后都…" (importance 0.9, seed 000 §4.4)
 and corrections ("actually, …"/"不是…而是…"). Only first-person statements in the user's own
-turns count; questions, wishes and hypotheticals do not. Each candidate quotes the sentence it
+turns count; questions, wishes, hypotheticals, past habits, jokes and reported speech (quoted
+words, what follows "X said") do not. Each candidate quotes the sentence it
 came from and names its turn."""
 
 from __future__ import annotations
@@ -24,8 +25,20 @@ _QUESTION = re.compile(
     re.I,
 )
 _NOT_A_STATEMENT = re.compile(
-    r"\b(?:if I|I'd|I would|I wish|I might|I may|maybe I|I used to|I should|I could|"
-    r"wish I|I wonder|I guess)\b|如果|要是|假如|以前|曾经",
+    r"\b(?:if I|I'd|I would|I wish|I might|I may|maybe|I used to|I should|I could|"
+    r"wish I|I wonder|I guess|one day|someday|some day|not any ?more|no longer)\b|"
+    r"如果|要是|假如|以前|曾经|不再",
+    re.I,
+)
+#: a joke is not a fact ("I'm allergic to Monday mornings, ha")
+_JOKE = re.compile(
+    r"\b(?:ha|hah|ha(?:ha)+|lol|lmao|rofl|kidding|joking|jk)\b|哈哈|开玩笑|😂|🤣", re.I
+)
+#: someone else's words: a quoted span, or what follows "X said/told me"
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”|「[^」]*」|『[^』]*』|‘[^’]*’')
+_REPORTED = re.compile(
+    r"\b(?:said|says|say|told me|tells me|telling me|keeps saying|always says|wrote)\b"
+    r"|(?:说|告诉我|跟我说)[：:，,]",
     re.I,
 )
 _EXPLICIT = re.compile(
@@ -528,6 +541,12 @@ class RuleExtractor:
             correction, text = True, text[m.end() :]
         if _QUESTION.search(text) or (_NOT_A_STATEMENT.search(text) and not explicit):
             return
+        if _JOKE.search(text) and not explicit:
+            return
+        text = _QUOTED.sub(" ", text)  # reported speech: the quoted words are someone else's
+        reported = _REPORTED.search(text)
+        if reported:
+            text = text[: reported.start()]
         rather = _BUT_RATHER.match(text)
         if rather:
             correction = True
