@@ -74,10 +74,17 @@ def words(text: str) -> set[str]:
     return {w for w in re.findall(r"[\w']+", text.lower()) if w not in _STOP}
 
 
-def compatible(kind: str, rel: str, gt_key: str) -> bool:
+def compatible(kind: str, rel: str, gt_key: str, value: str = "") -> bool:
     if kind == "family":
         return gt_key == f"{rel}_name"
+    if kind == "taste":  # "likes X" / "dislikes X" (rules.py: one key for both)
+        kind = "dislikes" if value.startswith(("dislikes", "不喜欢")) else "likes"
     return gt_key in KINDS.get(kind, ())
+
+
+def thing(value: str) -> str:
+    """A taste's value without its polarity: "dislikes pho" -> "pho"."""
+    return re.sub(r"^(?:dis)?likes\s+|^不?喜欢", "", value)
 
 
 def values_of(fact: dict[str, Any]) -> list[str]:
@@ -96,9 +103,9 @@ def match(key: str, value: str, facts: list[dict[str, Any]]) -> dict[str, Any] |
     parts = key.split(".")
     subject, kind, rel = parts[0], parts[1], parts[2] if len(parts) > 2 else ""
     for f in facts:
-        if slug(f["subject"]) != subject or not compatible(kind, rel, f["key"]):
+        if slug(f["subject"]) != subject or not compatible(kind, rel, f["key"], value):
             continue
-        if any(same_value(value, v) for v in values_of(f)):
+        if any(same_value(thing(value), v) for v in values_of(f)):
             return f
     return None
 
@@ -110,7 +117,7 @@ def distractor(key: str, value: str, facts: list[dict[str, Any]]) -> str:
     for f in facts:
         if f["type"] in STABLE or slug(f.get("mentioned_by", f["subject"])) != subject:
             continue
-        if any(same_value(value, v) for v in values_of(f)):
+        if any(same_value(thing(value), v) for v in values_of(f)):
             return str(f["type"])
     return ""
 

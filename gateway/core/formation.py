@@ -3,11 +3,13 @@ waits in the pending table until a second, independent session yields the same k
 an explicit "remember" promotes it at once; a correction of a stored fact replaces it. A value
 that contradicts the stored one replaces it (old version kept in the history) only when its
 claim is at least as strong, otherwise it goes to the review queue. Every formed memory carries
-its provenance: sessions, evidence turns, quotes, extractor and confidence."""
+its provenance: sessions, evidence turns, quotes, extractor and confidence; a later session that
+says the stored fact again adds its session, turns and quote to it (a new version)."""
 
 from __future__ import annotations
 
 import enum
+import hashlib
 import uuid
 from dataclasses import dataclass, replace
 
@@ -81,7 +83,9 @@ class FormationPolicy:
         stored = await self._records.find_fact(namespace, c.key)
         same = stored is not None and stored_value(stored) == cd.normalise_value(c.value)
         if same:
-            return Considered(c, Outcome.CONFIRMED, row.id, stored.id if stored else "")
+            assert stored is not None
+            memory_id = await self._confirm(stored, c, session_id, trigger)
+            return Considered(c, Outcome.CONFIRMED, row.id, memory_id)
         if c.explicit:
             reason = "explicit"
         elif len(row.sessions) >= CONFIRMING_SESSIONS:
@@ -107,6 +111,45 @@ class FormationPolicy:
         memory_id = await self._promote(row, c, session_id, reason, trigger, confidence)
         return Considered(c, Outcome.PROMOTED, row.id, memory_id)
 
+    async def _confirm(self, stored: Memory, c: cd.Candidate, session_id: str, trigger: str) -> str:
+        """The stored fact said again: a new version whose provenance adds this session, these
+        turns and this quote (nothing when they are already there, or the memory was not formed
+        from dialogue — an agent's own write keeps its own provenance)."""
+        md = stored.metadata
+        if cd.KEY not in md:
+            return stored.id
+        sessions, turns = _items(md.get(cd.SESSIONS, "")), _items(md.get(cd.TURNS, ""))
+        new_turns = [t for t in c.turn_ids if t not in turns]
+        if session_id in sessions and not new_turns:
+            return stored.id
+        confidence = max(stored.confidence, c.confidence)
+        digest = hashlib.sha256(f"{session_id}\n{','.join(c.turn_ids)}".encode()).hexdigest()
+        item = WriteInput(
+            namespace=stored.namespace,
+            layer=Layer.SEMANTIC.value,
+            content=stored.content,  # the same text: the applier merges it into the stored fact
+            type=stored.type,
+            importance=stored.importance,
+            confidence=confidence,
+            session_id=session_id,
+            evidence=[c.quote],
+            metadata={"fact_key": c.key},
+            idempotency_key=f"confirm:{stored.id}:{digest[:24]}",
+        )
+        provenance = {
+            **{k: v for k, v in md.items() if k.startswith(cd.PROVENANCE_PREFIX)},
+            cd.SESSION: session_id,
+            cd.SESSIONS: ",".join(sessions + [s for s in [session_id] if s not in sessions])[:1000],
+            cd.TURNS: ",".join(turns + new_turns)[:1000],
+            cd.EXTRACTOR: c.extractor,
+            cd.CONFIDENCE: f"{confidence:.2f}",
+            cd.TRIGGER: trigger,
+        }
+        detail = (
+            f"{c.extractor} confirmed {c.key} session={session_id} turns={','.join(c.turn_ids)}"
+        )
+        return await self._commit(item, provenance, "confirm", detail)
+
     async def _promote(
         self,
         row: PendingFact,
@@ -131,8 +174,6 @@ class FormationPolicy:
             metadata={"fact_key": c.key},
             idempotency_key=f"form:{row.id}:{session_id}",
         )
-        p = prepare(item, self._limits)
-        assert isinstance(p.command, MemoryWrite)
         provenance = {
             cd.SESSION: session_id,
             cd.SESSIONS: ",".join(row.sessions)[:1000],
@@ -144,17 +185,31 @@ class FormationPolicy:
             cd.REASON: reason,
             cd.TRIGGER: trigger,
         }
+        detail = f"{c.extractor} {reason} {c.key} session={session_id} turns={','.join(turn_ids)}"
+        write_id = await self._commit(item, provenance, "form", detail)
+        await self._ledger.mark_promoted(row.id, write_id)
+        return write_id
+
+    async def _commit(
+        self, item: WriteInput, provenance: dict[str, str], action: str, detail: str
+    ) -> str:
+        """Journal one formed write with its provenance (reserved keys, added after the checks
+        callers' writes go through) and wait until it is applied."""
+        p = prepare(item, self._limits)
+        assert isinstance(p.command, MemoryWrite)
         command = replace(p.command, metadata={**p.command.metadata, **provenance})
         entry = NewEntry(uuid.uuid4().hex, FORMATION_AGENT, p.idempotency_key, command)
-        detail = f"{c.extractor} {reason} {c.key} session={session_id} turns={','.join(turn_ids)}"
         try:
             done = await self._write_path.commit(
-                [entry], wait=True, action="form", details=[detail[:500]]
+                [entry], wait=True, action=action, details=[detail[:500]]
             )
         except (Unavailable, Overloaded) as exc:
             if isinstance(exc, BackendUnavailable):
                 raise
-            # journaled or not, the job is retried (the promotion's key makes it one write)
+            # journaled or not, the job is retried (the write's key makes it one write)
             raise BackendUnavailable("long-term apply lane", exc.message) from exc
-        await self._ledger.mark_promoted(row.id, done[0].write_id)
         return done[0].write_id
+
+
+def _items(joined: str) -> list[str]:
+    return [x for x in joined.split(",") if x]

@@ -32,7 +32,9 @@ _NOT_A_STATEMENT = re.compile(
 )
 #: a joke is not a fact ("I'm allergic to Monday mornings, ha")
 _JOKE = re.compile(
-    r"\b(?:ha|hah|ha(?:ha)+|lol|lmao|rofl|kidding|joking|jk)\b|哈哈|开玩笑|😂|🤣", re.I
+    r"[,，]\s*(?:ha|hah)\b[\s.!]*$|\b(?:ha(?:ha)+|lol|lmao|rofl|kidding|joking|jk)\b|"
+    r"开玩笑|😂|🤣",
+    re.I,
 )
 #: someone else's words: a quoted span, or what follows "X said/told me"
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”|「[^」]*」|『[^』]*』|‘[^’]*’')
@@ -478,6 +480,11 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+#: a like or a dislike: key ``<who>.taste.<thing>``, value "likes <thing>" / "dislikes <thing>"
+#: (Chinese "喜欢…" / "不喜欢…"), so the one contradicts the other (seed 000 §2.3)
+_POLAR = {"likes.": ("likes", "喜欢"), "dislikes.": ("dislikes", "不喜欢")}
+
+
 def _clean(value: str, cut: bool = True) -> str:
     v = value.strip(" \t'\"“”‘’.,!?;:。，！？；：")
     if cut:
@@ -603,6 +610,9 @@ class RuleExtractor:
                     continue
                 extra = (groups.get("x") or "").lower()
                 attr = rule.attr
+                polar = attr in _POLAR
+                if polar:  # liking and disliking a thing are two values of one fact
+                    attr = "taste."
                 if attr.endswith("."):  # a family of keys: by relation, or by the value itself
                     attr += slug(extra if attr in ("family.", "favourite.") else value)
                 key = fact_key(who, *attr.split("."))
@@ -610,6 +620,8 @@ class RuleExtractor:
                 statement = (rule.zh if cjk else rule.en).format(
                     s=zh if cjk else en, v=value, x=extra
                 )
+                if polar:
+                    value = f"{_POLAR[rule.attr][cjk]}{'' if cjk else ' '}{value}"
                 confidence = 0.9 if explicit else 0.85 if correction else rule.confidence
                 if transient and not explicit and rule.type == "preference":
                     confidence = min(confidence, 0.5)

@@ -118,6 +118,61 @@ def test_contradiction_supersedes_when_stronger_else_review(gw: RunningGateway, 
         assert seattle.id in [m.id for m in c.review_queue()]
 
 
+def test_a_later_session_adds_its_evidence_to_the_formed_fact(gw: RunningGateway, ns: str) -> None:
+    with gw.client("master") as c:
+        turns = []
+        for s in ("s1", "s2"):
+            turns += _say(c, ns, s, "I'm allergic to peanuts.")
+            c.end_session(ns, s, wait=True)
+        [mem] = _formed(c, ns)
+        assert mem.version == 1 and mem.metadata[SESSIONS] == "s1,s2"
+        turns += _say(c, ns, "s3", "Careful with the satay, I'm allergic to peanuts!")
+        r = c.end_session(ns, "s3", wait=True)
+        assert r.outcomes.get("confirmed") == 1 and not r.outcomes.get("promoted")
+        now = c.get(mem.id)
+        assert now.version == 2 and now.content == mem.content
+        assert now.metadata[SESSIONS] == "s1,s2,s3" and now.metadata[SESSION] == "s3"
+        assert now.metadata[TURNS].split(",") == turns
+        assert now.evidence[-1] == "Careful with the satay, I'm allergic to peanuts!"
+        assert len(now.evidence) == 3
+        assert [v.metadata[SESSIONS] for v in c.history(mem.id)] == ["s1,s2", "s1,s2,s3"]
+        entries = [e for e in c.audit(agent_id="memgate.formation", namespace=ns)]
+        assert any(e.action == "confirm" and "session=s3" in e.detail for e in entries)
+        # the same session mined again (nothing new) adds nothing
+        c.end_session(ns, "s3", wait=True)
+        assert c.get(mem.id).version == 2
+
+
+@pytest.mark.parametrize(
+    ("likes", "dislikes"),
+    [("I love sushi.", "I really hate sushi."), ("我喜欢香菜。", "我不喜欢香菜。")],
+)
+def test_liking_and_disliking_a_thing_contradict(
+    gw: RunningGateway, ns: str, likes: str, dislikes: str
+) -> None:
+    """ "likes X" then "dislikes X" (0.7 >= 0.65): superseded, the old one kept as history; then
+    "likes X" again, less sure than the stored dislike: review."""
+    with gw.client("master") as c:
+        for s in ("s1", "s2"):
+            _say(c, ns, s, likes)
+            c.end_session(ns, s, wait=True)
+        [liked] = _formed(c, ns)
+        key = liked.metadata["fact_key"]
+        assert ".taste." in key
+        for s in ("s3", "s4"):
+            _say(c, ns, s, dislikes)
+            r = c.end_session(ns, s, wait=True)
+        assert r.outcomes.get("promoted") == 1
+        now = c.get(liked.id)
+        assert now.version == 2 and now.metadata["fact_key"] == key
+        assert [v.content for v in c.history(liked.id)] == [liked.content, now.content]
+        assert now.content != liked.content
+        _say(c, ns, "s5", likes)
+        assert c.end_session(ns, "s5", wait=True).outcomes.get("review") == 1
+        assert c.get(liked.id).content == now.content
+        assert liked.id in [m.id for m in c.review_queue()]
+
+
 def test_end_session_rules(gw: RunningGateway, ns: str) -> None:
     sub = f"sub-{uuid.uuid4().hex[:6]}"
     private = f"agent/{sub}"
