@@ -171,7 +171,7 @@ def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemorySer
     embedder = build_embedder(
         settings.embedder, cache_size=settings.embed_cache_size, threads=settings.embed_threads
     )
-    extractor, rules, summariser = build_formation(settings)
+    formation = build_formation(settings)
     metrics = Metrics()
     events = AppliedEvents()
     return MemoryService(
@@ -182,9 +182,11 @@ def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemorySer
         embedder=embedder,
         journal=build_journal(settings),
         ledger=SqliteLedger(data / "ledger.db"),
-        extractor=extractor,
-        rules=rules,
-        summariser=summariser,
+        extractor=formation.extractor,
+        rules=formation.rules,
+        summariser=formation.summariser,
+        overflow_summariser=formation.overflow,
+        later_summariser=formation.later,
         metrics=metrics,
         tracer=tracer,
         events=events,

@@ -49,7 +49,7 @@ from gateway.core.models import (
     utcnow,
 )
 from gateway.core.ports import Embedder, Journal, Ledger, Stores, Summariser
-from gateway.core.working import TurnResults, apply_turns
+from gateway.core.working import SummariseLater, TurnResults, apply_turns
 
 #: neighbours fetched per new memory when looking for a near twin
 DEDUP_K = 3
@@ -111,6 +111,11 @@ class Applier:
         self._s = settings
         self._turn_results = turn_results
         self._ahead = EmbedAhead(embedder)
+        self._later: SummariseLater | None = None
+
+    def summarise_later(self, hook: SummariseLater) -> None:
+        """After an overflow's extractive summary, hand the rolled-off turns to ``hook``."""
+        self._later = hook
 
     async def apply(
         self, entries: Sequence[JournalEntry], upcoming: Upcoming | None = None
@@ -143,6 +148,7 @@ class Applier:
                 self._turn_results,
                 self._summariser,
                 self._s.summary_token_budget,
+                self._later,
             )
         if isinstance(first, FormSession):
             raise ValueError("form entries are applied by the formation lane")

@@ -148,6 +148,19 @@ class FormSession:
 
 
 @dataclass(frozen=True, slots=True)
+class SummariseOverflow:
+    """Summarise turns that rolled out of a session's dialogue with the configured (slow)
+    summariser, on the formation lane, replacing the extractive summary ``summary_id`` that the
+    overflow put in the task zone at once. ``turns``: (id, role, content) of the rolled-off turns."""
+
+    kind: ClassVar[str] = "summarise"
+    namespace: str
+    session_id: str
+    summary_id: str
+    turns: tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Release:
     """Release a quarantined memory after review (a new version with status active)."""
 
@@ -175,6 +188,7 @@ Command = (
     | Archive
     | Relate
     | FormSession
+    | SummariseOverflow
     | Release
     | ImportMemory
     | ForgetNamespace
@@ -191,6 +205,7 @@ KINDS: dict[str, type[Command]] = {
         Archive,
         Relate,
         FormSession,
+        SummariseOverflow,
         Release,
         ImportMemory,
         ForgetNamespace,

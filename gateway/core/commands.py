@@ -28,6 +28,7 @@ from gateway.core.command_types import (
     MemoryWrite,
     Relate,
     Release,
+    SummariseOverflow,
     TurnAppend,
 )
 from gateway.core.models import Layer, Memory, NodeKind, NodeRef, Status, Zone
@@ -46,6 +47,7 @@ __all__ = [
     "ForgetNamespace",
     "ForgetSubject",
     "FormSession",
+    "SummariseOverflow",
     "ImportMemory",
     "KINDS",
     "loads",
@@ -173,6 +175,13 @@ def encode(cmd: Command) -> dict[str, Any]:
             "upto": cmd.upto,
             "requested_by": cmd.requested_by,
         }
+    elif isinstance(cmd, SummariseOverflow):
+        body = {
+            "namespace": cmd.namespace,
+            "session_id": cmd.session_id,
+            "summary_id": cmd.summary_id,
+            "turns": [list(t) for t in cmd.turns],
+        }
     elif isinstance(cmd, ForgetNamespace):
         body = {"namespace": cmd.namespace, "reason": cmd.reason}
     elif isinstance(cmd, ForgetSubject):
@@ -250,6 +259,13 @@ def decode(kind: str, data: dict[str, Any]) -> Command:
             session_id=data["session_id"],
             upto=int(data["upto"]),
             requested_by=data.get("requested_by") or "",
+        )
+    if kind == SummariseOverflow.kind:
+        return SummariseOverflow(
+            namespace=data["namespace"],
+            session_id=data["session_id"],
+            summary_id=data["summary_id"],
+            turns=tuple((str(i), str(r), str(c)) for i, r, c in data.get("turns") or ()),
         )
     if kind == ForgetNamespace.kind:
         return ForgetNamespace(namespace=data["namespace"], reason=data.get("reason", ""))

@@ -19,6 +19,7 @@ from gateway.core.memories import Memories
 from gateway.core.metrics import Metrics
 from gateway.core.namespaces import SharedWritePolicies
 from gateway.core.operations import Operations, SweepDefaults
+from gateway.core.overflow import OverflowSummaries
 from gateway.core.ownership import TaskOwners
 from gateway.core.ports import Embedder, Extractor, Journal, Ledger, Stores, Summariser
 from gateway.core.proposals import Proposals
@@ -47,7 +48,8 @@ LONG_TERM_KINDS = (
     "forget_subject",
 )
 #: memory formation has a lane of its own: a slow model never holds up writes
-FORMATION_KINDS = ("form",)
+#: (and so have model summaries of working-memory overflow, core/overflow.py)
+FORMATION_KINDS = ("form", "summarise")
 
 
 class MemoryService:
@@ -64,10 +66,15 @@ class MemoryService:
         metrics: Metrics | None = None,
         tracer: Tracer = NULL_TRACER,
         events: AppliedEvents | None = None,
+        later_summariser: Summariser | None = None,
+        overflow_summariser: Summariser | None = None,
     ) -> None:
         """``extractor`` mines sessions for facts, ``rules`` is its fallback (the same object
-        when no model is configured); ``summariser`` summarises rolled-off dialogue;
-        ``events`` (made here when not given) announces applied writes."""
+        when no model is configured); ``summariser`` is CompactWindow's; an overflowing
+        dialogue is summarised by ``overflow_summariser`` (default: ``summariser``) while the
+        turn is applied, and ``later_summariser`` (a model, when configured) replaces that
+        summary from the formation lane; ``events`` (made here when not given) announces
+        applied writes."""
         s, master = settings, settings.master_agent
         self.settings = settings
         self.stores = stores
@@ -94,7 +101,7 @@ class MemoryService:
                 s.context_dense,
             ),
             turn_results,
-            summariser,
+            overflow_summariser or summariser,
             journal,
         )
         self.lanes = Lanes(
@@ -122,6 +129,12 @@ class MemoryService:
             summariser,
             s.summary_token_budget,
         )
+        self.overflow: OverflowSummaries | None = None
+        if later_summariser is not None:
+            self.overflow = OverflowSummaries(
+                stores.working, write_path, later_summariser, s.summary_token_budget
+            )
+            applier.summarise_later(self.overflow.schedule)
         self.formation = FormationJobs(
             ledger,
             write_path,
@@ -184,6 +197,8 @@ class MemoryService:
 
     async def _form(self, entries: Sequence[JournalEntry], _upcoming: object = None) -> None:
         await self.formation.apply(entries)
+        if self.overflow is not None:
+            await self.overflow.apply(entries)
 
     async def start(self) -> None:
         await self.runtime.start()

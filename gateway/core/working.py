@@ -7,7 +7,7 @@ import asyncio
 import logging
 import uuid
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from gateway.core import namespaces as nsp
@@ -83,6 +83,11 @@ async def summary_of(summariser: Summariser | None, turns: Sequence[Turn], budge
     return summarise(turns)
 
 
+TASK_ZONE_MAX = 64
+#: called after an overflow was summarised: (namespace, session, summary turn id, rolled-off turns)
+SummariseLater = Callable[[str, str, str, list[Turn]], Awaitable[None]]
+
+
 async def compact(
     working: WorkingStore,
     namespace: str,
@@ -91,13 +96,25 @@ async def compact(
     budget: int = 200,
 ) -> tuple[int, str]:
     """Summarise the oldest half of the dialogue into the task zone (seed 000 §3.2)."""
+    oldest, summary, _ = await _compact(working, namespace, session_id, summariser, budget)
+    return len(oldest), summary
+
+
+async def _compact(
+    working: WorkingStore,
+    namespace: str,
+    session_id: str,
+    summariser: Summariser | None,
+    budget: int,
+) -> tuple[list[Turn], str, str]:
+    """(the rolled-off turns, their summary, the summary turn's id)."""
     window = await working.window(namespace, session_id, [Zone.DIALOGUE])
     n = len(window.get(Zone.DIALOGUE, [])) // 2
     if n == 0:
-        return 0, ""
+        return [], "", ""
     oldest = await working.take_oldest(namespace, session_id, Zone.DIALOGUE, n)
     if not oldest:
-        return 0, ""
+        return [], "", ""
     summary = await summary_of(summariser, oldest, budget)
     turn = Turn(
         id=f"summary:{oldest[0].id}",
@@ -105,8 +122,8 @@ async def compact(
         content=f"{SUMMARY_PREFIX} {summary}",
         zone=Zone.TASK,
     )
-    await working.append(namespace, session_id, [turn], max_len=64)
-    return len(oldest), summary
+    await working.append(namespace, session_id, [turn], max_len=TASK_ZONE_MAX)
+    return oldest, summary, turn.id
 
 
 async def apply_turns(
@@ -117,8 +134,11 @@ async def apply_turns(
     results: TurnResults,
     summariser: Summariser | None = None,
     budget: int = 200,
+    later: SummariseLater | None = None,
 ) -> set[str]:
-    """Append journaled turns (write id, command) per session; compact an overflowing dialogue."""
+    """Append journaled turns (write id, command) per session; compact an overflowing dialogue
+    with ``summariser`` (fast: it runs while AppendTurn waits) and, when ``later`` is set, hand the
+    rolled-off turns to it (a slow summariser's job on the background lane)."""
     groups: dict[tuple[str, str], list[Turn]] = {}
     for write_id, c in turns:
         turn = Turn(write_id, c.role, c.content, c.zone, c.at or utcnow(), dict(c.metadata))
@@ -130,7 +150,10 @@ async def apply_turns(
         dialogue = lengths[Zone.DIALOGUE]
         compacted = dialogue > dialogue_max
         if compacted:
-            dialogue -= (await compact(working, ns, session, summariser, budget))[0]
+            oldest, _, summary_id = await _compact(working, ns, session, summariser, budget)
+            dialogue -= len(oldest)
+            if oldest and later is not None:
+                await later(ns, session, summary_id, oldest)
         for turn in group:
             results.record(turn.id, dialogue, compacted and turn.zone is Zone.DIALOGUE)
     return {ns for ns, _ in groups}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from gateway.core.errors import ExtractionFailed
 from gateway.core.models import Turn
@@ -31,16 +32,28 @@ def chat_client(s: Settings) -> ChatClient:
     )
 
 
-def build_formation(s: Settings) -> tuple[Extractor, Extractor, Summariser]:
-    """(extractor, rule fallback, summariser). The extractor and summariser share one client
-    (and so one breaker) when both are the model."""
+@dataclass(frozen=True, slots=True)
+class Formation:
+    extractor: Extractor
+    rules: Extractor  # the extractor's fallback (the same object when no model is configured)
+    summariser: Summariser  # CompactWindow's; the model with the extractive one as fallback
+    overflow: Summariser  # while a turn is applied: always the extractive one (fast)
+    later: Summariser | None  # the model, replacing an overflow's summary off the request path
+
+
+def build_formation(s: Settings) -> Formation:
+    """The extractor and summarisers the settings name. The extractor and summariser share one
+    client (and so one breaker) when both are the model."""
     rules = RuleExtractor()
     client = chat_client(s) if "llm" in (s.extractor, s.summariser) else None
     extractor: Extractor = LLMExtractor(client) if client and s.extractor == "llm" else rules
-    summariser: Summariser = ExtractiveSummariser()
+    extractive = ExtractiveSummariser()
     if client and s.summariser == "llm":
-        summariser = SummariserWithFallback(LLMSummariser(client), summariser)
-    return extractor, rules, summariser
+        model = LLMSummariser(client)
+        return Formation(
+            extractor, rules, SummariserWithFallback(model, extractive), extractive, model
+        )
+    return Formation(extractor, rules, extractive, extractive, None)
 
 
 class SummariserWithFallback:

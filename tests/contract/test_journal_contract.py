@@ -146,7 +146,9 @@ async def test_typed_commands_round_trip_through_the_journal(make_journal: MakeJ
         Forget,
         ForgetNamespace,
         ForgetSubject,
+        FormSession,
         Relate,
+        SummariseOverflow,
         TurnAppend,
     )
     from gateway.core.models import NodeKind, NodeRef, Zone
@@ -176,11 +178,15 @@ async def test_typed_commands_round_trip_through_the_journal(make_journal: MakeJ
         ForgetSubject("u", "gdpr"),
         EraseWorking("user/u"),
         EraseWorking("user/u", "s1", ("t1", "t2")),
+        FormSession("user/u", "s1", 7, "idle"),
+        SummariseOverflow(
+            "user/u", "s1", "summary:t1", (("t1", "user", "hi"), ("t2", "assistant", "hello"))
+        ),
     ]
     j = make_journal()
     await j.start()
     await j.append([NewEntry(f"w{i}", "a", "", c) for i, c in enumerate(sent)])
-    got = [e.command for e in await j.pending(10)]
+    got = [e.command for e in await j.pending(50)]
     # every command decodes to what was sent; within a namespace in journal order (a
     # partitioned journal may interleave namespaces differently)
     assert sorted(got, key=sent.index) == sent
@@ -242,6 +248,8 @@ async def test_erase_pending_neutralises_earlier_entries_and_leaves_no_copy(tmp_
     await j.close()
     for f in tmp_path.iterdir():
         assert secret.encode() not in f.read_bytes(), f.name
+
+
 # --- the Redis Streams journal across replicas -------------------------------------------------
 
 _REDIS_KW = {"partitions": 4, "lease_ms": 600, "reclaim_idle_ms": 300}

@@ -10,6 +10,7 @@ import asyncio
 import json
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,6 +36,9 @@ class FakeModel:
     summary: str = "The user decided to fly on Friday at 9:00."
     requests: list[dict[str, Any]] = field(default_factory=list)
     auth: list[str] = field(default_factory=list)
+    #: when set, a summary request waits until ``hold`` is set (``held`` says one is waiting)
+    hold: threading.Event | None = None
+    held: threading.Event = field(default_factory=threading.Event)
 
 
 def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
@@ -54,6 +58,9 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
                 time.sleep(1.0)
             prompt = body["messages"][-1]["content"]
             if "摘要" in prompt:
+                if model.hold is not None:
+                    model.held.set()
+                    model.hold.wait(timeout=30)
                 content = model.summary
             elif model.mode == "invalid":
                 content = json.dumps(
@@ -216,3 +223,44 @@ def test_gateway_uses_the_model_and_falls_back_to_rules(
             c.append_turn(ns, "s2", role="user", content=f"We agreed on step {i} at 10:0{i}.")
         task = [t for t in c.window(ns, "s2") if t.zone == "task"]
         assert task and task[-1].content.endswith(NOTE)
+
+
+def test_overflow_does_not_wait_for_the_model(
+    model: tuple[FakeModel, str], tmp_path: Path, backend: dict[str, str]
+) -> None:
+    """An overflowing AppendTurn returns while the model is still working on the summary (the
+    extractive one is in the task zone meanwhile); the model's summary replaces it later, from
+    the formation lane."""
+    fake, url = model
+    fake.hold = threading.Event()
+    settings = gateway_settings(
+        tmp_path,
+        summariser="llm",
+        llm_base_url=url,
+        llm_model="tiny",
+        llm_timeout_s=60,
+        llm_retries=0,
+        dialogue_max_turns=4,
+        **backend,
+    )
+    ns = f"user/overflow-{uuid.uuid4().hex[:8]}"
+    with running_gateway(settings) as gw, gw.client("master") as c:
+        for i in range(5):
+            r = c.append_turn(ns, "s1", role="user", content=f"We agreed on step {i} at 10:0{i}.")
+        assert r.compacted
+        assert fake.held.wait(10), "the summary job never reached the model"
+        assert not fake.hold.is_set()  # the model has not answered: AppendTurn did not wait
+        [summary] = [t for t in c.window(ns, "s1") if t.zone == "task"]
+        assert summary.content.endswith(NOTE) and fake.summary not in summary.content
+        assert "step 0" in summary.content  # the extractive summary, there at once
+        fake.hold.set()
+        want = [f"[history_summary] {fake.summary} {NOTE}"]  # in place of the extractive one
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            task = [t.content for t in c.window(ns, "s1") if t.zone == "task"]
+            if task == want:
+                break
+            time.sleep(0.05)
+        assert task == want
+        dialogue = [t for t in c.window(ns, "s1") if t.zone == "dialogue"]
+        assert len(dialogue) == 3  # 5 turns, the oldest 2 rolled off
