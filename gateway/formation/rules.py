@@ -30,6 +30,8 @@ _NOT_A_STATEMENT = re.compile(
     r"如果|要是|假如|以前|曾经|不再",
     re.I,
 )
+#: a question that states a fact ("Remind me why I became a pharmacist?")
+_RHETORICAL = re.compile(r"^\s*remind me why\s+(?=I\b)", re.I)
 #: a joke is not a fact ("I'm allergic to Monday mornings, ha")
 _JOKE = re.compile(
     r"[,，]\s*(?:ha|hah)\b[\s.!]*$|\b(?:ha(?:ha)+|lol|lmao|rofl|kidding|joking|jk)\b|"
@@ -101,10 +103,29 @@ _DIETS = {
     "gluten free": "gluten-free",
     "lactose intolerant": "lactose intolerant",
     "lactose-intolerant": "lactose intolerant",
+    "coeliac": "gluten-free",
+    "celiac": "gluten-free",
+    "fish is the only meat i eat": "pescatarian",
+    "haven't eaten meat": "vegetarian",
+    "have not eaten meat": "vegetarian",
+    "dairy": "lactose intolerant",
+    "没吃过肉": "素食",
+    "除了鱼别的肉都不吃": "只吃鱼不吃肉",
+    "乳糖不耐受": "乳糖不耐受",
+    "乳糜泻": "不能吃麸质",
+    "纯素": "纯素",
     "animal products": "vegan",
     "meat": "vegetarian",
     "肉": "素食",
     "荤": "素食",
+}
+_COMMUTES = {
+    "bike": "cycling",
+    "bicycle": "cycling",
+    "car": "driving",
+    "on foot": "walking",
+    "electric scooter": "scooting",
+    "scooter": "scooting",
 }
 _ZH_REL = r"姐姐|妹妹|哥哥|弟弟|老婆|妻子|丈夫|老公|儿子|女儿|妈妈|爸爸|母亲|父亲|表姐|表妹|表哥|表弟|同事|室友|男朋友|女朋友|老板"
 _ZH_JOB = r"[\u4e00-\u9fff]{0,5}(?:工程师|设计师|老师|教师|医生|护士|律师|会计|程序员|厨师|学生|研究员|记者|经理|司机|警察|作家|画家|翻译)"
@@ -176,7 +197,7 @@ RULES: tuple[Rule, ...] = (
         "{s}的饮食：{v}",
     ),
     _r(
-        r"\bI(?:'m| am) (?:very |severely |really )?allergic to (?P<v>[\w -]{2,30})",
+        r"\bI(?:'m| am) (?:very |severely |really |properly |seriously |badly |deathly |super )?allergic to (?P<v>[\w -]{2,30})",
         "allergy.",
         "constraint",
         0.85,
@@ -402,6 +423,94 @@ RULES: tuple[Rule, ...] = (
         0.7,
         "{s}养了一只{x}叫{v}",
     ),
+    # said in passing, but plainly about the speaker (moderate confidence)
+    _r(
+        r"\bI(?:'m| am) (?:a )?(?P<v>coeliac|celiac)\b|\b(?P<w>fish is the only meat I eat|I haven't eaten meat|I have not eaten meat)\b|\b(?P<u>dairy) (?:wrecks|upsets|destroys) my stomach",
+        "diet",
+        "constraint",
+        0.7,
+        "{s}'s diet: {v}",
+    ),
+    _r(
+        r"我(?:现在)?(?:.{0,6}(?P<v>没吃过肉)|(?P<w>除了鱼别的肉都不吃)|(?P<u>乳糖不耐受)|有(?P<t>乳糜泻)|吃(?P<s>纯素))",
+        "diet",
+        "constraint",
+        0.7,
+        "{s}的饮食：{v}",
+    ),
+    _r(
+        r"\b(?i:staying put in|first (?:proper )?(?:week|month) in) (?P<v>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)",
+        "home_city",
+        "attribute",
+        0.6,
+        "{s} lives in {v}",
+        flags=_CS,
+    ),
+    _r(
+        rf"\b(?:how it is|my life|my job|my first (?:day|week|month)) as an? (?P<v>{_JOBS})\b",
+        "job",
+        "attribute",
+        0.65,
+        "{s}'s job: {v}",
+    ),
+    _r(
+        rf"\b(?:an offer|a job offer|a contract) to work as an? (?P<v>{_JOBS})\b",
+        "job",
+        "attribute",
+        0.6,
+        "{s}'s job: {v}",
+    ),
+    _r(rf"当(?P<v>{_ZH_JOB})就是", "job", "attribute", 0.6, "{s}的工作：{v}"),
+    _r(
+        rf"\b(?P<v>[A-Z][a-z]+), (?i:my) (?P<x>(?i:{_PETS}))\b",
+        "pet.",
+        "attribute",
+        0.7,
+        "{s} has a {x} called {v}",
+        flags=_CS,
+    ),
+    _r(
+        r"是(?P<v>[\u4e00-\u9fffA-Za-z]{1,8})，我家的(?P<x>猫|狗|兔子|仓鼠|鹦鹉)",
+        "pet.",
+        "attribute",
+        0.7,
+        "{s}养了一只{x}叫{v}",
+    ),
+    _r(
+        r"\bI (?:switched|changed|moved) (?:over )?from [\w ]{2,20} to (?P<v>[^,.;!?]{2,30})",
+        "likes.",
+        "preference",
+        0.6,
+        "{s} likes {v}",
+    ),
+    _r(
+        r"^(?:我)?(?:最近)?迷上了(?P<v>[^，,。！？、]{1,8})",
+        "likes.",
+        "preference",
+        0.65,
+        "{s}喜欢{v}",
+    ),
+    _r(
+        r"吃了(?P<v>[\u4e00-\u9fff]{2,8})，还是最爱",
+        "favourite.",
+        "preference",
+        0.65,
+        "{s}最爱吃{v}",
+    ),
+    _r(
+        r"\b(?:news )?from my (?P<v>[a-z][a-z ]{2,25}?) world\b",
+        "hobby.",
+        "preference",
+        0.55,
+        "{s}'s hobby is {v}",
+    ),
+    _r(
+        r"\b(?:getting|get|going|go) (?:in|to work) (?P<v>by (?:bike|bicycle|car|train|bus|tram|metro|subway|ferry|electric scooter|scooter)|on foot)\b",
+        "commute",
+        "attribute",
+        0.6,
+        "{s} gets to work {v}",
+    ),
     # languages, instruments
     _r(
         rf"\bI(?:'m| am| have been|'ve been) (?i:learning|studying) (?P<v>{_LANG_EN})\b",
@@ -427,6 +536,29 @@ RULES: tuple[Rule, ...] = (
         "{s}在学{v}",
     ),
     _r(r"我会说(?P<v>[\u4e00-\u9fff]{1,4}[语话])", "speaks.", "attribute", 0.7, "{s}会说{v}"),
+    _r(
+        rf"\b(?i:my) (?P<v>{_LANG_EN}) (?i:tutor|teacher|lessons?|class|classes|course|streak)\b",
+        "learning.",
+        "attribute",
+        0.6,
+        "{s} is learning {v}",
+        flags=_CS,
+    ),
+    _r(
+        rf"\b(?i:conversation|a menu|order lunch|ordered lunch) in (?P<v>{_LANG_EN})\b",
+        "learning.",
+        "attribute",
+        0.55,
+        "{s} is learning {v}",
+        flags=_CS,
+    ),
+    _r(
+        rf"\bI (?:practised|practiced|played) (?:[\w' -]{{1,40}} on )?the (?P<v>{_INSTRUMENTS})\b|\bmy (?P<w>{_INSTRUMENTS}) (?:teacher|lessons?|tutor|recital)\b",
+        "plays.",
+        "attribute",
+        0.65,
+        "{s} plays the {v}",
+    ),
     _r(
         rf"\bI (?:play|'ve been playing|have been playing|'ve been at|have been at|practise|practice) (?:the )?(?P<v>{_INSTRUMENTS})\b",
         "plays.",
@@ -546,6 +678,9 @@ class RuleExtractor:
         m = _CORRECTION.match(text)
         if m:
             correction, text = True, text[m.end() :]
+        rhetorical = bool(_RHETORICAL.match(text))
+        if rhetorical:
+            text = _RHETORICAL.sub("", text).rstrip(" ?？")
         if _QUESTION.search(text) or (_NOT_A_STATEMENT.search(text) and not explicit):
             return
         if _JOKE.search(text) and not explicit:
@@ -602,9 +737,11 @@ class RuleExtractor:
         for rule in RULES:
             for m in rule.pattern.finditer(text):
                 groups = m.groupdict()
-                raw = groups.get("v") or groups.get("w") or ""
+                raw = next((g for k in "vwuts" if (g := groups.get(k))), "")
                 if rule.attr == "diet":  # "我吃素" has no value group: it means vegetarian
                     raw = _DIETS.get((raw or "肉").lower(), raw)
+                if rule.attr == "commute":
+                    raw = _COMMUTES.get(raw.lower().removeprefix("by ").strip(), raw)
                 value = _clean(raw, cut=not rule.attr.startswith("schedule"))
                 if not value or _DEICTIC.match(value) or len(value) > 40:
                     continue

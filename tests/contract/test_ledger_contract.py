@@ -202,6 +202,8 @@ async def test_due_sessions_idle_or_many_new_turns(ledger: Ledger) -> None:
     assert set(idle) == {"busy", "quiet"} and idle["quiet"].idle
     await ledger.mark_formed("user/a", "quiet", idle["quiet"].upto)
     assert [d.session_id for d in await ledger.due_sessions(now + 1, 0, 10)] == ["busy"]
+
+
 async def test_scrub_keeps_who_when_what_but_no_text(ledger: Ledger, tmp_path: Path) -> None:
     secret = "zebra-ledger-9c1d"
     await ledger.set_aliases([("w-merged", "m1")])

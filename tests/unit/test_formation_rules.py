@@ -54,6 +54,20 @@ def _extract(
         ("我住在杭州。", "user.home_city", "杭州", "attribute"),
         ("我姐姐叫小红。", "user.family.姐姐", "小红", "attribute"),
         ("我吃素。", "user.diet", "素食", "constraint"),
+        # said in passing, still plainly about the speaker
+        ("Fish is the only meat I eat these days.", "user.diet", "pescatarian", "constraint"),
+        (
+            "Turns out I'm properly allergic to shellfish.",
+            "user.allergy.shellfish",
+            "shellfish",
+            "constraint",
+        ),
+        ("No, it's Biscuit, my dog. He stole a sock.", "user.pet.biscuit", "Biscuit", "attribute"),
+        ("Yes! My cello teacher says I'm ready.", "user.plays.cello", "cello", "attribute"),
+        ("My German tutor made me order lunch.", "user.learning.german", "German", "attribute"),
+        ("The joys of getting to work by bike.", "user.commute", "cycling", "attribute"),
+        ("Remind me why I became a pharmacist?", "user.job", "pharmacist", "attribute"),
+        ("Staying put in Vancouver this weekend.", "user.home_city", "Vancouver", "attribute"),
     ],
 )
 def test_patterns(line: str, key: str, value: str, type_: str) -> None:
@@ -72,6 +86,15 @@ def test_patterns(line: str, key: str, value: str, type_: str) -> None:
         "My neighbour's dog stole a sock.",  # someone else's pet
         "I love it!",  # nothing to keep
         "I used to live in Rome.",  # the past
+        "I was vegetarian for a year in college, not anymore.",  # the past
+        "Maybe one day I'll get a parrot, who knows.",  # a hypothetical
+        "I'm allergic to Monday mornings, ha.",  # a joke
+        "I love spreadsheets so much I could marry one, kidding.",  # a joke
+        'Ana told me "I\'m allergic to pollen" halfway through dinner.',  # reported speech
+        "My uncle always says “I love hotpot” and then orders pizza.",  # reported speech
+        "Dana said I live in Barcelona now, like it was nothing.",  # reported, unquoted
+        "She's going to be working as a lawyer.",  # someone else
+        "My sister loves pho, she would eat it every day.",  # someone else's taste
     ],
 )
 def test_not_facts_about_the_speaker(line: str) -> None:

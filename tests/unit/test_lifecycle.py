@@ -65,9 +65,13 @@ async def test_sweep_archives_compacts_and_keeps_everything_readable(tmp_path: P
         assert current[ids[5]].status is Status.ACTIVE  # important enough to stay
         assert current[ids[6]].status is Status.ACTIVE  # skills do not decay
         # archived: out of recall, still readable with its history
-        r = await svc.recaller.recall_as("master", RecallQuery("train times", (ns,), layers=(Layer.EPISODIC,)))
+        r = await svc.recaller.recall_as(
+            "master", RecallQuery("train times", (ns,), layers=(Layer.EPISODIC,))
+        )
         assert r.hits == []
-        assert [v.status for v in await svc.memories.history("master", ids[0])][-1] is Status.ARCHIVED
+        assert [v.status for v in await svc.memories.history("master", ids[0])][
+            -1
+        ] is Status.ARCHIVED
         summary = (await svc.stores.records.get(report.summaries))[report.summaries[0]]
         assert summary.layer is Layer.SEMANTIC and summary.content.startswith(
             "Summary of 5 earlier"

@@ -369,6 +369,8 @@ def test_import_result_server_to_client() -> None:
     report = ImportReport(imported=3, unchanged=2, reembedded=1, links=4, conflicts=["m9"])
     got = wire.import_result(_wire(cv.import_report_to_pb(report)))
     assert got == t.ImportResult(3, 2, 1, 4, ["m9"])
+
+
 def test_erase_requests_and_response() -> None:
     req = _wire(pb.ForgetNamespaceRequest(namespace="user/u", reason="asked", wait=True))
     assert (req.namespace, req.reason, req.wait) == ("user/u", "asked", True)
