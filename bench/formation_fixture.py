@@ -1,6 +1,6 @@
 """Derives the CI fixture of the formation benchmark (tests/data/formation_dialogues.json) from
-longdialog-v1: two conversations, their first ten sessions, the ground-truth facts said in them
-(turn lists cut to those sessions).
+longdialog-v1: two conversations (one partly in Chinese), every session, with their ground-truth
+facts. ``SESSIONS`` cuts the sessions (and the facts' turn lists) when set.
 
     python -m bench.formation_fixture   # rewrites the fixture byte for byte from the dataset
 """
@@ -16,11 +16,11 @@ from typing import Any
 from bench.dialogues.generate import load
 
 CONVERSATIONS = ("conv-01", "conv-04")
-SESSIONS = 10
+SESSIONS = 0  # 0: every session
 
 
 def _in(turns: list[str]) -> list[str]:
-    return [t for t in turns if int(t[1:].split(":")[0]) <= SESSIONS]
+    return [t for t in turns if not SESSIONS or int(t[1:].split(":")[0]) <= SESSIONS]
 
 
 def cut_fact(f: dict[str, Any]) -> dict[str, Any] | None:
@@ -40,14 +40,15 @@ def derive(data: dict[str, Any]) -> dict[str, Any]:
             continue
         sessions = [
             {**s, "turns": [{k: t[k] for k in ("id", "speaker", "text")} for t in s["turns"]]}
-            for s in c["sessions"][:SESSIONS]
+            for s in c["sessions"][: SESSIONS or None]
         ]
         facts = [f for f in (cut_fact(x) for x in c["facts"]) if f is not None]
         convs.append(
             {"id": c["id"], "speakers": c["speakers"], "sessions": sessions, "facts": facts}
         )
     return {
-        "name": f"{data['name']} (formation fixture: conversations 1 and 4, sessions 1-{SESSIONS})",
+        "name": f"{data['name']} (formation fixture: conversations 1 and 4"
+        + (f", sessions 1-{SESSIONS})" if SESSIONS else ")"),
         "source": f"bench/dialogues/generate.py --seed {data['seed']}; python -m bench.formation_fixture",
         "conversations": convs,
     }

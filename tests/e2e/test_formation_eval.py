@@ -1,5 +1,10 @@
-"""The formation benchmark, reduced (two conversations, ten sessions each, from longdialog-v1):
-floors under the rule extractor's extraction and promotion figures, on both backends."""
+"""The formation benchmark, reduced (conversations 1 and 4 of longdialog-v1, every session; one
+partly in Chinese; python -m bench.formation_fixture derives it): floors under the rule
+extractor's extraction and promotion figures, on both backends. Measured on this fixture
+(docs/BENCHMARKS.md "Memory formation"): extraction P 1.0 / R 0.69, promotion P 1.0 (4 formed) /
+R 0.17; the floors leave a margin for small changes of the rules, none for a distractor
+(someone else's fact, reported speech, a question, a hypothetical, a past habit, a joke, small
+talk) becoming a candidate or a memory."""
 
 from __future__ import annotations
 
@@ -18,8 +23,10 @@ def test_formation_floors(backend: str, request: pytest.FixtureRequest) -> None:
         request.getfixturevalue("redis_url")
         request.getfixturevalue("neo4j_uri")
     r = run(DATA, backend)
-    assert r["turns"] > 400 and r["stable_facts"] >= 20
-    assert r["extraction_precision"] >= 0.45, r
-    assert r["extraction_recall"] >= 0.3, r
-    assert r["formed"] >= 1 and r["promotion_precision"] >= 0.9, r
+    assert r["turns"] > 1000 and r["stable_facts"] >= 60 and r["promotable_facts"] >= 20
+    assert r["extraction_precision"] >= 0.9, r
+    assert r["extraction_recall"] >= 0.6, r
+    assert r["formed"] >= 3 and r["promotion_precision"] >= 0.9, r
+    assert r["promotion_recall"] >= 0.12, r
+    assert r["candidates_matching_distractors"] == {}, r
     assert r["candidates_matching_passing_mentions"] == 0, r
