@@ -33,6 +33,7 @@ from gateway.client import GatewayClient
 from gateway.core.inputs import WriteInput
 from gateway.core.service import MemoryService
 from gateway.embedding import build_embedder
+from gateway.formation.factory import build_formation
 from gateway.rpc.server import serve_in_thread
 from gateway.settings import Settings
 from gateway.wiring import build_stores
@@ -178,12 +179,16 @@ async def phases(settings: Settings, texts: list[str], batch: int) -> None:
     )
     timer.wrap_embedder(embedder)
     data = settings.data_dir
+    formation = build_formation(settings)
     svc = MemoryService(
         settings=settings,
         stores=build_stores(settings, dim=embedder.dim),
         embedder=embedder,
         journal=SqliteJournal(data / "journal.db"),
         ledger=SqliteLedger(data / "ledger.db"),
+        extractor=formation.extractor,
+        rules=formation.rules,
+        summariser=formation.summariser,
     )
     await svc.start()
     try:
