@@ -50,9 +50,12 @@ EXTRACT_PROMPT = """你是用户画像分析师。根据下面的对话抽取关
    "key": "user.diet", "value": "vegetarian", "confidence": 0.8, "explicit": false}}]
    key 是规范化的事实键（小写，点分隔，第一段是 user 或说话人名字的小写），value 是事实的值，
    explicit 表示用户明确要求记住（"记住"、"以后都"、"remember"）。没有事实就输出 []。
+   喜欢或不喜欢某样东西用同一个键 user.taste.<东西>，value 写 "likes <东西>" 或
+   "dislikes <东西>"（中文写 "喜欢…" 或 "不喜欢…"），前后矛盾才能被发现。
 (You are a user-profile analyst. Extract stable facts about the user from the dialogue below.
 Only facts stated or reasonably implied; every fact quotes the user's own words verbatim as
-evidence. Output only the JSON array.)
+evidence; a like or dislike of a thing is key user.taste.<thing>, value "likes <thing>" or
+"dislikes <thing>". Output only the JSON array.)
 
 对话内容：
 {transcript}"""
