@@ -97,7 +97,9 @@ class Settings:
     embed_threads: int = 0
     #: threads that embed recall queries (their own pool: a recall never waits behind an apply
     #: batch's embedding in the shared pool)
-    query_embed_threads: int = 2
+    query_embed_threads: int = 1
+    #: at most this many query texts embedded in one run (concurrent recalls share a run)
+    query_embed_batch: int = 32
     #: the event loop's default thread pool (apply-batch embedding, index file I/O);
     #: 0 = Python's default, min(32, cores + 4). Each SQLite file has one worker thread of its own.
     worker_threads: int = 0
@@ -230,6 +232,7 @@ class Settings:
             f"{name} must be >= 0"
             for name in (
                 "query_embed_threads",
+                "query_embed_batch",
                 "worker_threads",
                 "max_inflight_reads",
                 "max_inflight_reads_per_agent",
@@ -242,6 +245,8 @@ class Settings:
         ]
         if self.query_embed_threads < 1:
             out.append("query_embed_threads must be >= 1")
+        if self.query_embed_batch < 1:
+            out.append("query_embed_batch must be >= 1")
         return out
 
     def _tls_problems(self) -> list[str]:
