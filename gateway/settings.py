@@ -49,6 +49,10 @@ class Limits:
     max_decisions: int = 16
 
 
+#: the derived gRPC cap's room above the admission bounds, for the calls they do not bound
+UNBOUNDED_CALLS_ROOM = 16
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     host: str = "127.0.0.1"
@@ -113,7 +117,9 @@ class Settings:
     max_inflight_writes_per_agent: int = 16
     #: what an overloaded answer tells the caller to wait before retrying
     overload_retry_after_ms: int = 100
-    #: gRPC's own hard cap on concurrent RPCs (any method); 0 = none
+    #: gRPC's own hard cap on concurrent RPCs (any method), checked before any Python work of the
+    #: call (RESOURCE_EXHAUSTED without retry-after-ms); 0 = derived from the admission bounds
+    #: (``concurrent_rpc_cap``), -1 = none
     grpc_max_concurrent_rpcs: int = 0
     shards: int = 8
 
@@ -227,6 +233,16 @@ class Settings:
             raise ValueError("invalid settings: " + "; ".join(problems))
         return self
 
+    def concurrent_rpc_cap(self) -> int | None:
+        """gRPC's cap on concurrent RPCs: ``grpc_max_concurrent_rpcs``, or when 0, the admission
+        bounds plus room for the calls they do not bound (health, stats, operator calls): beyond
+        it a call is refused before it costs the event loop anything. None = no cap."""
+        if self.grpc_max_concurrent_rpcs:
+            return self.grpc_max_concurrent_rpcs if self.grpc_max_concurrent_rpcs > 0 else None
+        if not (self.max_inflight_reads and self.max_inflight_writes):
+            return None  # an unbounded class: no derived cap
+        return self.max_inflight_reads + self.max_inflight_writes + UNBOUNDED_CALLS_ROOM
+
     def _capacity_problems(self) -> list[str]:
         out = [
             f"{name} must be >= 0"
@@ -239,12 +255,13 @@ class Settings:
                 "max_inflight_writes",
                 "max_inflight_writes_per_agent",
                 "overload_retry_after_ms",
-                "grpc_max_concurrent_rpcs",
             )
             if getattr(self, name) < 0
         ]
         if self.query_embed_threads < 1:
             out.append("query_embed_threads must be >= 1")
+        if self.grpc_max_concurrent_rpcs < -1:
+            out.append("grpc_max_concurrent_rpcs must be >= -1 (0 = derived, -1 = none)")
         if self.query_embed_batch < 1:
             out.append("query_embed_batch must be >= 1")
         return out

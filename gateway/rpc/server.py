@@ -99,7 +99,7 @@ async def create_server(settings: Settings, service: MemoryService | None = None
             ),
             admission,
         ],
-        maximum_concurrent_rpcs=settings.grpc_max_concurrent_rpcs or None,
+        maximum_concurrent_rpcs=settings.concurrent_rpc_cap(),
         options=[
             ("grpc.max_receive_message_length", 16 * 1024 * 1024),
             ("grpc.so_reuseport", 0),
