@@ -113,10 +113,12 @@ class Settings:
 
     # capacity (admission control): beyond these, RESOURCE_EXHAUSTED with retry-after-ms
     #: reads in flight (Recall, MatchSkill, Get, Timeline, ...) on this server / per agent; 0 = no cap
-    max_inflight_reads: int = 32
-    max_inflight_reads_per_agent: int = 16
+    #: (16: enough waiting queries to fill the query embedder's batches; more only lengthens
+    #: every recall's wait. bench.load, docs/BENCHMARKS.md "The knobs")
+    max_inflight_reads: int = 16
+    max_inflight_reads_per_agent: int = 8
     #: writes in flight (Write, BatchWrite, AppendTurn, ...) on this server / per agent; 0 = no cap
-    max_inflight_writes: int = 64
+    max_inflight_writes: int = 32
     max_inflight_writes_per_agent: int = 16
     #: what an overloaded answer tells the caller to wait before retrying
     overload_retry_after_ms: int = 100
