@@ -1,21 +1,37 @@
 """Load generator: many concurrent agents against one gateway, with the embedder floor beside it.
 
     python -m bench.load --backend embedded|real|both --clients 1,16,64,200 --seconds 10
+                         [--client-procs 2] [--client-mode async|threads] [--set NAME=VALUE]
 
 The gateway runs in a child process (its own GIL), listening on 127.0.0.1 only. It is first
 filled with ``--memories`` seeded dialogue turns (written by the master in 20 user namespaces,
-``batch_write(wait=True)``). Then, for each client count, that many client threads (one
-``GatewayClient`` each, agent ``agent-<i>``) run for ``--seconds``: each call is a recall over two
-user namespaces plus the agent's own, with a query drawn from ~2,000 distinct ones, and one call in
-``--write-every`` is a write of one turn to the agent's own namespace (``wait=False``).
+``batch_write(wait=True)`` from 4 client threads: the "fill" line, applied writes/s beside the
+embedder's batched rate). Then, for each client count, that many agents run for ``--seconds``:
+each call is a recall over two user namespaces plus the agent's own, with a query drawn from
+~2,000 distinct ones, and one call in ``--write-every`` is a write of one turn to the agent's own
+namespace (``wait=False``). An agent that gets RESOURCE_EXHAUSTED waits the ``retry-after-ms``
+it was told (100 ms when the answer carries none), times 0.5-1.5.
+
+The harness (``--client-mode async``, the default) measures the server, not itself: the agents
+are asyncio tasks, one ``gateway.aio.GatewayClient`` per agent (each agent has its own identity,
+which admission control counts per agent, as real agents would), spread round robin over
+``--client-procs`` client processes (their channels to the one gateway share an HTTP/2
+connection per process, as gRPC's global subchannel pool does). Every agent connects (health)
+before the clock starts; a shared monotonic deadline starts and stops them together. The old
+harness (``--client-mode threads``: one blocking client per thread, all in this process) is kept
+for comparison: past ~16 clients its threads queue on this process's GIL (~3 ms of client CPU
+per call), so its latencies are mostly its own.
 
 Reported per client count: recall calls/s, p50/p99 of the recalls that were served, recalls
 whose answer was degraded (a skipped layer, named in ``degraded``), RESOURCE_EXHAUSTED answers
-and their p99 latency (admission control must answer them promptly; the client then waits the
-``retry-after-ms`` it was told), writes/s acknowledged and applied (until the journal drained).
-Beside it, measured in the same run: the embedder alone — one query per call (p50, calls/s on one
-thread) and batches of 64 dialogue turns (texts/s). The load average is printed: on a shared host
-the absolute figures move a lot. Bounded: fixed client counts and durations, loopback only.
+and their p99 latency (admission control must answer them promptly), other errors, writes/s
+acknowledged and applied (until the journal drained), the gateway process's CPU per served call
+(recalls + writes; comparable across runs on a shared host, unlike wall-clock figures) and the
+client processes' CPU per call. Beside it, measured in the same run: the embedder alone, built
+as the gateway builds it — batches of 64 dialogue turns (texts/s), one query per call (p50,
+calls/s) and queries in batches of 16 (what natural batching of concurrent queries can reach).
+The load average is printed: on a shared host the absolute figures move a lot. Bounded: at most
+500 agents, 60 s per level, 8 client processes; loopback only.
 """
 
 from __future__ import annotations
