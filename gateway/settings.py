@@ -120,8 +120,10 @@ class Settings:
     #: writes in flight (Write, BatchWrite, AppendTurn, ...) on this server / per agent; 0 = no cap
     max_inflight_writes: int = 32
     max_inflight_writes_per_agent: int = 16
-    #: what an overloaded answer tells the caller to wait before retrying
+    #: what an overloaded answer tells the caller to wait before retrying: at least this, more
+    #: when many agents wait (agents turned away / calls admitted per second), at most the max
     overload_retry_after_ms: int = 100
+    overload_retry_after_max_ms: int = 2000
     #: gRPC's own hard cap on concurrent RPCs (any method), checked before any Python work of the
     #: call (RESOURCE_EXHAUSTED without retry-after-ms); 0 = derived from the admission bounds
     #: (``concurrent_rpc_cap``), -1 = none
@@ -260,6 +262,7 @@ class Settings:
                 "max_inflight_writes",
                 "max_inflight_writes_per_agent",
                 "overload_retry_after_ms",
+                "overload_retry_after_max_ms",
             )
             if getattr(self, name) < 0
         ]

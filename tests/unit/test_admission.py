@@ -17,7 +17,8 @@ import pytest
 
 from gateway.client import GatewayClient
 from gateway.client.errors import Overloaded
-from gateway.rpc.admission import READS, WRITES, Admission, Bounds
+from gateway.core import errors
+from gateway.rpc.admission import READS, WRITES, Admission, Bounds, InFlight
 from gateway.rpc.interceptors import ErrorMapping
 from gateway.rpc.servicer import GatewayServicer
 from gateway.settings import UNBOUNDED_CALLS_ROOM, Settings
@@ -136,6 +137,42 @@ def test_one_agent_cannot_take_every_slot() -> None:
         first.result(10)
         other.result(10)
         assert admission.reads.by_agent == {}
+
+
+def test_retry_hint_grows_with_the_agents_waiting_per_admission() -> None:
+    now = [0.0]
+    gate = InFlight("reads", Bounds(2, 0), 100, 2000, clock=lambda: now[0])
+
+    def refused(agent: str) -> int:
+        with pytest.raises(errors.Overloaded) as err:
+            gate.enter(agent)
+        assert f"retry after {err.value.retry_after_ms} ms" in err.value.message
+        return err.value.retry_after_ms
+
+    assert refused_after_fill(gate, refused) == 500  # so far 1 agent waiting per 2 admissions
+    for i in range(20):  # a busy second: 2 slots, 20 more calls admitted, 40 agents turned away
+        gate.leave("a")
+        gate.enter("a")
+        refused(f"agent-{i}")
+        refused(f"agent-{i + 100}")
+    now[0] = 1.0
+    assert refused("late") == round(1000 * 41 / 22)  # 41 agents waited per 22 admissions
+    for i in range(200):
+        refused(f"crowd-{i}")
+    assert refused("last") == 2000  # capped
+    now[0] = 5.0  # after a quiet spell the history is forgotten
+    gate.leave("a")
+    for _ in range(20):
+        gate.enter("b")
+        gate.leave("b")
+    gate.enter("b")
+    assert refused("c") == 100  # 1 waiting per 21 admissions: never below the configured hint
+
+
+def refused_after_fill(gate: InFlight, refused: Any) -> int:
+    gate.enter("a")
+    gate.enter("a")
+    return int(refused("first"))
 
 
 def test_grpc_cap_refuses_before_any_python_work_and_the_client_sees_overloaded() -> None:
