@@ -89,8 +89,9 @@ class QueryBatcher:
                 for _, fut in live:
                     fut.set_exception(exc)
                 continue
-            self.runs += 1
-            self.texts += len(flat)
+            with self._lock:
+                self.runs += 1
+                self.texts += len(flat)
             at = 0
             for texts, fut in live:
                 fut.set_result(vectors[at : at + len(texts)])
