@@ -1,26 +1,43 @@
 """Load generator: many concurrent agents against one gateway, with the embedder floor beside it.
 
     python -m bench.load --backend embedded|real|both --clients 1,16,64,200 --seconds 10
+                         [--client-procs 2] [--client-mode async|threads] [--set NAME=VALUE]
 
 The gateway runs in a child process (its own GIL), listening on 127.0.0.1 only. It is first
 filled with ``--memories`` seeded dialogue turns (written by the master in 20 user namespaces,
-``batch_write(wait=True)``). Then, for each client count, that many client threads (one
-``GatewayClient`` each, agent ``agent-<i>``) run for ``--seconds``: each call is a recall over two
-user namespaces plus the agent's own, with a query drawn from ~2,000 distinct ones, and one call in
-``--write-every`` is a write of one turn to the agent's own namespace (``wait=False``).
+``batch_write(wait=True)`` from 4 client threads: the "fill" line, applied writes/s beside the
+embedder's batched rate). Then, for each client count, that many agents run for ``--seconds``:
+each call is a recall over two user namespaces plus the agent's own, with a query drawn from
+~2,000 distinct ones, and one call in ``--write-every`` is a write of one turn to the agent's own
+namespace (``wait=False``). An agent that gets RESOURCE_EXHAUSTED waits the ``retry-after-ms``
+it was told (100 ms when the answer carries none), times 0.5-1.5.
+
+The harness (``--client-mode async``, the default) measures the server, not itself: the agents
+are asyncio tasks, one ``gateway.aio.GatewayClient`` per agent (each agent has its own identity,
+which admission control counts per agent, as real agents would), spread round robin over
+``--client-procs`` client processes (their channels to the one gateway share an HTTP/2
+connection per process, as gRPC's global subchannel pool does). Every agent connects (health)
+before the clock starts; a shared monotonic deadline starts and stops them together. The old
+harness (``--client-mode threads``: one blocking client per thread, all in this process) is kept
+for comparison: past ~16 clients its threads queue on this process's GIL (~3 ms of client CPU
+per call), so its latencies are mostly its own.
 
 Reported per client count: recall calls/s, p50/p99 of the recalls that were served, recalls
 whose answer was degraded (a skipped layer, named in ``degraded``), RESOURCE_EXHAUSTED answers
-and their p99 latency (admission control must answer them promptly; the client then waits the
-``retry-after-ms`` it was told), writes/s acknowledged and applied (until the journal drained).
-Beside it, measured in the same run: the embedder alone — one query per call (p50, calls/s on one
-thread) and batches of 64 dialogue turns (texts/s). The load average is printed: on a shared host
-the absolute figures move a lot. Bounded: fixed client counts and durations, loopback only.
+and their p99 latency (admission control must answer them promptly), other errors, writes/s
+acknowledged and applied (until the journal drained), the gateway process's CPU per served call
+(recalls + writes; comparable across runs on a shared host, unlike wall-clock figures) and the
+client processes' CPU per call. Beside it, measured in the same run: the embedder alone, built
+as the gateway builds it — batches of 64 dialogue turns (texts/s), one query per call (p50,
+calls/s) and queries in batches of 16 (what natural batching of concurrent queries can reach).
+The load average is printed: on a shared host the absolute figures move a lot. Bounded: at most
+500 agents, 60 s per level, 8 client processes; loopback only.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import multiprocessing as mp
 import os
 import random
@@ -109,6 +126,11 @@ class GatewayProcess:
         self._proc.start()
         return str(self._ready.get(timeout=300))
 
+    def cpu_s(self) -> float:
+        """CPU seconds the gateway process has used (user + system, all its threads)."""
+        fields = Path(f"/proc/{self._proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._proc.join(120)
@@ -129,22 +151,38 @@ class Level:
     errors: dict[str, int] = field(default_factory=dict)
     writes: int = 0
     applied_s: float = 0.0
+    client_cpu_s: float = 0.0
+    gateway_cpu_s: float = 0.0
 
 
-def floor(kind: str, threads: int, turns: list[str], queries: list[str]) -> dict[str, float]:
-    emb = build_embedder(kind, cache_size=0, threads=threads)
+def floor(settings: Settings, turns: list[str], queries: list[str]) -> dict[str, float]:
+    """The embedder alone, built as the gateway builds it."""
+    emb = build_embedder(
+        settings.embedder,
+        cache_size=0,
+        threads=settings.embed_threads,
+        spinning=settings.embed_spinning,
+    )
     emb.embed(turns[:64])
     start = time.perf_counter()
     for i in range(0, len(turns), 64):
         emb.embed(turns[i : i + 64])
     batched = len(turns) / (time.perf_counter() - start)
+    start = time.perf_counter()
+    for i in range(0, 256, 16):
+        emb.embed(queries[i : i + 16])
+    queries_batched = 256 / (time.perf_counter() - start)
     lat = []
     for q in queries[:100]:
         t0 = time.perf_counter()
         emb.embed([q])
         lat.append((time.perf_counter() - t0) * 1000)
-    return {"batched_per_s": batched, "query_p50_ms": statistics.median(lat),
-            "query_per_s": 1000 / statistics.fmean(lat)}  # fmt: skip
+    return {
+        "batched_per_s": batched,
+        "query_p50_ms": statistics.median(lat),
+        "query_per_s": 1000 / statistics.fmean(lat),
+        "queries_batched_per_s": queries_batched,
+    }
 
 
 def populate(address: str, turns: list[str], namespaces: list[str]) -> tuple[float, float]:
@@ -181,7 +219,133 @@ def populate(address: str, turns: list[str], namespaces: list[str]) -> tuple[flo
     return len(turns) / elapsed, len(turns) / elapsed
 
 
-def run_level(
+def _client_call(
+    rng: random.Random, n: int, own: str, namespaces: list[str], queries: list[str], every: int
+) -> tuple[str, tuple[Any, ...]]:
+    """The n-th call of an agent: ("write", args) one time in ``every``, else ("recall", args)."""
+    if every and n % every == 0:
+        return "write", (own, "episodic", rng.choice(queries) + " (noted)")
+    return "recall", (rng.choice(queries), [*rng.sample(namespaces, 2), own])
+
+
+def _tally(level: Level, part: dict[str, Any]) -> None:
+    level.recall_ms += part["recall_ms"]
+    level.overload_ms += part["overload_ms"]
+    level.degraded += part["degraded"]
+    level.writes += part["writes"]
+    level.client_cpu_s += part["cpu_s"]
+    for k, v in part["errors"].items():
+        level.errors[k] = level.errors.get(k, 0) + v
+
+
+async def _agents(
+    address: str,
+    ids: list[int],
+    namespaces: list[str],
+    queries: list[str],
+    every: int,
+    ready: Any,
+    go: Any,
+) -> dict[str, Any]:
+    """One client process: an asyncio task (and ``GatewayClient``) per agent."""
+    from gateway.aio import GatewayClient as AsyncClient
+
+    part: dict[str, Any] = dict(recall_ms=[], overload_ms=[], degraded=0, writes=0, errors={})
+    clients = [AsyncClient(address, agent_id=f"agent-{i}", timeout=30, retries=0) for i in ids]
+    await asyncio.gather(*(c.health() for c in clients))  # connected before the clock starts
+    ready.put(len(ids))
+    deadline = go.get()  # time.monotonic() is one clock for every process (Linux)
+    cpu0 = time.process_time()
+
+    async def agent(i: int, c: Any) -> None:
+        rng, own, n = random.Random(i), f"agent/agent-{i}", 0
+        while time.monotonic() < deadline:
+            n += 1
+            kind, args = _client_call(rng, n, own, namespaces, queries, every)
+            t0 = time.perf_counter()
+            try:
+                if kind == "write":
+                    await c.write(*args)
+                    part["writes"] += 1
+                    continue
+                r = await c.recall(args[0], args[1], top_k=5)
+                part["recall_ms"].append((time.perf_counter() - t0) * 1000)
+                part["degraded"] += bool(r.degraded)
+            except Overloaded as exc:
+                part["overload_ms"].append((time.perf_counter() - t0) * 1000)
+                await asyncio.sleep((exc.retry_after_ms or 100) / 1000 * (0.5 + rng.random()))
+            except GatewayError as exc:
+                part["errors"][exc.code.name] = part["errors"].get(exc.code.name, 0) + 1
+
+    await asyncio.gather(*(agent(i, c) for i, c in zip(ids, clients, strict=True)))
+    part["cpu_s"] = time.process_time() - cpu0
+    await asyncio.gather(*(c.close() for c in clients))
+    return part
+
+
+def _client_process(
+    address: str,
+    ids: list[int],
+    namespaces: list[str],
+    queries: list[str],
+    every: int,
+    ready: Any,
+    go: Any,
+    out: Any,
+) -> None:
+    out.put(asyncio.run(_agents(address, ids, namespaces, queries, every, ready, go)))
+
+
+def run_level_async(
+    address: str,
+    level: Level,
+    seconds: float,
+    namespaces: list[str],
+    queries: list[str],
+    write_every: int,
+    procs: int,
+) -> None:
+    """``level.clients`` asyncio agents spread over ``procs`` client processes."""
+    ctx = mp.get_context("spawn")
+    ready, out = ctx.Queue(), ctx.Queue()
+    groups = [g for g in (list(range(level.clients))[p::procs] for p in range(procs)) if g]
+    gos = [ctx.Queue() for _ in groups]
+    children = [
+        ctx.Process(
+            target=_client_process,
+            args=(address, g, namespaces, queries, write_every, ready, go, out),
+            daemon=True,
+        )
+        for g, go in zip(groups, gos, strict=True)
+    ]
+    for child in children:
+        child.start()
+    try:
+        for _ in children:
+            ready.get(timeout=120)
+        start = time.perf_counter()
+        deadline = time.monotonic() + seconds
+        for go in gos:
+            go.put(deadline)
+        for _ in children:
+            _tally(level, out.get(timeout=seconds + 120))
+        level.seconds = time.perf_counter() - start
+    finally:
+        for child in children:
+            child.join(30)
+            if child.is_alive():
+                child.terminate()
+    _wait_applied(address, level, start)
+
+
+def _wait_applied(address: str, level: Level, start: float) -> None:
+    with GatewayClient(address, agent_id="master") as c:  # until the writes are applied
+        while c.stats().journal_pending:
+            time.sleep(0.05)
+    level.applied_s = time.perf_counter() - start
+
+
+def run_level_threads(
     address: str,
     level: Level,
     seconds: float,
@@ -189,6 +353,8 @@ def run_level(
     queries: list[str],
     write_every: int,
 ) -> None:
+    """The old harness: one blocking client per thread, all in this process (GIL-bound: past
+    ~16 clients it measures itself more than the gateway)."""
     lock = threading.Lock()
     deadline = 0.0
 
@@ -199,45 +365,35 @@ def run_level(
     barrier = threading.Barrier(level.clients + 1, action=start_clock)
 
     def client(i: int) -> None:
-        rng = random.Random(i)
-        agent = f"agent-{i}"
-        own = f"agent/{agent}"
-        mine_ms: list[float] = []
-        over_ms: list[float] = []
-        degraded = writes = 0
-        errors: dict[str, int] = {}
-        with GatewayClient(address, agent_id=agent, timeout=30, retries=0) as c:
+        rng, own, n = random.Random(i), f"agent/agent-{i}", 0
+        part: dict[str, Any] = dict(recall_ms=[], overload_ms=[], degraded=0, writes=0, errors={})
+        with GatewayClient(address, agent_id=f"agent-{i}", timeout=30, retries=0) as c:
             try:
                 c.health()  # connect before the clock starts
             finally:
                 barrier.wait()
-            n = 0
             while time.monotonic() < deadline:
                 n += 1
+                kind, args = _client_call(rng, n, own, namespaces, queries, write_every)
                 t0 = time.perf_counter()
                 try:
-                    if write_every and n % write_every == 0:
-                        c.write(own, "episodic", rng.choice(queries) + " (noted)")
-                        writes += 1
+                    if kind == "write":
+                        c.write(*args)
+                        part["writes"] += 1
                         continue
-                    nss = [*rng.sample(namespaces, 2), own]
-                    r = c.recall(rng.choice(queries), nss, top_k=5)
-                    mine_ms.append((time.perf_counter() - t0) * 1000)
-                    degraded += bool(r.degraded)
+                    r = c.recall(args[0], args[1], top_k=5)
+                    part["recall_ms"].append((time.perf_counter() - t0) * 1000)
+                    part["degraded"] += bool(r.degraded)
                 except Overloaded as exc:
-                    over_ms.append((time.perf_counter() - t0) * 1000)
-                    wait = (exc.retry_after_ms or 100) / 1000
-                    time.sleep(wait * (0.5 + rng.random()))
+                    part["overload_ms"].append((time.perf_counter() - t0) * 1000)
+                    time.sleep((exc.retry_after_ms or 100) / 1000 * (0.5 + rng.random()))
                 except GatewayError as exc:
-                    errors[exc.code.name] = errors.get(exc.code.name, 0) + 1
+                    part["errors"][exc.code.name] = part["errors"].get(exc.code.name, 0) + 1
+        part["cpu_s"] = 0.0
         with lock:
-            level.recall_ms += mine_ms
-            level.overload_ms += over_ms
-            level.degraded += degraded
-            level.writes += writes
-            for k, v in errors.items():
-                level.errors[k] = level.errors.get(k, 0) + v
+            _tally(level, part)
 
+    cpu0 = time.process_time()
     threads = [threading.Thread(target=client, args=(i,)) for i in range(level.clients)]
     for t in threads:
         t.start()
@@ -246,10 +402,8 @@ def run_level(
     for t in threads:
         t.join()
     level.seconds = time.perf_counter() - start
-    with GatewayClient(address, agent_id="master") as c:  # until the writes are applied
-        while c.stats().journal_pending:
-            time.sleep(0.05)
-    level.applied_s = time.perf_counter() - start
+    level.client_cpu_s = time.process_time() - cpu0
+    _wait_applied(address, level, start)
 
 
 def main() -> None:
@@ -260,6 +414,15 @@ def main() -> None:
     ap.add_argument("--memories", type=int, default=512)
     ap.add_argument("--write-every", type=int, default=10, help="0: recalls only")
     ap.add_argument("--embedder", default="minilm")
+    ap.add_argument(
+        "--client-procs", type=int, default=2, help="client processes the agents are spread over"
+    )
+    ap.add_argument(
+        "--client-mode",
+        choices=("async", "threads"),
+        default="async",
+        help="async: asyncio agents in --client-procs processes; threads: the old harness",
+    )
     ap.add_argument("--redis-url", default=os.environ.get("MEMGATE_TEST_REDIS_URL", ""))
     ap.add_argument("--neo4j-uri", default=os.environ.get("MEMGATE_TEST_NEO4J_URI", ""))
     ap.add_argument(
@@ -267,8 +430,8 @@ def main() -> None:
     )
     args = ap.parse_args()
     counts = [int(c) for c in args.clients.split(",")]
-    if max(counts) > 500 or args.seconds > 60:
-        raise SystemExit("bounded: at most 500 clients and 60 s per level")
+    if max(counts) > 500 or args.seconds > 60 or not 1 <= args.client_procs <= 8:
+        raise SystemExit("bounded: at most 500 clients, 60 s per level and 8 client processes")
     turns = unique_turns(args.memories)
     queries = make_queries()
     backends = ["embedded", "real"] if args.backend == "both" else [args.backend]
@@ -276,10 +439,19 @@ def main() -> None:
     for item in args.set:
         name, _, value = item.partition("=")
         current = getattr(Settings(), name)
-        overrides[name] = type(current)(value)
+        if isinstance(current, bool):
+            overrides[name] = value.lower() in ("1", "true", "yes", "on")
+        else:
+            overrides[name] = type(current)(value)
+    harness = (
+        f"asyncio agents in {args.client_procs} processes"
+        if args.client_mode == "async"
+        else "threads in one process"
+    )
     print(
         f"bench.load: {args.memories} memories, clients {counts}, {args.seconds:.0f} s each, "
         f"1 write per {args.write_every} calls, embedder {args.embedder}, {os.cpu_count()} cores, "
+        f"clients: {harness}, "
         f"load average {os.getloadavg()[0]:.1f} (shared host){', ' + str(overrides) if overrides else ''}",
         flush=True,
     )
@@ -300,14 +472,16 @@ def main() -> None:
                 ),
                 **overrides,
             ).validate()
-            f = floor(args.embedder, settings.embed_threads, turns, queries)
+            f = floor(settings, turns, queries)
             print(
                 f"\n[{backend}] embedder alone: batches of 64 turns {f['batched_per_s']:.0f} "
                 f"texts/s; one query per call p50 {f['query_p50_ms']:.1f} ms "
-                f"({f['query_per_s']:.0f}/s on one thread)",
+                f"({f['query_per_s']:.0f}/s on one thread); queries in batches of 16 "
+                f"{f['queries_batched_per_s']:.0f}/s",
                 flush=True,
             )
-            with GatewayProcess(settings) as address:
+            gateway = GatewayProcess(settings)
+            with gateway as address:
                 _, applied = populate(address, turns, namespaces)
                 print(
                     f"[{backend}] fill: {len(turns)} turns, batch_write(wait=True) x4 clients: "
@@ -317,12 +491,31 @@ def main() -> None:
                 )
                 print(
                     "| clients | recalls/s | p50 ms | p99 ms | degraded | RESOURCE_EXHAUSTED "
-                    "(p99 ms) | other errors | writes ack/s | applied/s | load avg |"
+                    "(p99 ms) | other errors | writes ack/s | applied/s | gateway CPU ms/served "
+                    "| client CPU ms/call "
+                    "| load avg |"
                 )
-                print("|---|---|---|---|---|---|---|---|---|---|")
+                print("|---|---|---|---|---|---|---|---|---|---|---|---|")
                 for n in counts:
                     level = Level(n)
-                    run_level(address, level, args.seconds, namespaces, queries, args.write_every)
+                    cpu0 = gateway.cpu_s()
+                    if args.client_mode == "async":
+                        run_level_async(
+                            address,
+                            level,
+                            args.seconds,
+                            namespaces,
+                            queries,
+                            args.write_every,
+                            args.client_procs,
+                        )
+                    else:
+                        run_level_threads(
+                            address, level, args.seconds, namespaces, queries, args.write_every
+                        )
+                    level.gateway_cpu_s = gateway.cpu_s() - cpu0  # until the writes applied
+                    calls = len(level.recall_ms) + len(level.overload_ms) + level.writes
+                    served = len(level.recall_ms) + level.writes
                     print(
                         f"| {n} | {len(level.recall_ms) / level.seconds:.1f} "
                         f"| {percentile(level.recall_ms, 50):.0f} "
@@ -330,6 +523,8 @@ def main() -> None:
                         f"| {len(level.overload_ms)} ({percentile(level.overload_ms, 99):.0f}) "
                         f"| {level.errors or 0} | {level.writes / level.seconds:.1f} "
                         f"| {level.writes / level.applied_s:.1f} "
+                        f"| {1000 * level.gateway_cpu_s / max(1, served):.2f} "
+                        f"| {1000 * level.client_cpu_s / max(1, calls):.2f} "
                         f"| {os.getloadavg()[0]:.1f} |",
                         flush=True,
                     )

@@ -49,6 +49,10 @@ class Limits:
     max_decisions: int = 16
 
 
+#: the derived gRPC cap's room above the admission bounds, for the calls they do not bound
+UNBOUNDED_CALLS_ROOM = 16
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     host: str = "127.0.0.1"
@@ -95,23 +99,34 @@ class Settings:
     embed_cache_size: int = 1024
     #: ONNX Runtime intra-op threads of the embedder; 0 = all cores
     embed_threads: int = 0
+    #: idle ONNX Runtime threads spin for the next run: a lone query ~1 ms sooner on idle cores,
+    #: about twice the CPU per query on busy or shared ones (off by default)
+    embed_spinning: bool = False
     #: threads that embed recall queries (their own pool: a recall never waits behind an apply
     #: batch's embedding in the shared pool)
-    query_embed_threads: int = 2
+    query_embed_threads: int = 1
+    #: at most this many query texts embedded in one run (concurrent recalls share a run)
+    query_embed_batch: int = 32
     #: the event loop's default thread pool (apply-batch embedding, index file I/O);
     #: 0 = Python's default, min(32, cores + 4). Each SQLite file has one worker thread of its own.
     worker_threads: int = 0
 
     # capacity (admission control): beyond these, RESOURCE_EXHAUSTED with retry-after-ms
     #: reads in flight (Recall, MatchSkill, Get, Timeline, ...) on this server / per agent; 0 = no cap
-    max_inflight_reads: int = 32
-    max_inflight_reads_per_agent: int = 16
+    #: (16: enough waiting queries to fill the query embedder's batches; more only lengthens
+    #: every recall's wait. bench.load, docs/BENCHMARKS.md "The knobs")
+    max_inflight_reads: int = 16
+    max_inflight_reads_per_agent: int = 8
     #: writes in flight (Write, BatchWrite, AppendTurn, ...) on this server / per agent; 0 = no cap
-    max_inflight_writes: int = 64
+    max_inflight_writes: int = 32
     max_inflight_writes_per_agent: int = 16
-    #: what an overloaded answer tells the caller to wait before retrying
+    #: what an overloaded answer tells the caller to wait before retrying: at least this, more
+    #: when many agents wait (agents turned away / calls admitted per second), at most the max
     overload_retry_after_ms: int = 100
-    #: gRPC's own hard cap on concurrent RPCs (any method); 0 = none
+    overload_retry_after_max_ms: int = 2000
+    #: gRPC's own hard cap on concurrent RPCs (any method), checked before any Python work of the
+    #: call (RESOURCE_EXHAUSTED without retry-after-ms); 0 = derived from the admission bounds
+    #: (``concurrent_rpc_cap``), -1 = none
     grpc_max_concurrent_rpcs: int = 0
     shards: int = 8
 
@@ -225,23 +240,38 @@ class Settings:
             raise ValueError("invalid settings: " + "; ".join(problems))
         return self
 
+    def concurrent_rpc_cap(self) -> int | None:
+        """gRPC's cap on concurrent RPCs: ``grpc_max_concurrent_rpcs``, or when 0, the admission
+        bounds plus room for the calls they do not bound (health, stats, operator calls): beyond
+        it a call is refused before it costs the event loop anything. None = no cap."""
+        if self.grpc_max_concurrent_rpcs:
+            return self.grpc_max_concurrent_rpcs if self.grpc_max_concurrent_rpcs > 0 else None
+        if not (self.max_inflight_reads and self.max_inflight_writes):
+            return None  # an unbounded class: no derived cap
+        return self.max_inflight_reads + self.max_inflight_writes + UNBOUNDED_CALLS_ROOM
+
     def _capacity_problems(self) -> list[str]:
         out = [
             f"{name} must be >= 0"
             for name in (
                 "query_embed_threads",
+                "query_embed_batch",
                 "worker_threads",
                 "max_inflight_reads",
                 "max_inflight_reads_per_agent",
                 "max_inflight_writes",
                 "max_inflight_writes_per_agent",
                 "overload_retry_after_ms",
-                "grpc_max_concurrent_rpcs",
+                "overload_retry_after_max_ms",
             )
             if getattr(self, name) < 0
         ]
         if self.query_embed_threads < 1:
             out.append("query_embed_threads must be >= 1")
+        if self.grpc_max_concurrent_rpcs < -1:
+            out.append("grpc_max_concurrent_rpcs must be >= -1 (0 = derived, -1 = none)")
+        if self.query_embed_batch < 1:
+            out.append("query_embed_batch must be >= 1")
         return out
 
     def _tls_problems(self) -> list[str]:

@@ -169,7 +169,10 @@ def build_journal(settings: Settings) -> Journal:
 def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemoryService:
     data = settings.data_dir
     embedder = build_embedder(
-        settings.embedder, cache_size=settings.embed_cache_size, threads=settings.embed_threads
+        settings.embedder,
+        cache_size=settings.embed_cache_size,
+        threads=settings.embed_threads,
+        spinning=settings.embed_spinning,
     )
     formation = build_formation(settings)
     metrics = Metrics()

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 import numpy as np
@@ -41,6 +40,7 @@ from gateway.core.models import (
     utcnow,
 )
 from gateway.core.ports import Embedder, Ledger, Stores
+from gateway.core.query_batch import QueryBatcher
 from gateway.core.recall_cache import RecallCache, RecallQuery, RecallResult
 from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer, traced
 from gateway.settings import Settings
@@ -75,15 +75,14 @@ class Recaller:
         self.cache = RecallCache(settings.recall_cache_ttl_s, settings.recall_cache_entries)
         self.audit = AuditLog(ledger)
         self.touches = AccessTouches(stores.records)
-        # Query embeddings get their own small pool: a recall never queues behind the apply
-        # lanes' batch embeddings in the loop's default pool.
-        self._query_pool = ThreadPoolExecutor(
-            settings.query_embed_threads, thread_name_prefix="memgate-query-embed"
+        # Query embeddings get their own worker threads (a recall never queues behind the apply
+        # lanes' batch embeddings), and concurrent queries share one embedder run.
+        self.queries = QueryBatcher(
+            embedder, settings.query_embed_threads, settings.query_embed_batch
         )
 
     async def _embed(self, texts: list[str]) -> np.ndarray:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._query_pool, self._embedder.embed, texts)
+        return await self.queries.embed(texts)
 
     async def recall_as(self, agent: str, q: RecallQuery) -> RecallResult:
         """A recall by ``agent``: every namespace must be readable by it; audited."""
@@ -138,10 +137,6 @@ class Recaller:
             self.cache.invalidate(set(namespaces))
 
     async def recall(self, q: RecallQuery) -> RecallResult:
-        try:
-            await self._stores.index.sync()  # other replicas' writes (and cache invalidations)
-        except BackendUnavailable as exc:
-            log.debug("recall without the latest changes of other replicas: %s", exc.message)
         try:
             await self._stores.index.sync()  # other replicas' writes (and cache invalidations)
         except BackendUnavailable as exc:
@@ -392,4 +387,4 @@ class Recaller:
         """Write what is queued: access statistics, then audit rows."""
         await self.touches.close()
         await self.audit.close()
-        self._query_pool.shutdown(wait=False, cancel_futures=True)
+        self.queries.close()

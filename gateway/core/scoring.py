@@ -51,13 +51,14 @@ def score(
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+_SPACE_OR_WORD = re.compile(r"[\s\w]")
 
 
 def estimate_tokens(text: str) -> int:
     """A tokenizer-free estimate: one token per CJK character, ~1.3 per word, 1 per symbol."""
     cjk = len(_CJK.findall(text))
     words = len(_WORD.findall(text))
-    rest = len(re.sub(r"[\s\w]", "", _CJK.sub("", text)))
+    rest = len(_SPACE_OR_WORD.sub("", _CJK.sub("", text)))
     return cjk + math.ceil(words * 1.3) + rest // 2
 
 
@@ -67,6 +68,7 @@ BLOCK_HEADER = (
     "conversation, the current conversation wins."
 )
 BLOCK_FOOTER = "</memory>"
+_FRAME_TOKENS = estimate_tokens(BLOCK_HEADER) + estimate_tokens(BLOCK_FOOTER)
 
 
 def line_for(memory: Memory) -> str:
@@ -80,7 +82,7 @@ def memory_block(items: Sequence[Scored], budget: int) -> tuple[str, int, int]:
 
     Returns (block, tokens used, items included). Empty block when nothing fits.
     """
-    used = estimate_tokens(BLOCK_HEADER) + estimate_tokens(BLOCK_FOOTER)
+    used = _FRAME_TOKENS
     lines: list[str] = []
     for item in items:
         line = line_for(item.memory)

@@ -87,6 +87,7 @@ async def create_server(settings: Settings, service: MemoryService | None = None
         Bounds(settings.max_inflight_reads, settings.max_inflight_reads_per_agent),
         Bounds(settings.max_inflight_writes, settings.max_inflight_writes_per_agent),
         settings.overload_retry_after_ms,
+        settings.overload_retry_after_max_ms,
     )
     server = grpc.aio.server(
         # ErrorMapping first: it authenticates, then admission counts the call
@@ -99,7 +100,7 @@ async def create_server(settings: Settings, service: MemoryService | None = None
             ),
             admission,
         ],
-        maximum_concurrent_rpcs=settings.grpc_max_concurrent_rpcs or None,
+        maximum_concurrent_rpcs=settings.concurrent_rpc_cap(),
         options=[
             ("grpc.max_receive_message_length", 16 * 1024 * 1024),
             ("grpc.so_reuseport", 0),

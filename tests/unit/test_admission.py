@@ -17,9 +17,11 @@ import pytest
 
 from gateway.client import GatewayClient
 from gateway.client.errors import Overloaded
-from gateway.rpc.admission import READS, WRITES, Admission, Bounds
+from gateway.core import errors
+from gateway.rpc.admission import READS, WRITES, Admission, Bounds, InFlight
 from gateway.rpc.interceptors import ErrorMapping
 from gateway.rpc.servicer import GatewayServicer
+from gateway.settings import UNBOUNDED_CALLS_ROOM, Settings
 from memgate.v1 import memgate_pb2 as pb
 from memgate.v1 import memgate_pb2_grpc as pb_grpc
 
@@ -29,9 +31,11 @@ class Held(GatewayServicer):
 
     def __init__(self) -> None:
         self.release: asyncio.Event | None = None
+        self.recalls = 0
 
     async def Recall(self, req: pb.RecallRequest, ctx: Any) -> pb.RecallResponse:
         assert self.release is not None
+        self.recalls += 1
         await self.release.wait()
         return pb.RecallResponse()
 
@@ -42,7 +46,9 @@ class Held(GatewayServicer):
 
 
 @contextmanager
-def held_server(reads: Bounds, writes: Bounds) -> Iterator[tuple[str, Admission, Any]]:
+def held_server(
+    reads: Bounds, writes: Bounds, max_rpcs: int | None = None
+) -> Iterator[tuple[str, Admission, Any]]:
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
@@ -51,7 +57,9 @@ def held_server(reads: Bounds, writes: Bounds) -> Iterator[tuple[str, Admission,
 
     async def boot() -> tuple[grpc.aio.Server, int]:
         servicer.release = asyncio.Event()
-        server = grpc.aio.server(interceptors=[ErrorMapping({}), admission])
+        server = grpc.aio.server(
+            interceptors=[ErrorMapping({}), admission], maximum_concurrent_rpcs=max_rpcs
+        )
         pb_grpc.add_MemoryGatewayServicer_to_server(servicer, server)
         port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
@@ -64,7 +72,7 @@ def held_server(reads: Bounds, writes: Bounds) -> Iterator[tuple[str, Admission,
         loop.call_soon_threadsafe(servicer.release.set)
 
     try:
-        yield f"127.0.0.1:{port}", admission, release
+        yield f"127.0.0.1:{port}", admission, (release, servicer)
     finally:
         release()
         asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(10)
@@ -89,7 +97,7 @@ def recall(address: str, agent: str) -> Any:
 
 def test_reads_beyond_the_server_bound_get_resource_exhausted_at_once() -> None:
     with (
-        held_server(Bounds(2, 0), Bounds(0, 0)) as (address, admission, release),
+        held_server(Bounds(2, 0), Bounds(0, 0)) as (address, admission, (release, _)),
         ThreadPoolExecutor(4) as pool,
     ):
         admitted: list[Future[Any]] = [pool.submit(recall, address, f"agent-{i}") for i in (1, 2)]
@@ -115,7 +123,7 @@ def test_reads_beyond_the_server_bound_get_resource_exhausted_at_once() -> None:
 
 def test_one_agent_cannot_take_every_slot() -> None:
     with (
-        held_server(Bounds(10, 1), Bounds(0, 0)) as (address, admission, release),
+        held_server(Bounds(10, 1), Bounds(0, 0)) as (address, admission, (release, _)),
         ThreadPoolExecutor(2) as pool,
     ):
         first = pool.submit(recall, address, "greedy")
@@ -129,6 +137,72 @@ def test_one_agent_cannot_take_every_slot() -> None:
         first.result(10)
         other.result(10)
         assert admission.reads.by_agent == {}
+
+
+def test_retry_hint_grows_with_the_agents_waiting_per_admission() -> None:
+    now = [0.0]
+    gate = InFlight("reads", Bounds(2, 0), 100, 2000, clock=lambda: now[0])
+
+    def refused(agent: str) -> int:
+        with pytest.raises(errors.Overloaded) as err:
+            gate.enter(agent)
+        assert f"retry after {err.value.retry_after_ms} ms" in err.value.message
+        return err.value.retry_after_ms
+
+    assert refused_after_fill(gate, refused) == 500  # so far 1 agent waiting per 2 admissions
+    for i in range(20):  # a busy second: 2 slots, 20 more calls admitted, 40 agents turned away
+        gate.leave("a")
+        gate.enter("a")
+        refused(f"agent-{i}")
+        refused(f"agent-{i + 100}")
+    now[0] = 1.0
+    assert refused("late") == round(1000 * 41 / 22)  # 41 agents waited per 22 admissions
+    for i in range(200):
+        refused(f"crowd-{i}")
+    assert refused("last") == 2000  # capped
+    now[0] = 5.0  # after a quiet spell the history is forgotten
+    gate.leave("a")
+    for _ in range(20):
+        gate.enter("b")
+        gate.leave("b")
+    gate.enter("b")
+    assert refused("c") == 100  # 1 waiting per 21 admissions: never below the configured hint
+
+
+def refused_after_fill(gate: InFlight, refused: Any) -> int:
+    gate.enter("a")
+    gate.enter("a")
+    return int(refused("first"))
+
+
+def test_grpc_cap_refuses_before_any_python_work_and_the_client_sees_overloaded() -> None:
+    """Past ``maximum_concurrent_rpcs`` gRPC itself answers RESOURCE_EXHAUSTED (no retry-after
+    trailer): the client still raises ``Overloaded``, and the servicer never saw the call."""
+    with (
+        held_server(Bounds(0, 0), Bounds(0, 0), max_rpcs=2) as (address, admission, held),
+        ThreadPoolExecutor(2) as pool,
+    ):
+        release, servicer = held
+        admitted = [pool.submit(recall, address, f"agent-{i}") for i in (1, 2)]
+        wait_for(lambda: admission.reads.total == 2)
+        with pytest.raises(Overloaded) as err:
+            recall(address, "agent-3")
+        assert err.value.retry_after_ms == 0  # gRPC's own answer carries no hint
+        assert servicer.recalls == 2 and admission.reads.rejected == 0
+        release()
+        for f in admitted:
+            f.result(10)
+        recall(address, "agent-3")  # room again
+
+
+def test_derived_grpc_cap_sits_above_the_admission_bounds() -> None:
+    s = Settings(max_inflight_reads=8, max_inflight_writes=16)
+    assert s.concurrent_rpc_cap() == 8 + 16 + UNBOUNDED_CALLS_ROOM
+    assert Settings(max_inflight_reads=0).concurrent_rpc_cap() is None  # unbounded reads
+    assert Settings(grpc_max_concurrent_rpcs=50).concurrent_rpc_cap() == 50
+    assert Settings(grpc_max_concurrent_rpcs=-1).validate().concurrent_rpc_cap() is None
+    with pytest.raises(ValueError, match="grpc_max_concurrent_rpcs"):
+        Settings(grpc_max_concurrent_rpcs=-2).validate()
 
 
 def test_every_gateway_method_is_classified() -> None:

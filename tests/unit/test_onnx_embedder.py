@@ -27,11 +27,12 @@ from gateway.settings import load_settings  # noqa: E402
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = REPO_ROOT / "tests" / "data" / "minilm_golden"
 FP32_MIN_COSINE = 0.9999
-# int8 (dynamic, per-channel MatMul weights): median ~0.993 on the golden texts; the worst are
-# 1-3 token texts ("?") at ~0.976.  See docs/BENCHMARKS.md.
-INT8_MIN_COSINE = 0.97
-INT8_MEDIAN_COSINE = 0.99
-INT8_DIALOGUE_MIN_COSINE = 0.98
+# int8 (dynamic, per-channel, q/k/v and FFN-in of layers 1-4): the gate is 0.99 on every
+# golden text (worst: "?" at ~0.9904; median ~0.997). Quantising every MatMul gave 0.976 on "?".
+# See docs/BENCHMARKS.md.
+INT8_MIN_COSINE = 0.99
+INT8_MEDIAN_COSINE = 0.995
+INT8_DIALOGUE_MIN_COSINE = 0.99
 
 # Dialogue-length turns (30-60 tokens), English and Chinese.
 DIALOGUE = [
