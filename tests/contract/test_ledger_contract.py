@@ -4,7 +4,8 @@ restart."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import uuid
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -15,10 +16,43 @@ from gateway.core.models import Layer
 from gateway.core.ports import Ledger
 from stores.sqlite_ledger import SqliteLedger
 
+MakeLedger = Callable[[], Ledger]
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("redis", marks=pytest.mark.real),
+        pytest.param("redis-cluster", marks=[pytest.mark.real, pytest.mark.slow]),
+    ]
+)
+async def make_ledger(request, tmp_path: Path) -> AsyncIterator[MakeLedger]:  # type: ignore[no-untyped-def]
+    """A factory of ledgers over one store: a second call is the same ledger reopened (a restart),
+    or another replica's view of it (Redis)."""
+    if request.param == "sqlite":
+        yield lambda: SqliteLedger(tmp_path / "l.db")
+        return
+    from redis.asyncio import Redis
+
+    from stores.redis_ledger import RedisLedger
+
+    if request.param == "redis":
+        url, cluster = request.getfixturevalue("redis_url"), False
+    else:
+        url, cluster = f"redis://127.0.0.1:{request.getfixturevalue('cluster')[0]}/0", True
+    prefix = f"mgtest-{uuid.uuid4().hex[:10]}"
+    yield lambda: RedisLedger(url, prefix=prefix, cluster=cluster)
+    if not cluster:
+        r = Redis.from_url(url)
+        keys = [k async for k in r.scan_iter(match=f"{prefix}:*", count=1000)]
+        if keys:
+            await r.delete(*keys)
+        await r.aclose()
+
 
 @pytest.fixture
-async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
-    store = SqliteLedger(tmp_path / "ledger.db")
+async def ledger(make_ledger: MakeLedger) -> AsyncIterator[Ledger]:
+    store = make_ledger()
     await store.start()
     try:
         yield store
@@ -149,13 +183,13 @@ async def test_task_steps_never_undo_a_done_step(ledger: Ledger) -> None:
     assert await ledger.task_steps("nope") == []
 
 
-async def test_records_survive_a_restart(tmp_path: Path) -> None:
-    first = SqliteLedger(tmp_path / "l.db")
+async def test_records_survive_a_restart(make_ledger: MakeLedger) -> None:
+    first = make_ledger()
     await first.start()
     await first.add_proposal(Proposal("p1", "r", MemoryWrite("global", Layer.SEMANTIC, "rule")))
     await first.audit([AuditEntry("master", "write", "global", "w", "")])
     await first.close()
-    again = SqliteLedger(tmp_path / "l.db")
+    again = make_ledger()
     await again.start()
     assert (await again.get_proposal("p1")) is not None
     assert len(await again.query_audit("", "", 0.0, 10)) == 1
@@ -202,6 +236,8 @@ async def test_due_sessions_idle_or_many_new_turns(ledger: Ledger) -> None:
     assert set(idle) == {"busy", "quiet"} and idle["quiet"].idle
     await ledger.mark_formed("user/a", "quiet", idle["quiet"].upto)
     assert [d.session_id for d in await ledger.due_sessions(now + 1, 0, 10)] == ["busy"]
+
+
 async def test_scrub_keeps_who_when_what_but_no_text(ledger: Ledger, tmp_path: Path) -> None:
     secret = "zebra-ledger-9c1d"
     await ledger.set_aliases([("w-merged", "m1")])
