@@ -179,7 +179,8 @@ def build_ledger(settings: Settings) -> Ledger:
     ``ledger_backend``, else the journal's backend). Whether this process's own index files were
     closed cleanly stays in a file under its data dir either way."""
     if settings.ledger() == "redis":
-        from stores.redis_ledger import LocalSettings, RedisLedger
+        from stores.redis_ledger import RedisLedger
+        from stores.redis_ledger_base import LocalSettings
 
         return RedisLedger(
             settings.redis_url,

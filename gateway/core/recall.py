@@ -393,4 +393,3 @@ class Recaller:
         await self.touches.close()
         await self.audit.close()
         self._query_pool.shutdown(wait=False, cancel_futures=True)
-

@@ -77,6 +77,24 @@ async def test_audit_filters_newest_first(ledger: Ledger) -> None:
     assert len(await ledger.query_audit("", "", 0.0, 2)) == 2
 
 
+async def test_audit_retention_drops_only_old_rows(ledger: Ledger) -> None:
+    import time
+
+    now = time.time()
+    await ledger.audit(
+        [
+            AuditEntry("master", "write", "user/a", "old", "x", at=now - 3 * 86_400),
+            AuditEntry("coder", "read", "user/b", "older", "y", at=now - 5 * 86_400),
+            AuditEntry("master", "write", "user/a", "new", "z", at=now - 60),
+        ]
+    )
+    assert await ledger.prune_audit(86_400) == 2
+    assert [e.target for e in await ledger.query_audit("", "", 0.0, 10)] == ["new"]
+    assert await ledger.query_audit("coder", "", 0.0, 10) == []
+    assert [e.target for e in await ledger.query_audit("", "user/a", 0.0, 10)] == ["new"]
+    assert await ledger.prune_audit(86_400) == 0
+
+
 async def test_aliases_resolve_merged_writes(ledger: Ledger) -> None:
     assert await ledger.resolve("w1") == "w1"
     await ledger.set_aliases([("w1", "m1"), ("w2", "m1")])
