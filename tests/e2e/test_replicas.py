@@ -24,7 +24,8 @@ from tests.e2e.gateways import Fleet, fleet, spawn
 
 T = TypeVar("T")
 
-pytestmark = [pytest.mark.real, pytest.mark.slow]
+# the first test pays for starting the module's fleet (each replica rebuilds its index from Neo4j)
+pytestmark = [pytest.mark.real, pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 @pytest.fixture(scope="module")
