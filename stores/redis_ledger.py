@@ -119,10 +119,12 @@ class RedisLedger(RedisQueues, RedisFormation):
         index = b + (f"ag:{agent_id}" if agent_id else f"ns:{namespace}" if namespace else "all")
         out: list[AuditEntry] = []
         offset = 0
+        # one filter is the index itself; with two, rows of other namespaces are skipped
+        page = _PAGE if agent_id and namespace else max(1, min(limit, _PAGE))
         r = self._client()
         async with mapped("ledger"):
             while len(out) < limit:
-                seqs = await r.zrevrangebyscore(index, "+inf", since, start=offset, num=_PAGE)
+                seqs = await r.zrevrangebyscore(index, "+inf", since, start=offset, num=page)
                 if not seqs:
                     break
                 offset += len(seqs)

@@ -45,6 +45,39 @@ redis.call('SADD', b .. 'ns:' .. ARGV[6], id)
 return 1
 """
 
+# ARGV: base, index ("" = the ids that follow), limit, ids. Returns per proposal found: id and
+# its fields: proposer, item, state, decided_by, reason, created, memory_id (one reply, whatever the count).
+_GET_PROPOSALS = """
+local b = ARGV[1]
+local ids = {}
+if ARGV[2] ~= '' then
+  ids = redis.call('ZRANGE', b .. ARGV[2], 0, tonumber(ARGV[3]) - 1)
+else
+  for i = 4, #ARGV do ids[#ids + 1] = ARGV[i] end
+end
+local out = {}
+for _, id in ipairs(ids) do
+  local f = redis.call('HMGET', b .. 'p:' .. id, 'proposer', 'item', 'state', 'decided_by',
+                       'reason', 'created', 'memory_id')
+  if f[1] then
+    out[#out + 1] = id
+    for j = 1, 7 do out[#out + 1] = f[j] end
+  end
+end
+return out
+"""
+
+# ARGV: base, limit. Per queued item: memory id, namespace, reason.
+_LIST_REVIEW = """
+local b = ARGV[1]
+local out = {}
+for _, id in ipairs(redis.call('ZRANGE', b .. 'q', 0, tonumber(ARGV[2]) - 1)) do
+  local f = redis.call('HMGET', b .. 'i:' .. id, 'ns', 'reason')
+  if f[1] then out[#out + 1] = id; out[#out + 1] = f[1]; out[#out + 1] = f[2] end
+end
+return out
+"""
+
 _DECIDE = """
 local b, id, state = ARGV[1], ARGV[2], ARGV[3]
 local k = b .. 'p:' .. id
@@ -220,6 +253,8 @@ class RedisQueues(RedisLedgerBase):
 
     SCRIPTS = {
         "add_proposal": _ADD_PROPOSAL,
+        "get_proposals": _GET_PROPOSALS,
+        "list_review": _LIST_REVIEW,
         "decide": _DECIDE,
         "drop_proposals": _DROP_PROPOSALS,
         "add_review": _ADD_REVIEW,
@@ -251,50 +286,36 @@ class RedisQueues(RedisLedgerBase):
         return stored
 
     async def get_proposal(self, pid: str) -> Proposal | None:
-        return (await self._proposals([pid]))[0] if pid else None
+        found = await self._proposals("", 1, [pid])
+        return found[0] if found else None
 
     async def list_proposals(self, state: str, limit: int) -> list[Proposal]:
-        b = self._base("p")
-        key = b + (f"st:{state}" if state else "all")
-        async with mapped("ledger"):
-            ids = await self._client().zrange(key, 0, limit - 1) if limit > 0 else []
-        return [p for p in await self._proposals([s(i) for i in ids]) if p is not None]
+        if limit <= 0:
+            return []
+        return await self._proposals(f"st:{state}" if state else "all", limit)
 
     async def proposal_backlog(self) -> tuple[int, float]:
         key = self._base("p") + "st:pending"
         async with mapped("ledger"):
-            n = await self._client().zcard(key)
-            head = await self._client().zrange(key, 0, 0, withscores=True)
+            pipe = self._client().pipeline(transaction=False)
+            pipe.zcard(key)
+            pipe.zrange(key, 0, 0, withscores=True)
+            n, head = await pipe.execute()
         return int(n), float(head[0][1]) if head else 0.0
 
-    async def _proposals(self, ids: Sequence[str]) -> list[Proposal | None]:
-        b = self._base("p")
-        async with mapped("ledger"):
-            pipe = self._client().pipeline(transaction=False)
-            for pid in ids:
-                pipe.hgetall(b + "p:" + pid)
-            rows = await pipe.execute() if ids else []
-        out: list[Proposal | None] = []
-        for pid, raw in zip(ids, rows, strict=True):
-            if not raw:
-                out.append(None)
-                continue
-            r = _text(raw)
-            data = json.loads(r["item"])
+    async def _proposals(self, index: str, limit: int, ids: Sequence[str] = ()) -> list[Proposal]:
+        flat = await self._run("get_proposals", self._base("p"), index, limit, *ids)
+        out = []
+        for i in range(0, len(flat), 8):
+            pid, proposer, raw, state, decided_by, reason, created, memory_id = map(
+                s, flat[i : i + 8]
+            )
+            data = json.loads(raw)
             kind = "turn" if data.get("layer") == "working" else "memory"
             item = commands.decode(kind, data)
             assert isinstance(item, commands.MemoryWrite | commands.TurnAppend)
             out.append(
-                Proposal(
-                    pid,
-                    r["proposer"],
-                    item,
-                    r["state"],
-                    r["decided_by"],
-                    r["reason"],
-                    float(r["created"]),
-                    r["memory_id"],
-                )
+                Proposal(pid, proposer, item, state, decided_by, reason, float(created), memory_id)
             )
         return out
 
@@ -314,20 +335,10 @@ class RedisQueues(RedisLedgerBase):
         await self._run("add_review", self._base("r"), *args)
 
     async def list_review(self, limit: int) -> list[ReviewItem]:
-        b = self._base("r")
-        async with mapped("ledger"):
-            ids = (
-                [s(i) for i in await self._client().zrange(b + "q", 0, limit - 1)] if limit else []
-            )
-            pipe = self._client().pipeline(transaction=False)
-            for mid in ids:
-                pipe.hmget(b + "i:" + mid, "ns", "reason")
-            rows = await pipe.execute() if ids else []
-        return [
-            ReviewItem(mid, s(r[0]), s(r[1]))
-            for mid, r in zip(ids, rows, strict=True)
-            if r[0] is not None
-        ]
+        if limit <= 0:
+            return []
+        flat = [s(v) for v in await self._run("list_review", self._base("r"), limit)]
+        return [ReviewItem(*flat[i : i + 3]) for i in range(0, len(flat), 3)]
 
     async def resolve_review(
         self, memory_id: str, state: str, decided_by: str, reason: str
