@@ -97,7 +97,7 @@ class RedisLedgerBase:
             await self._client().ping()
 
     async def durability(self) -> str:
-        return ""  # the same Redis as the journal: its AOF setting is checked there
+        return ""  # the Redis of working memory and the journal, whose persistence they check
 
     def _all_scripts(self) -> dict[str, str]:
         out: dict[str, str] = {}
