@@ -393,3 +393,4 @@ class Recaller:
         await self.touches.close()
         await self.audit.close()
         self._query_pool.shutdown(wait=False, cancel_futures=True)
+

@@ -341,8 +341,6 @@ async def test_event_edges_lists_every_edge_of_the_events_once(graph: EpisodicGr
     assert (ev(a), "MENTIONS", ref(NodeKind.ENTITY, scoped_id(ns, a.entities[0].lower()))) in got
     assert (ev(a), "BY", ref(NodeKind.AGENT, "")) not in got
     assert await graph.event_edges([]) == []
-
-
 async def test_entities_and_sessions_are_per_namespace(graph: EpisodicGraph) -> None:
     """M7: the same name in two namespaces is two nodes; the event-link rule scopes them."""
     a, b = f"user/{uid('a')}", f"agent/{uid('b')}"

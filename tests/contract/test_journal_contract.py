@@ -242,8 +242,6 @@ async def test_erase_pending_neutralises_earlier_entries_and_leaves_no_copy(tmp_
     await j.close()
     for f in tmp_path.iterdir():
         assert secret.encode() not in f.read_bytes(), f.name
-
-
 # --- the Redis Streams journal across replicas -------------------------------------------------
 
 _REDIS_KW = {"partitions": 4, "lease_ms": 600, "reclaim_idle_ms": 300}

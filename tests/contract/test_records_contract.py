@@ -545,8 +545,6 @@ async def test_scan_pages_a_namespace_in_id_order_any_status(record_store: Recor
     assert [m.status for m in rest] == statuses[2:]
     assert await record_store.scan(ns, ids[-1], 10) == []
     assert await record_store.scan(ns, "", 0) == []
-
-
 # ------------------------------------------------------------------ erasure
 
 
