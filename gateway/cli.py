@@ -37,6 +37,8 @@ def _settings(args: argparse.Namespace) -> Settings:
             "tls_client_ca": args.tls_client_ca,
             "tls_agent_from_cert": args.tls_agent_from_cert or None,
             "journal_backend": args.journal,
+            "ledger_backend": args.ledger,
+            "redis_cluster": args.redis_cluster or None,
         },
     )
 
@@ -55,7 +57,8 @@ def _serve(args: argparse.Namespace) -> int:
             f"memgate: starting (data dir {Path(settings.data_dir).resolve()}, embedder "
             f"{settings.embedder}, working={'redis' if settings.redis_url else 'sqlite'}, "
             f"records/graph={'neo4j' if settings.neo4j_uri else 'sqlite'}, "
-            f"journal={settings.journal_backend})",
+            f"journal={settings.journal_backend}, ledger={settings.ledger()}"
+            f"{', redis cluster' if settings.redis_cluster else ''})",
             flush=True,
         )
         gateway = await create_server(settings)
@@ -219,6 +222,19 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="sqlite (default, one gateway per data dir) or redis (Redis Streams on --redis-url, "
         "shared by gateway replicas; see docs/SCALING.md)",
+    )
+    serve.add_argument(
+        "--ledger",
+        choices=["sqlite", "redis"],
+        default=None,
+        help="where proposals, review queue, pending facts, audit and the formation transcript "
+        "live; default: as --journal (redis: shared by gateway replicas)",
+    )
+    serve.add_argument(
+        "--redis-cluster",
+        action="store_true",
+        default=None,
+        help="--redis-url names a node of a Redis Cluster (docs/SCALING.md)",
     )
     serve.add_argument("--embedder", choices=list(EMBEDDER_KINDS), default=None)
     serve.add_argument("--shards", type=int, default=None)

@@ -93,6 +93,15 @@ class Settings:
     redis_journal_lease_ms: int = 5000
     #: this replica's name in the journal's consumer group and the change stream; "" = host-pid
     replica_id: str = ""
+    #: where the control ledger lives (proposals, review queue, pending facts, audit, aliases,
+    #: task steps, settings, the formation transcript): sqlite (a file under data_dir) | redis
+    #: (on redis_url under redis_journal_prefix, shared by replicas); "" = as journal_backend
+    ledger_backend: str = ""
+    #: redis_url names one node of a Redis Cluster: the journal, the ledger, working memory and
+    #: the index change stream use a cluster client (their keys are hash-tagged per slot)
+    redis_cluster: bool = False
+    #: audit rows older than this are dropped (the hourly pruning pass); 0 = kept until erased
+    audit_retention_days: float = 0.0
 
     #: minilm (ONNX Runtime fp32) | minilm-int8 | minilm-numpy (reference) | hash (tests)
     embedder: str = "minilm"
@@ -296,7 +305,21 @@ class Settings:
             out.append("redis_journal_durability must be 'aof' or 'wait'")
         if self.redis_journal_lease_ms < 100 or self.redis_journal_wait_replicas < 0:
             out.append("redis_journal_lease_ms must be >= 100, redis_journal_wait_replicas >= 0")
+        if self.ledger_backend not in ("", "sqlite", "redis"):
+            out.append("ledger_backend must be 'sqlite', 'redis' or '' (as journal_backend)")
+        if self.ledger() == "redis" and not self.redis_url:
+            out.append("ledger_backend 'redis' needs redis_url (MEMGATE_REDIS_URL)")
+        if self.redis_cluster and not self.redis_url:
+            out.append("redis_cluster needs redis_url (any node of the cluster)")
+        if self.redis_cluster and self.redis_journal_durability == "wait":
+            out.append("redis_journal_durability 'wait' is not supported with redis_cluster")
+        if self.audit_retention_days < 0:
+            out.append("audit_retention_days must be >= 0 (0 = keep)")
         return out
+
+    def ledger(self) -> str:
+        """The ledger's backend: ``ledger_backend``, or the journal's when that is empty."""
+        return self.ledger_backend or self.journal_backend
 
     def _formation_problems(self) -> list[str]:
         out: list[str] = []

@@ -2,7 +2,9 @@
 
 Embedded default (no Redis, no Neo4j configured): SQLite files under the data dir. With
 ``redis_url`` working memory moves to Redis; with ``neo4j_uri`` the episodic graph and the
-durable records behind the vectors move to Neo4j. FAISS shards always live under the data dir.
+durable records behind the vectors move to Neo4j; with ``journal_backend = "redis"`` the journal
+and (unless ``ledger_backend`` says otherwise) the ledger move to Redis, shared by replicas.
+FAISS shards always live under the data dir.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from gateway.core.metrics import Metrics
 from gateway.core.ports import (
     EpisodicGraph,
     Journal,
+    Ledger,
     RecordStore,
     Stores,
     VectorIndex,
     WorkingStore,
 )
+from gateway.core.runtime import INDEX_CLEAN_KEY
 from gateway.core.service import MemoryService
 from gateway.core.tracing import NULL_TRACER, Tracer
 from gateway.embedding import build_embedder
@@ -59,7 +63,9 @@ def build_stores(
     if settings.redis_url:
         from stores.redis_working import RedisWorkingStore
 
-        working = RedisWorkingStore(settings.redis_url, ttl_seconds=settings.session_ttl_s)
+        working = RedisWorkingStore(
+            settings.redis_url, ttl_seconds=settings.session_ttl_s, cluster=settings.redis_cluster
+        )
     else:
         from stores.sqlite_working import SqliteWorkingStore
 
@@ -90,6 +96,7 @@ def build_stores(
             origin=replica_id(settings),
             prefix=settings.redis_journal_prefix,
             on_change=events.publish if events else None,
+            cluster=settings.redis_cluster,
         )
     return guarded(
         Stores(working=working, records=records, graph=graph, index=index),
@@ -162,12 +169,31 @@ def build_journal(settings: Settings) -> Journal:
             lease_ms=settings.redis_journal_lease_ms,
             reclaim_idle_ms=settings.redis_journal_lease_ms,
             consumer=replica_id(settings),
+            cluster=settings.redis_cluster,
         )
     return SqliteJournal(settings.data_dir / "journal.db")
 
 
+def build_ledger(settings: Settings) -> Ledger:
+    """The SQLite file under the data dir, or Redis shared by replicas (``settings.ledger()``:
+    ``ledger_backend``, else the journal's backend). Whether this process's own index files were
+    closed cleanly stays in a file under its data dir either way."""
+    if settings.ledger() == "redis":
+        from stores.redis_ledger import RedisLedger
+        from stores.redis_ledger_base import LocalSettings
+
+        return RedisLedger(
+            settings.redis_url,
+            prefix=settings.redis_journal_prefix,
+            cluster=settings.redis_cluster,
+            local=LocalSettings(
+                settings.data_dir / "ledger-local.json", frozenset({INDEX_CLEAN_KEY})
+            ),
+        )
+    return SqliteLedger(settings.data_dir / "ledger.db")
+
+
 def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemoryService:
-    data = settings.data_dir
     embedder = build_embedder(
         settings.embedder,
         cache_size=settings.embed_cache_size,
@@ -184,7 +210,7 @@ def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemorySer
         ),
         embedder=embedder,
         journal=build_journal(settings),
-        ledger=SqliteLedger(data / "ledger.db"),
+        ledger=build_ledger(settings),
         extractor=formation.extractor,
         rules=formation.rules,
         summariser=formation.summariser,

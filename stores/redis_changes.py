@@ -30,13 +30,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.core.errors import BackendUnavailable
 from gateway.core.models import Layer, VectorItem
 from gateway.core.ports import RecordStore, VectorIndex
+from stores.redis_client import connect, disconnect
 
 log = logging.getLogger("memgate.redis_changes")
 
@@ -69,15 +69,17 @@ class ReplicatedIndex:
         origin: str,
         prefix: str = "mg",
         on_change: Listener | None = None,
+        cluster: bool = False,
     ) -> None:
         self._inner = inner
+        self._cluster = cluster
         self._url = url
         self._records = records
         self.origin = origin
         self._key = f"{prefix}:{{changes}}:s"
         self._counter = f"{prefix}:{{changes}}:n"
         self._on_change = on_change
-        self._r: aioredis.Redis | None = None
+        self._r: Any = None
         self._cursor = "0-0"
         self._live = False  # publishing: off during a rebuild
         self._lock = asyncio.Lock()
@@ -86,7 +88,7 @@ class ReplicatedIndex:
         self.rebuilds = 0  # full rebuilds after falling behind the stream's retention
 
     async def start(self) -> None:
-        self._r = aioredis.Redis.from_url(self._url, socket_timeout=10, socket_connect_timeout=5)
+        self._r = connect(self._url, self._cluster, max_connections=16)
         self._publish_script = self._r.register_script(_PUBLISH)
         async with _mapped():
             last = await self._r.xrevrange(self._key, count=1)
@@ -101,7 +103,7 @@ class ReplicatedIndex:
                 await self._follower
         await self._inner.close()
         if self._r is not None:
-            await self._r.aclose()
+            await disconnect(self._r, self._cluster)
             self._r = None
 
     async def durability(self) -> str:

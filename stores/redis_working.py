@@ -25,6 +25,7 @@ import contextlib
 import json
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
@@ -222,25 +223,40 @@ class RedisWorkingStore:
         ttl_seconds: int = 3600,
         socket_timeout: float = 2.0,
         max_connections: int = 32,
+        cluster: bool = False,
     ) -> None:
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")
         self._ttl = int(ttl_seconds)
         self._closed = False
-        self._pool = aioredis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=max_connections,
-            timeout=socket_timeout,  # wait for a free pooled connection at most this long
-            socket_timeout=socket_timeout,
-            socket_connect_timeout=socket_timeout,
-            socket_keepalive=True,
-            retry=Retry(
-                ExponentialWithJitterBackoff(base=0.02, cap=0.2),
-                retries=1,
-                supported_errors=(RedisConnectionError,),
-            ),
+        retry = Retry(
+            ExponentialWithJitterBackoff(base=0.02, cap=0.2),
+            retries=1,
+            supported_errors=(RedisConnectionError,),
         )
-        self._client = aioredis.Redis(connection_pool=self._pool)
+        self._pool: aioredis.BlockingConnectionPool | None = None
+        self._client: Any
+        if cluster:  # every script's keys share the session's hash tag: one slot
+            from redis.asyncio.cluster import RedisCluster
+
+            self._client = RedisCluster.from_url(
+                url,
+                max_connections=max_connections,
+                socket_timeout=socket_timeout,
+                socket_connect_timeout=socket_timeout,
+                socket_keepalive=True,
+            )
+        else:
+            self._pool = aioredis.BlockingConnectionPool.from_url(
+                url,
+                max_connections=max_connections,
+                timeout=socket_timeout,  # wait for a free pooled connection at most this long
+                socket_timeout=socket_timeout,
+                socket_connect_timeout=socket_timeout,
+                socket_keepalive=True,
+                retry=retry,
+            )
+            self._client = aioredis.Redis(connection_pool=self._pool)
         self._append = self._client.register_script(_APPEND)
         self._window = self._client.register_script(_WINDOW)
         self._take = self._client.register_script(_TAKE)
@@ -259,7 +275,8 @@ class RedisWorkingStore:
             return
         self._closed = True
         await self._client.aclose()
-        await self._pool.aclose()
+        if self._pool is not None:
+            await self._pool.aclose()
 
     async def ping(self) -> None:
         with self._guard("ping"):

@@ -142,6 +142,14 @@ class SqliteLedger(FormationRecords, SqliteBacked):
             for r in rows
         ]
 
+    async def prune_audit(self, older_than_s: float) -> int:
+        cutoff = time.time() - older_than_s
+        return int(
+            await self._run(
+                lambda c: c.execute("DELETE FROM audit WHERE at < ?", (cutoff,)).rowcount
+            )
+        )
+
     # ---- aliases
     async def set_aliases(self, pairs: Sequence[tuple[str, str]]) -> None:
         await self._run(

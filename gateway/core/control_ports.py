@@ -1,7 +1,7 @@
 """The contracts of the gateway's own records: the write journal (every acknowledged write,
 until applied) and the control ledger (audit, aliases, proposals, review, facts, tasks, formation
 turns). Re-exported by ``gateway.core.ports``; adapters in ``stores/sqlite_journal.py``,
-``stores/sqlite_ledger.py``."""
+``stores/sqlite_ledger.py`` (embedded), ``stores/redis_ledger.py`` (shared by replicas)."""
 
 from __future__ import annotations
 
@@ -84,6 +84,9 @@ class Ledger(Protocol):
         self, agent_id: str, namespace: str, since: float, limit: int
     ) -> list[AuditEntry]:
         """Newest first; empty filters match everything."""
+
+    async def prune_audit(self, older_than_s: float) -> int:
+        """Drop audit rows older than the retention (by their ``at``); returns how many."""
 
     async def set_aliases(self, pairs: Sequence[tuple[str, str]]) -> None:
         """(write id, memory id): a write merged into an existing memory."""

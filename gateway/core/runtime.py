@@ -1,7 +1,7 @@
 """The gateway's running parts: opens the journal, ledger and stores in order, rebuilds the vector
 index from the records unless it was closed cleanly, starts the apply lanes, and keeps the small
-background loops (index flush, journal pruning, decay sweep, memory-formation triggers). Closes
-them in reverse.
+background loops (index flush, journal and audit pruning, decay sweep, memory-formation
+triggers). Closes them in reverse.
 
 Durability (M11): the lanes mark a journal entry applied (dropping its payload) only after the
 stores returned from it, so every store must make a write durable before it returns; at start
@@ -42,7 +42,9 @@ class Runtime:
         schedule_formation: Callable[[], Awaitable[int]] | None = None,
         strict_durability: bool = False,
         before_close: Callable[[], Awaitable[None]] | None = None,
+        audit_retention_s: float = 0.0,
     ) -> None:
+        self._audit_retention_s = audit_retention_s
         self._formation_scan_s = formation_scan_s
         self._schedule_formation = schedule_formation
         self._strict_durability = strict_durability
@@ -145,8 +147,10 @@ class Runtime:
                 last_prune = loop.time()
                 try:
                     await self._journal.prune(self._retention_s)
+                    if self._audit_retention_s > 0:
+                        await self._ledger.prune_audit(self._audit_retention_s)
                 except Exception:  # noqa: BLE001
-                    log.exception("journal pruning failed; will retry")
+                    log.exception("journal or audit pruning failed; will retry")
             if self._index_dirty:
                 self._index_dirty = False
                 try:

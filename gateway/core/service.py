@@ -191,6 +191,7 @@ class MemoryService:
             self.formation.schedule_due,
             s.strict_durability,
             self.recaller.close,
+            s.audit_retention_days * 86_400,
         )
         events.subscribe(self.recaller.on_applied)
         events.subscribe(self.runtime.on_applied)

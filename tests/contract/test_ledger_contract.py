@@ -4,7 +4,8 @@ restart."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import uuid
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -15,10 +16,43 @@ from gateway.core.models import Layer
 from gateway.core.ports import Ledger
 from stores.sqlite_ledger import SqliteLedger
 
+MakeLedger = Callable[[], Ledger]
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("redis", marks=pytest.mark.real),
+        pytest.param("redis-cluster", marks=[pytest.mark.real, pytest.mark.slow]),
+    ]
+)
+async def make_ledger(request, tmp_path: Path) -> AsyncIterator[MakeLedger]:  # type: ignore[no-untyped-def]
+    """A factory of ledgers over one store: a second call is the same ledger reopened (a restart),
+    or another replica's view of it (Redis)."""
+    if request.param == "sqlite":
+        yield lambda: SqliteLedger(tmp_path / "l.db")
+        return
+    from redis.asyncio import Redis
+
+    from stores.redis_ledger import RedisLedger
+
+    if request.param == "redis":
+        url, cluster = request.getfixturevalue("redis_url"), False
+    else:
+        url, cluster = f"redis://127.0.0.1:{request.getfixturevalue('cluster')[0]}/0", True
+    prefix = f"mgtest-{uuid.uuid4().hex[:10]}"
+    yield lambda: RedisLedger(url, prefix=prefix, cluster=cluster)
+    if not cluster:
+        r = Redis.from_url(url)
+        keys = [k async for k in r.scan_iter(match=f"{prefix}:*", count=1000)]
+        if keys:
+            await r.delete(*keys)
+        await r.aclose()
+
 
 @pytest.fixture
-async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
-    store = SqliteLedger(tmp_path / "ledger.db")
+async def ledger(make_ledger: MakeLedger) -> AsyncIterator[Ledger]:
+    store = make_ledger()
     await store.start()
     try:
         yield store
@@ -41,6 +75,24 @@ async def test_audit_filters_newest_first(ledger: Ledger) -> None:
     assert [e.action for e in await ledger.query_audit("", "user/b", 0.0, 10)] == ["recall"]
     assert await ledger.query_audit("", "", everything[0].at + 1, 10) == []
     assert len(await ledger.query_audit("", "", 0.0, 2)) == 2
+
+
+async def test_audit_retention_drops_only_old_rows(ledger: Ledger) -> None:
+    import time
+
+    now = time.time()
+    await ledger.audit(
+        [
+            AuditEntry("master", "write", "user/a", "old", "x", at=now - 3 * 86_400),
+            AuditEntry("coder", "read", "user/b", "older", "y", at=now - 5 * 86_400),
+            AuditEntry("master", "write", "user/a", "new", "z", at=now - 60),
+        ]
+    )
+    assert await ledger.prune_audit(86_400) == 2
+    assert [e.target for e in await ledger.query_audit("", "", 0.0, 10)] == ["new"]
+    assert await ledger.query_audit("coder", "", 0.0, 10) == []
+    assert [e.target for e in await ledger.query_audit("", "user/a", 0.0, 10)] == ["new"]
+    assert await ledger.prune_audit(86_400) == 0
 
 
 async def test_aliases_resolve_merged_writes(ledger: Ledger) -> None:
@@ -149,13 +201,13 @@ async def test_task_steps_never_undo_a_done_step(ledger: Ledger) -> None:
     assert await ledger.task_steps("nope") == []
 
 
-async def test_records_survive_a_restart(tmp_path: Path) -> None:
-    first = SqliteLedger(tmp_path / "l.db")
+async def test_records_survive_a_restart(make_ledger: MakeLedger) -> None:
+    first = make_ledger()
     await first.start()
     await first.add_proposal(Proposal("p1", "r", MemoryWrite("global", Layer.SEMANTIC, "rule")))
     await first.audit([AuditEntry("master", "write", "global", "w", "")])
     await first.close()
-    again = SqliteLedger(tmp_path / "l.db")
+    again = make_ledger()
     await again.start()
     assert (await again.get_proposal("p1")) is not None
     assert len(await again.query_audit("", "", 0.0, 10)) == 1

@@ -46,15 +46,25 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture(params=["sqlite", "sqlite+breaker", pytest.param("redis", marks=pytest.mark.real)])
+@pytest.fixture(
+    params=[
+        "sqlite",
+        "sqlite+breaker",
+        pytest.param("redis", marks=pytest.mark.real),
+        pytest.param("redis-cluster", marks=[pytest.mark.real, pytest.mark.slow]),
+    ]
+)
 async def working_store(
     request: pytest.FixtureRequest, wm_ttl: int, tmp_path: Path, clock: Clock
 ) -> AsyncIterator[WorkingStore]:
     store: WorkingStore
     if request.param.startswith("sqlite"):
         store = SqliteWorkingStore(tmp_path / "working.sqlite3", ttl_seconds=wm_ttl, clock=clock)
-    else:
+    elif request.param == "redis":
         store = RedisWorkingStore(request.getfixturevalue("redis_url"), ttl_seconds=wm_ttl)
+    else:  # a node of the local 3-master cluster: sessions spread over the masters
+        node = f"redis://127.0.0.1:{request.getfixturevalue('cluster')[0]}/0"
+        store = RedisWorkingStore(node, ttl_seconds=wm_ttl, cluster=True)
     await store.start()
     try:
         if request.param.endswith("+breaker"):

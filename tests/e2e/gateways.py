@@ -73,12 +73,22 @@ class Fleet:
 def fleet(
     root: Path, n: int, flags: list[str], env: dict[str, str] | None = None
 ) -> Iterator[Fleet]:
-    """``n`` gateways, each with its own data dir under ``root``; all stopped at the end."""
+    """``n`` gateways, each with its own data dir under ``root``, started side by side (each
+    rebuilds its index from the records store first); all stopped at the end."""
+    from concurrent.futures import ThreadPoolExecutor
+
     running = Fleet()
+
+    def one(i: int) -> GatewayProcess:
+        own = {"MEMGATE_REPLICA_ID": f"{root.name}-gw{i}", **(env or {})}
+        gw = spawn(root / f"gw{i}", flags, own)
+        running.gateways.append(gw)  # stopped at the end even if another one fails to start
+        return gw
+
     try:
-        for i in range(n):
-            own = {"MEMGATE_REPLICA_ID": f"{root.name}-gw{i}", **(env or {})}
-            running.gateways.append(spawn(root / f"gw{i}", flags, own))
+        with ThreadPoolExecutor(max_workers=n) as pool:
+            started = list(pool.map(one, range(n)))
+        running.gateways[:] = started  # in index order
         yield running
     finally:
         for g in running.gateways:

@@ -1,7 +1,8 @@
 """Erasure (M10, issue 8.6) on both backends, checked by reading the stores themselves afterwards:
 the SQLite files (and their WAL), the FAISS shard files, Neo4j (a query over every node kind that
-can hold text) and Redis (the working-memory keys). Before the erasure the same probes find the
-content, so a probe that cannot see anything fails the test instead of passing it."""
+can hold text) and Redis (the working-memory keys; with the replicas' configuration, journal and
+ledger on Redis, every key under the deployment's prefix). Before the erasure the same probes find
+the content, so a probe that cannot see anything fails the test instead of passing it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,10 +25,37 @@ def _marker() -> str:
     return "-".join(words[(pick >> (3 * i)) % 8] for i in range(6))
 
 
+@pytest.fixture(
+    params=[
+        "embedded",
+        pytest.param("real", marks=pytest.mark.real),
+        pytest.param("replicas", marks=pytest.mark.real),
+    ]
+)
+def erase_backend(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Embedded; Redis + Neo4j; and as a replica runs: journal and ledger on Redis too."""
+    if request.param == "embedded":
+        return {}
+    real = {
+        "redis_url": request.getfixturevalue("redis_url"),
+        "neo4j_uri": request.getfixturevalue("neo4j_uri"),
+    }
+    if request.param == "replicas":
+        real |= {"journal_backend": "redis", "redis_journal_prefix": f"mgt-{uuid.uuid4().hex[:10]}"}
+    return real
+
+
 @pytest.fixture
-def erase_gw(tmp_path: Path, backend: dict[str, str]) -> Iterator[RunningGateway]:
-    with running_gateway(gateway_settings(tmp_path, **backend)) as running:
+def erase_gw(tmp_path: Path, erase_backend: dict[str, Any]) -> Iterator[RunningGateway]:
+    with running_gateway(gateway_settings(tmp_path, **erase_backend)) as running:
         yield running
+    if "redis_journal_prefix" in erase_backend:  # this test's journal and ledger keys
+        import redis
+
+        client = redis.Redis.from_url(erase_backend["redis_url"])
+        for key in client.scan_iter(match=f"{erase_backend['redis_journal_prefix']}:*", count=500):
+            client.delete(key)
+        client.close()
 
 
 def _files_with(root: Path, needle: str) -> list[str]:
@@ -65,8 +94,44 @@ def _redis_keys(gw: RunningGateway, namespace: str) -> list[bytes]:
         client.close()
 
 
+def _redis_ledger_with(gw: RunningGateway, needle: str) -> list[str]:
+    """Keys under the deployment's prefix (journal, ledger, change stream) holding ``needle``
+    in any value, hash field, set or sorted-set member, or stream entry."""
+    if gw.settings.ledger() != "redis":
+        return []
+    import redis
+
+    data = needle.encode()
+    found = []
+    client = redis.Redis.from_url(gw.settings.redis_url)
+    try:
+        for key in client.scan_iter(match=f"{gw.settings.redis_journal_prefix}:*", count=500):
+            kind = client.type(key).decode()
+            if kind == "string":
+                blobs = [client.get(key) or b""]
+            elif kind == "hash":
+                blobs = [b for kv in client.hgetall(key).items() for b in kv]
+            elif kind == "set":
+                blobs = list(client.smembers(key))
+            elif kind == "zset":
+                blobs = list(client.zrange(key, 0, -1))
+            elif kind == "stream":
+                blobs = [b for _, f in client.xrange(key) for kv in f.items() for b in kv]
+            else:
+                blobs = [str(client.dump(key)).encode()]
+            if any(data in b for b in blobs) or data in key:
+                found.append(key.decode())
+    finally:
+        client.close()
+    return sorted(found)
+
+
 def _everywhere(gw: RunningGateway, needle: str) -> list[str]:
-    return _files_with(gw.settings.data_dir, needle) + _neo4j_with(gw, needle)
+    return (
+        _files_with(gw.settings.data_dir, needle)
+        + _neo4j_with(gw, needle)
+        + _redis_ledger_with(gw, needle)
+    )
 
 
 def _assert_stored(gw: RunningGateway, needle: str) -> None:
@@ -133,6 +198,9 @@ def test_forget_namespace_erases_every_layer(erase_gw: RunningGateway) -> None:
         kept = master.write(other, "semantic", f"Unrelated {tag}", wait=True)
         assert master.window(ns, "chat")  # applied
         _assert_stored(erase_gw, secret)
+        if erase_gw.settings.ledger() == "redis":  # the proposal, the turn kept for formation
+            held = _redis_ledger_with(erase_gw, secret)
+            assert any(":{lp}:" in k for k in held) and any(":{lx}:" in k for k in held), held
         if erase_gw.settings.redis_url:
             assert _redis_keys(erase_gw, ns)
 

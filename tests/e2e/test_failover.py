@@ -75,7 +75,7 @@ def _stored(c: GatewayClient, namespaces: list[str]) -> tuple[list[str], dict[st
     return ids, marks
 
 
-@pytest.mark.timeout(max(120, WRITES * 3))
+@pytest.mark.timeout(max(300, WRITES * 3))  # the fleet's start included
 def test_kill_one_replica_mid_load(replicas: Fleet, redis_url: str, prefix: str) -> None:
     namespaces = [f"user/f-{uuid.uuid4().hex[:8]}-{w}" for w in range(WRITERS)]
     acked: dict[str, tuple[str, str]] = {}  # id -> (namespace, content)

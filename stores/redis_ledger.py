@@ -1,0 +1,217 @@
+"""The gateway's control records on Redis, shared by every gateway replica (``ledger_backend =
+"redis"``, the default when the journal is on Redis): audit log, write-id aliases, settings,
+proposals, the review queue, pending facts, task steps (``redis_ledger_queues``) and the turns
+waiting to be mined (``redis_formation``). Same contract as ``sqlite_ledger``.
+
+Each area of records lives under one hash tag (one Redis Cluster slot, ``redis_ledger_base``); an
+operation the SQLite ledger runs as one transaction is one Lua script here. Erasure (``scrub``)
+touches several areas: each area's part is atomic, and running it again finishes an interrupted
+one (every step is idempotent). Erased text leaves Redis' memory at once, its AOF when the AOF is
+next rewritten (as for the journal; docs/SECURITY.md "Erasure").
+
+Audit keys (``A`` = ``<prefix>:{la}:``)::
+
+    A n             string  the last audit seq
+    A rows          hash    seq (16 digits) -> JSON [at, agent, action, namespace, target]
+    A d / A dk      hash    seq -> free text (dk: rows recording an erasure, never scrubbed)
+    A all, A ag:<agent>, A ns:<namespace>   zset  seq by ``at`` (newest first: reverse order)
+    A tg:<target>   set     seqs naming a memory or write id (erasure)
+
+Aliases ``<prefix>:{lw}:a`` (hash write id -> memory id) and ``{lw}:rev:<memory id>`` (set);
+settings ``<prefix>:{ls}:kv`` (hash key -> JSON), except the ``local`` keys, which describe this
+process's own files (whether its vector index was closed cleanly) and stay in a file beside them.
+
+Growth: like the SQLite ledger, rows stay until erased, except the audit log, which
+``prune_audit`` trims to a retention.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from gateway.core.control import AuditEntry
+from stores.codec import dump_json
+from stores.redis_client import mapped, s
+from stores.redis_formation import RedisFormation
+from stores.redis_ledger_queues import RedisQueues
+
+#: audit rows that record an erasure keep their text (who erased what, when and why)
+KEPT = frozenset(("forget", "forget_namespace", "forget_subject", "erase_working", "erased"))
+
+# ARGV: base, count, then per row: at, agent, namespace, target, row JSON, detail, kept (0|1)
+_AUDIT = """
+local b, n = ARGV[1], tonumber(ARGV[2])
+local first = redis.call('INCRBY', b .. 'n', n) - n
+for i = 0, n - 1 do
+  local j = 3 + 7 * i
+  local seq = string.format('%016d', first + i + 1)
+  local at = ARGV[j]
+  redis.call('HSET', b .. 'rows', seq, ARGV[j + 4])
+  if ARGV[j + 5] ~= '' then
+    redis.call('HSET', b .. (ARGV[j + 6] == '1' and 'dk' or 'd'), seq, ARGV[j + 5])
+  end
+  redis.call('ZADD', b .. 'all', at, seq)
+  redis.call('ZADD', b .. 'ag:' .. ARGV[j + 1], at, seq)
+  redis.call('ZADD', b .. 'ns:' .. ARGV[j + 2], at, seq)
+  if ARGV[j + 3] ~= '' then redis.call('SADD', b .. 'tg:' .. ARGV[j + 3], seq) end
+end
+return first
+"""
+
+# ARGV: base, "t" targets | "n" namespace, names. Drops the free text of their rows.
+_SCRUB_AUDIT = """
+local b, how = ARGV[1], ARGV[2]
+local n = 0
+for i = 3, #ARGV do
+  local seqs
+  if how == 't' then seqs = redis.call('SMEMBERS', b .. 'tg:' .. ARGV[i])
+  else seqs = redis.call('ZRANGE', b .. 'ns:' .. ARGV[i], 0, -1) end
+  for _, seq in ipairs(seqs) do n = n + redis.call('HDEL', b .. 'd', seq) end
+end
+return n
+"""
+
+# ARGV: base, cutoff (epoch s), batch. Drops rows older than the cutoff; returns how many.
+_PRUNE_AUDIT = """
+local b = ARGV[1]
+local seqs = redis.call('ZRANGEBYSCORE', b .. 'all', '-inf', '(' .. ARGV[2], 'LIMIT', 0, ARGV[3])
+for _, seq in ipairs(seqs) do
+  local row = cjson.decode(redis.call('HGET', b .. 'rows', seq))
+  redis.call('ZREM', b .. 'ag:' .. row[2], seq)
+  redis.call('ZREM', b .. 'ns:' .. row[4], seq)
+  if row[5] ~= '' then redis.call('SREM', b .. 'tg:' .. row[5], seq) end
+  redis.call('HDEL', b .. 'rows', seq)
+  redis.call('HDEL', b .. 'd', seq)
+  redis.call('HDEL', b .. 'dk', seq)
+  redis.call('ZREM', b .. 'all', seq)
+end
+return #seqs
+"""
+
+_PAGE = 256
+
+
+class RedisLedger(RedisQueues, RedisFormation):
+    """``Ledger`` on Redis, shared by every replica that names the same prefix."""
+
+    SCRIPTS = {"audit": _AUDIT, "scrub_audit": _SCRUB_AUDIT, "prune_audit": _PRUNE_AUDIT}
+
+    # ---- audit
+    async def audit(self, entries: Sequence[AuditEntry]) -> None:
+        if not entries:
+            return
+        now = time.time()
+        args: list[Any] = [len(entries)]
+        for e in entries:
+            at = e.at or now
+            row = dump_json([at, e.agent_id, e.action, e.namespace, e.target])
+            kept = "1" if e.action in KEPT else "0"
+            args += [repr(at), e.agent_id, e.namespace, e.target, row, e.detail, kept]
+        await self._run("audit", self._base("a"), *args)
+
+    async def query_audit(
+        self, agent_id: str, namespace: str, since: float, limit: int
+    ) -> list[AuditEntry]:
+        b = self._base("a")
+        index = b + (f"ag:{agent_id}" if agent_id else f"ns:{namespace}" if namespace else "all")
+        out: list[AuditEntry] = []
+        offset = 0
+        # one filter is the index itself; with two, rows of other namespaces are skipped
+        page = _PAGE if agent_id and namespace else max(1, min(limit, _PAGE))
+        r = self._client()
+        async with mapped("ledger"):
+            while len(out) < limit:
+                seqs = await r.zrevrangebyscore(index, "+inf", since, start=offset, num=page)
+                if not seqs:
+                    break
+                offset += len(seqs)
+                pipe = r.pipeline(transaction=False)
+                pipe.hmget(b + "rows", seqs)
+                pipe.hmget(b + "d", seqs)
+                pipe.hmget(b + "dk", seqs)
+                rows, details, kept = await pipe.execute()
+                for raw, d, dk in zip(rows, details, kept, strict=True):
+                    if raw is None:
+                        continue  # pruned meanwhile
+                    at, agent, action, ns, target = json.loads(raw)
+                    if namespace and ns != namespace:
+                        continue
+                    detail = s(d) if d is not None else s(dk) if dk is not None else ""
+                    out.append(AuditEntry(agent, action, ns, target, detail, at=at))
+                    if len(out) == limit:
+                        break
+        return out
+
+    async def prune_audit(self, older_than_s: float) -> int:
+        """Drop audit rows older than the retention; returns how many."""
+        cutoff = repr(time.time() - older_than_s)
+        total = 0
+        while n := int(await self._run("prune_audit", self._base("a"), cutoff, 2000)):
+            total += n
+        return total
+
+    # ---- aliases
+    async def set_aliases(self, pairs: Sequence[tuple[str, str]]) -> None:
+        if not pairs:
+            return
+        b = self._base("w")
+        async with mapped("ledger"):
+            pipe = self._client().pipeline(transaction=False)
+            pipe.hset(b + "a", mapping=dict(pairs))
+            for write_id, memory_id in pairs:
+                pipe.sadd(b + "rev:" + memory_id, write_id)
+            await pipe.execute()
+
+    async def resolve(self, write_id: str) -> str:
+        return (await self.resolve_many([write_id]))[write_id]
+
+    async def resolve_many(self, write_ids: Sequence[str]) -> dict[str, str]:
+        unique = list(dict.fromkeys(write_ids))
+        if not unique:
+            return {}
+        async with mapped("ledger"):
+            got = await self._client().hmget(self._base("w") + "a", unique)
+        return {w: s(m) if m is not None else w for w, m in zip(unique, got, strict=True)}
+
+    # ---- small settings
+    async def put_setting(self, key: str, value: dict[str, Any]) -> None:
+        if self._local is not None and key in self._local.keys:
+            self._local.put(key, value)
+            return
+        async with mapped("ledger"):
+            await self._client().hset(self._base("s") + "kv", key, json.dumps(value))
+
+    async def get_setting(self, key: str) -> dict[str, Any] | None:
+        if self._local is not None and key in self._local.keys:
+            return self._local.get(key)
+        async with mapped("ledger"):
+            raw = await self._client().hget(self._base("s") + "kv", key)
+        return json.loads(raw) if raw is not None else None
+
+    # ---- erasure
+    async def scrub(self, memory_ids: Sequence[str]) -> None:
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return
+        b = self._base("w")
+        async with mapped("ledger"):
+            pipe = self._client().pipeline(transaction=False)
+            for mid in ids:
+                pipe.smembers(b + "rev:" + mid)
+            merged = [s(w) for ws in await pipe.execute() for w in ws]
+        targets = list(dict.fromkeys(ids + merged))
+        for i in range(0, len(targets), 500):
+            await self._run("scrub_audit", self._base("a"), "t", *targets[i : i + 500])
+        await self._drop_queued("m", ids)
+        await self._drop_turns("t", ids)
+
+    async def scrub_namespace(self, namespace: str) -> None:
+        await self._run("scrub_audit", self._base("a"), "n", namespace)
+        await self._drop_queued("n", [namespace])
+        await self._drop_turns("n", [namespace])
+        if namespace.startswith("task/"):
+            async with mapped("ledger"):
+                await self._client().delete(self._task_base(namespace[5:]) + "steps")
