@@ -181,12 +181,12 @@ class Applier:
     ) -> set[str]:
         now = utcnow()
         items = [(e, e.command) for e in run if isinstance(e.command, MemoryWrite)]
-        vectors = await self._ahead.vectors([(e.write_id, c.content) for e, c in items])
+        vectors = await self._ahead.vectors([(e.write_id, _embedded(c)) for e, c in items])
         if upcoming is not None:
             later = await upcoming()
             self._ahead.start(
                 [
-                    (e.write_id, e.command.content)
+                    (e.write_id, _embedded(e.command))
                     for e in later
                     if isinstance(e.command, MemoryWrite)
                 ]
@@ -325,7 +325,11 @@ class Applier:
         carried = [
             len(c.embedding) == dim or c.versions[-1].status is Status.FORGOTTEN for c in commands
         ]
-        texts = [c.versions[-1].content for c, ok in zip(commands, carried, strict=True) if not ok]
+        texts = [
+            dialogue.said(v.layer, v.source_session, v.content, v.metadata)
+            for c, ok in zip(commands, carried, strict=True)
+            if not ok and (v := c.versions[-1])
+        ]
         fresh = iter(await asyncio.to_thread(self._embedder.embed, texts) if texts else [])
         batch = _Batch()
         for c, ok in zip(commands, carried, strict=True):
@@ -387,3 +391,8 @@ _STATUS_OF: dict[type, Status] = {
     Archive: Status.ARCHIVED,
     Release: Status.ACTIVE,
 }
+
+
+def _embedded(command: MemoryWrite) -> str:
+    """The text embedded for a write (a dialogue turn without its speaker's name)."""
+    return dialogue.said(command.layer, command.session_id, command.content, command.metadata)

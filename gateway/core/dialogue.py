@@ -33,6 +33,25 @@ def spoken(content: str, metadata: Mapping[str, str]) -> str:
     return f"{speaker}: {content}"
 
 
+def said(layer: Layer, session_id: str, content: str, metadata: Mapping[str, str]) -> str:
+    """What is embedded for a write: a dialogue turn without its leading ``"Speaker:"`` (the
+    speaker is metadata, matched by name at recall: ``named_speaker``), anything else as is.
+    With the name in the vector, MiniLM ranked the named person's every turn above the turns
+    that answer (docs/BENCHMARKS.md, "Where recall misses")."""
+    if layer is not Layer.EPISODIC or not session_id:
+        return content
+    speaker = next((metadata[k].strip() for k in SPEAKER_KEYS if metadata.get(k, "").strip()), "")
+    head = f"{speaker}:"
+    if speaker and content.lstrip().startswith(head):
+        return content.lstrip()[len(head) :].strip() or content
+    return content
+
+
+def speaker_of(mem: Memory) -> str:
+    """Who said a dialogue turn ("" when the metadata does not say)."""
+    return next((mem.metadata[k].strip() for k in SPEAKER_KEYS if mem.metadata.get(k)), "")
+
+
 def date_words(when: datetime) -> str:
     """``9 May 2023``: the words a question about the date would use."""
     return f"{when.day} {when:%B %Y}"

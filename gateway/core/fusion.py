@@ -2,7 +2,7 @@
 
     relevance(m) = w_dense · max(0, cosine(query, m)) + w_lexical · bm25(m) / bm25(best)
 
-then bounded adjustments: a hit inside the period the query names, or one that dates an event
+then bounded adjustments: a dialogue turn said by the person the query names, a hit inside the period the query names, or one that dates an event
 when the query asks *when*, is boosted by a fixed factor; recency, importance and confidence move
 a hit by at most ``nudge`` of its relevance, so they break near ties but never push a relevant
 older memory out. The weights were tuned on the dev half of ``bench/dialogues`` (conversations
@@ -22,14 +22,17 @@ from gateway.core.models import Memory
 
 @dataclass(frozen=True, slots=True)
 class FusionWeights:
-    dense: float = 0.7
-    lexical: float = 0.3
+    dense: float = 0.8
+    lexical: float = 0.2
     #: recency + importance + confidence move a hit by at most this fraction of its relevance
     nudge: float = 0.02
     #: a hit inside the period the query names
     period_boost: float = 0.3
     #: a hit carrying a time expression, for a query that asks when
     when_boost: float = 0.1
+    #: a dialogue turn by the person the query names (matched on its speaker metadata, not
+    #: through the vector: ``query_text``)
+    speaker_boost: float = 0.3
     #: an event found only through an entity it shares with a top hit: its cosine, discounted
     entity_discount: float = 0.9
 
