@@ -141,6 +141,8 @@ class Settings:
     #: its session, its speaker and (``context_date``) its date; 0 = each turn alone
     context_turns: int = 1
     context_date: bool = True
+    #: the turn after a dialogue turn joins its lexical context once it is written
+    context_next: bool = True
     #: also embed the context (off: on bench/dialogues the turn+context vector ranked better
     #: alone but the fused ranking lost ~1 point of R@10, docs/BENCHMARKS.md)
     context_dense: bool = False

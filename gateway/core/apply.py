@@ -67,6 +67,8 @@ class ApplySettings:
     context_date: bool = True
     #: the context is embedded too (not only indexed lexically)
     context_dense: bool = False
+    #: the turn after a dialogue turn is part of its (lexical) context too
+    context_next: bool = True
 
 
 @dataclass(slots=True)
@@ -181,12 +183,12 @@ class Applier:
     ) -> set[str]:
         now = utcnow()
         items = [(e, e.command) for e in run if isinstance(e.command, MemoryWrite)]
-        vectors = await self._ahead.vectors([(e.write_id, _embedded(c)) for e, c in items])
+        vectors = await self._ahead.vectors([(e.write_id, dialogue.embedded(c)) for e, c in items])
         if upcoming is not None:
             later = await upcoming()
             self._ahead.start(
                 [
-                    (e.write_id, _embedded(e.command))
+                    (e.write_id, dialogue.embedded(e.command))
                     for e in later
                     if isinstance(e.command, MemoryWrite)
                 ]
@@ -250,9 +252,12 @@ class Applier:
 
     async def _add_context(self, mems: Sequence[Memory]) -> None:
         """Every dialogue turn gets its context (``dialogue.add_context``)."""
-        await dialogue.add_context(
-            self._stores.records, mems, self._s.context_turns, self._s.context_date
+        s = self._s
+        changed = await dialogue.add_context(
+            self._stores.records, mems, s.context_turns, s.context_date, s.context_next
         )
+        if changed:  # stored turns that now also carry the turn after them
+            await self._stores.records.set_context(changed)
 
     def _resync(self, mem: Memory, batch: _Batch) -> None:
         """Only re-sync the derived stores of a memory whose record is already stored."""
@@ -391,8 +396,3 @@ _STATUS_OF: dict[type, Status] = {
     Archive: Status.ARCHIVED,
     Release: Status.ACTIVE,
 }
-
-
-def _embedded(command: MemoryWrite) -> str:
-    """The text embedded for a write (a dialogue turn without its speaker's name)."""
-    return dialogue.said(command.layer, command.session_id, command.content, command.metadata)

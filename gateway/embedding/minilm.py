@@ -296,7 +296,6 @@ class MiniLMEmbedder(LengthBucketed):
 
     # ------------------------------------------------------------------ API
 
-
     # ------------------------------------------------------------- internals
 
     def _embed_batch(self, batch_ids: list[list[int]]) -> np.ndarray:
