@@ -29,7 +29,7 @@ class FusionWeights:
     #: a hit inside the period the query names
     period_boost: float = 0.3
     #: a hit carrying a time expression, for a query that asks when
-    when_boost: float = 0.1
+    when_boost: float = 0.3
     #: a dialogue turn by the person the query names (matched on its speaker metadata, not
     #: through the vector: ``query_text``)
     speaker_boost: float = 0.3
