@@ -12,14 +12,29 @@ from __future__ import annotations
 
 import re
 
-# A capitalised word that does not start the question (after a word, a comma... and a space),
-# with its possessive: "What job did Elena's sister get?" -> "What job did their sister get?".
-_NAME = re.compile(r"(?<=[\w,;:] )([A-Z][a-z]+)(['\u2019]s)?\b")
+# A word that does not start the question (after a word, a comma... and a space), with its
+# possessive: "What job did Elena's sister get?" -> "What job did their sister get?".
+_WORD = re.compile(r"(?<=[\w,;:] )([^\W\d_]+)(['\u2019]s)?\b")
+#: after these a capitalised word is a place or a title more often than a person: kept
+_PLACE_WORDS = frozenset(
+    ["in", "to", "at", "from", "near", "of", "for", "about", "on", "with", "by", "into"]
+)
 
 
 def dense_text(query: str) -> str:
-    """The query with the proper names inside it replaced by "they"/"their"."""
-    return _NAME.sub(lambda m: "their" if m.group(2) else "they", query)
+    """The query with the names of people in it replaced by "they"/"their": capitalised words
+    (any script with case: "Tomás", "Lucía") that do not start it or follow a preposition."""
+
+    def mask(m: re.Match[str]) -> str:
+        word = m.group(1)
+        if not (len(word) > 1 and word[0].isupper() and all(c.islower() for c in word[1:])):
+            return m.group(0)
+        before = query[: m.start()].split()
+        if before and before[-1].lower() in _PLACE_WORDS:
+            return m.group(0)
+        return "their" if m.group(2) else "they"
+
+    return _WORD.sub(mask, query)
 
 
 def names(query: str, person: str) -> bool:

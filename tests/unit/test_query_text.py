@@ -12,6 +12,12 @@ def test_dense_text_masks_names_but_not_the_first_word() -> None:
         "What job did their sister get?"
     )
     assert query_text.dense_text("Is Leo an animal person?") == "Is they an animal person?"
+    assert query_text.dense_text("How long has Lucía been kayaking?") == (
+        "How long has they been kayaking?"
+    )
+    assert query_text.dense_text("Zhao Lei吃东西有什么限制？") == "Zhao Lei吃东西有什么限制？"
+    # places and titles after a preposition stay
+    assert query_text.dense_text("When did Tomás go to Vienna?") == "When did they go to Vienna?"
     assert query_text.dense_text("How does the user like answers?") == (
         "How does the user like answers?"
     )
