@@ -13,10 +13,11 @@ older memory out. The weights were tuned on the dev half of ``bench/dialogues`` 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from gateway.core import query_text
 from gateway.core.models import Memory
 
 
@@ -35,6 +36,17 @@ class FusionWeights:
     speaker_boost: float = 0.3
     #: an event found only through an entity it shares with a top hit: its cosine, discounted
     entity_discount: float = 0.9
+
+    #: dense and lexical weights for a query written mostly in CJK (the default MiniLM is an
+    #: English model: its vectors of Chinese text are weak; bench memqa)
+    cjk_dense: float = 0.5
+    cjk_lexical: float = 0.5
+
+    def for_query(self, query: str) -> FusionWeights:
+        """These weights, or the CJK ones for a query written mostly in CJK."""
+        if not query_text.mostly_cjk(query):
+            return self
+        return replace(self, dense=self.cjk_dense, lexical=self.cjk_lexical)
 
     def relevance(self, dense: float, keyword: float) -> float:
         return self.dense * max(0.0, dense) + self.lexical * keyword

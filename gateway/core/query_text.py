@@ -40,3 +40,13 @@ def dense_text(query: str) -> str:
 def names(query: str, person: str) -> bool:
     """Whether ``query`` names ``person`` (as a whole word, case as written)."""
     return bool(person) and re.search(rf"(?<!\w){re.escape(person)}(?!\w)", query) is not None
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+def mostly_cjk(query: str) -> bool:
+    """At least half of the query's letters are Chinese, Japanese or Korean (an English
+    embedding model reads such a query poorly: ``fusion.FusionWeights.for_query``)."""
+    letters = sum(1 for c in query if c.isalpha())
+    return letters > 0 and 2 * len(_CJK.findall(query)) >= letters

@@ -301,7 +301,7 @@ class Recaller:
     ) -> list[scoring.Scored]:
         """Fuse, then load and score only the candidates that can still reach the top k: a
         candidate's final score is at most its fused relevance x ``ceiling``."""
-        fused = c.relevance(self._fusion)
+        fused = c.relevance(self._fusion.for_query(q.query))
         order = sorted(fused, key=fused.__getitem__, reverse=True)
         f = self._fusion
         boost = 1 + (f.period_boost if cues.period else 0) + (f.when_boost if cues.asks_when else 0)

@@ -4,6 +4,7 @@ metadata and BM25, not through the vector."""
 from __future__ import annotations
 
 from gateway.core import dialogue, query_text
+from gateway.core.fusion import FusionWeights
 from gateway.core.models import Layer
 
 
@@ -37,3 +38,13 @@ def test_a_turn_is_embedded_without_its_speaker_name() -> None:
     assert dialogue.said(Layer.EPISODIC, "", "Leo: I got a cat", meta) == "Leo: I got a cat"
     assert dialogue.said(Layer.EPISODIC, "s1", "Ana: hi", meta) == "Ana: hi"
     assert dialogue.said(Layer.EPISODIC, "s1", "Leo:", meta) == "Leo:"
+
+
+def test_a_query_in_cjk_weighs_lexical_more() -> None:
+    f = FusionWeights()
+    assert query_text.mostly_cjk("用户不吃什么？")
+    assert not query_text.mostly_cjk("What does the user not eat? 香菜")
+    assert f.for_query("What does the user not eat?") is f
+    cjk = f.for_query("用户不吃什么？")
+    assert (cjk.dense, cjk.lexical) == (f.cjk_dense, f.cjk_lexical)
+    assert cjk.lexical > f.lexical
