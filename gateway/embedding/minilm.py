@@ -296,6 +296,7 @@ class MiniLMEmbedder(LengthBucketed):
 
     # ------------------------------------------------------------------ API
 
+
     # ------------------------------------------------------------- internals
 
     def _embed_batch(self, batch_ids: list[list[int]]) -> np.ndarray:

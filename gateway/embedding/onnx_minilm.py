@@ -395,6 +395,7 @@ class OnnxMiniLMEmbedder(LengthBucketed):
 
     # ------------------------------------------------------------------ API
 
+
     def _embed_batch(self, batch_ids: list[list[int]]) -> np.ndarray:
         b = len(batch_ids)
         t = max(len(x) for x in batch_ids)
