@@ -76,6 +76,8 @@ def evaluate(target: str, data: dict, k: int = 5, namespace: str = "") -> Report
             top1 += bool(contents) and q["expect"] in contents[0]
             if not ok:
                 report.misses.append(f"{q['q']!r} → {contents[:2]}")
+            elif q["expect"] not in contents[0]:
+                report.misses.append(f"(not first) {q['q']!r} → {contents[:1]}")
             if "stale" in q:
                 changed += 1
                 consistent += (

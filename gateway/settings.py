@@ -165,14 +165,20 @@ class Settings:
     #: its session, its speaker and (``context_date``) its date; 0 = each turn alone
     context_turns: int = 1
     context_date: bool = True
+    #: the turn after a dialogue turn joins its lexical context once it is written
+    context_next: bool = True
     #: also embed the context (off: on bench/dialogues the turn+context vector ranked better
     #: alone but the fused ranking lost ~1 point of R@10, docs/BENCHMARKS.md)
     context_dense: bool = False
     #: fusion (``core/fusion.py``): weights of the dense cosine and the relative BM25 score, and
     #: how far recency/importance/confidence may move a hit (a fraction of its relevance)
-    w_dense: float = 0.7
-    w_lexical: float = 0.3
+    w_dense: float = 0.8
+    w_lexical: float = 0.2
     rank_nudge: float = 0.02
+    #: a dialogue turn whose speaker the query names: its relevance x (1 + this)
+    speaker_boost: float = 0.3
+    #: the query's dense vector is computed with its proper names masked (``core/query_text.py``)
+    dense_mask_names: bool = True
     half_life_days: float = 7.0
     default_token_budget: int = 512
     recall_cache_ttl_s: float = 30.0
@@ -228,8 +234,8 @@ class Settings:
             problems.append("half_life_days must be >= 7 (seed 000 §4.2)")
         if min(self.w_dense, self.w_lexical) < 0 or self.w_dense + self.w_lexical <= 0:
             problems.append("w_dense and w_lexical must be >= 0, not both 0")
-        if not 0 <= self.rank_nudge <= 0.2:
-            problems.append("rank_nudge must be between 0 and 0.2")
+        if not (0 <= self.rank_nudge <= 0.2 and 0 <= self.speaker_boost <= 1):
+            problems.append("rank_nudge must be between 0 and 0.2, speaker_boost between 0 and 1")
         if self.shards < 1:
             problems.append("shards must be >= 1")
         if self.embedder not in EMBEDDER_KINDS:

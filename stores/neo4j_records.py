@@ -50,6 +50,13 @@ _MAX_LUCENE_NAMESPACES = 256
 # Phases run in order inside one statement: versions, current nodes, version chains, then fact
 # claims - releases strictly before new claims, so "supersede the holder and add its successor"
 # works whatever the order of the batch.
+#: a current version's context and indexed terms, nothing else (``set_context``)
+_SET_CONTEXT = """
+UNWIND $rows AS r
+MATCH (m:Memory {id: r.id}) WHERE m.version = r.version AND m.search_text IS NOT NULL
+SET m.context = r.context, m.search_text = r.search_text
+"""
+
 _PUT = """
 CALL () {
   UNWIND $versions AS r
@@ -276,6 +283,19 @@ class Neo4jRecordStore(Neo4jBacked):
             await self._db.write(_PUT, params)
         except Conflict as exc:
             raise _conflict(exc) from exc
+
+    async def set_context(self, memories: Sequence[Memory]) -> None:
+        rows = [
+            {
+                "id": m.id,
+                "version": int(m.version),
+                "context": m.context,
+                "search_text": _search_text(m.content, m.context),
+            }
+            for m in memories
+        ]
+        if rows:
+            await self._db.write(_SET_CONTEXT, {"rows": rows})
 
     async def erase(self, tombstones: Sequence[Memory]) -> None:
         latest = {t.id: t for t in tombstones}

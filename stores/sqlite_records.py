@@ -265,6 +265,25 @@ class SqliteRecordStore(SqliteBacked):
                         "INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", (rowid, terms)
                     )
 
+    async def set_context(self, memories: Sequence[Memory]) -> None:
+        rows = [(m.context, m.id, int(m.version), _fts_text(m)) for m in memories]
+
+        def run(conn: sqlite3.Connection) -> None:
+            for context, mid, version, terms in rows:
+                row = conn.execute(
+                    "UPDATE memories SET context = ? WHERE id = ? AND version = ? RETURNING rowid",
+                    (context, mid, version),
+                ).fetchone()
+                if row is not None:  # still the current version: re-index it
+                    conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (row[0],))
+                    if terms is not None:
+                        conn.execute(
+                            "INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", (row[0], terms)
+                        )
+
+        if rows:
+            await self._db.write(run)
+
     async def touch(self, ids: Sequence[str], at: datetime) -> None:
         unique = list(dict.fromkeys(ids))
         if not unique:

@@ -67,6 +67,8 @@ class ApplySettings:
     context_date: bool = True
     #: the context is embedded too (not only indexed lexically)
     context_dense: bool = False
+    #: the turn after a dialogue turn is part of its (lexical) context too
+    context_next: bool = True
 
 
 @dataclass(slots=True)
@@ -187,12 +189,12 @@ class Applier:
     ) -> set[str]:
         now = utcnow()
         items = [(e, e.command) for e in run if isinstance(e.command, MemoryWrite)]
-        vectors = await self._ahead.vectors([(e.write_id, c.content) for e, c in items])
+        vectors = await self._ahead.vectors([(e.write_id, dialogue.embedded(c)) for e, c in items])
         if upcoming is not None:
             later = await upcoming()
             self._ahead.start(
                 [
-                    (e.write_id, e.command.content)
+                    (e.write_id, dialogue.embedded(e.command))
                     for e in later
                     if isinstance(e.command, MemoryWrite)
                 ]
@@ -256,9 +258,12 @@ class Applier:
 
     async def _add_context(self, mems: Sequence[Memory]) -> None:
         """Every dialogue turn gets its context (``dialogue.add_context``)."""
-        await dialogue.add_context(
-            self._stores.records, mems, self._s.context_turns, self._s.context_date
+        s = self._s
+        changed = await dialogue.add_context(
+            self._stores.records, mems, s.context_turns, s.context_date, s.context_next
         )
+        if changed:  # stored turns that now also carry the turn after them
+            await self._stores.records.set_context(changed)
 
     def _resync(self, mem: Memory, batch: _Batch) -> None:
         """Only re-sync the derived stores of a memory whose record is already stored."""
@@ -331,7 +336,11 @@ class Applier:
         carried = [
             len(c.embedding) == dim or c.versions[-1].status is Status.FORGOTTEN for c in commands
         ]
-        texts = [c.versions[-1].content for c, ok in zip(commands, carried, strict=True) if not ok]
+        texts = [
+            dialogue.said(v.layer, v.source_session, v.content, v.metadata)
+            for c, ok in zip(commands, carried, strict=True)
+            if not ok and (v := c.versions[-1])
+        ]
         fresh = iter(await asyncio.to_thread(self._embedder.embed, texts) if texts else [])
         batch = _Batch()
         for c, ok in zip(commands, carried, strict=True):

@@ -2,7 +2,7 @@
 
     relevance(m) = w_dense · max(0, cosine(query, m)) + w_lexical · bm25(m) / bm25(best)
 
-then bounded adjustments: a hit inside the period the query names, or one that dates an event
+then bounded adjustments: a dialogue turn said by the person the query names, a hit inside the period the query names, or one that dates an event
 when the query asks *when*, is boosted by a fixed factor; recency, importance and confidence move
 a hit by at most ``nudge`` of its relevance, so they break near ties but never push a relevant
 older memory out. The weights were tuned on the dev half of ``bench/dialogues`` (conversations
@@ -13,25 +13,40 @@ older memory out. The weights were tuned on the dev half of ``bench/dialogues`` 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from gateway.core import query_text
 from gateway.core.models import Memory
 
 
 @dataclass(frozen=True, slots=True)
 class FusionWeights:
-    dense: float = 0.7
-    lexical: float = 0.3
+    dense: float = 0.8
+    lexical: float = 0.2
     #: recency + importance + confidence move a hit by at most this fraction of its relevance
     nudge: float = 0.02
     #: a hit inside the period the query names
     period_boost: float = 0.3
     #: a hit carrying a time expression, for a query that asks when
-    when_boost: float = 0.1
+    when_boost: float = 0.3
+    #: a dialogue turn by the person the query names (matched on its speaker metadata, not
+    #: through the vector: ``query_text``)
+    speaker_boost: float = 0.3
     #: an event found only through an entity it shares with a top hit: its cosine, discounted
     entity_discount: float = 0.9
+
+    #: dense and lexical weights for a query written mostly in CJK (the default MiniLM is an
+    #: English model: its vectors of Chinese text are weak; bench memqa)
+    cjk_dense: float = 0.5
+    cjk_lexical: float = 0.5
+
+    def for_query(self, query: str) -> FusionWeights:
+        """These weights, or the CJK ones for a query written mostly in CJK."""
+        if not query_text.mostly_cjk(query):
+            return self
+        return replace(self, dense=self.cjk_dense, lexical=self.cjk_lexical)
 
     def relevance(self, dense: float, keyword: float) -> float:
         return self.dense * max(0.0, dense) + self.lexical * keyword

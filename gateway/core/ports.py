@@ -120,6 +120,10 @@ class RecordStore(Lifecycle, Protocol):
         """Store memory versions. Idempotent by (id, version). The highest version of an id is
         its current one; older versions stay readable through ``history``."""
 
+    async def set_context(self, memories: Sequence[Memory]) -> None:
+        """Re-index these memories' current versions with their ``Memory.context`` (a dialogue
+        turn learns the turn after it); content, version and history stay as they are."""
+
     @reads
     async def get(self, ids: Sequence[str], embeddings: bool = True) -> dict[str, Memory]:
         """Current version of each id that exists (any status). Embeddings included unless

@@ -18,7 +18,7 @@ from datetime import datetime
 
 import numpy as np
 
-from gateway.core import fusion, routing, scoring, timecues
+from gateway.core import dialogue, fusion, query_text, routing, scoring, timecues
 from gateway.core import namespaces as nsp
 from gateway.core.audit_log import AccessTouches, AuditLog
 from gateway.core.control import AuditEntry
@@ -70,7 +70,10 @@ class Recaller:
         self._embedder = embedder
         self._weights = scoring.Weights(settings.half_life_days, settings.rank_nudge)
         self._fusion = fusion.FusionWeights(
-            dense=settings.w_dense, lexical=settings.w_lexical, nudge=settings.rank_nudge
+            dense=settings.w_dense,
+            lexical=settings.w_lexical,
+            nudge=settings.rank_nudge,
+            speaker_boost=settings.speaker_boost,
         )
         self.cache = RecallCache(settings.recall_cache_ttl_s, settings.recall_cache_entries)
         self.audit = AuditLog(ledger)
@@ -159,7 +162,8 @@ class Recaller:
         if q.session_id and Layer.WORKING not in layers:
             layers = (*layers, Layer.WORKING)
         with self._tracer.span("recall.embed"):
-            vector = (await self._embed([q.query]))[0]
+            text = query_text.dense_text(q.query) if self._s.dense_mask_names else q.query
+            vector = (await self._embed([text]))[0]
         now = utcnow()
         cues = timecues.cues(q.query, now)
         degraded: list[str] = []
@@ -296,11 +300,11 @@ class Recaller:
     ) -> list[scoring.Scored]:
         """Fuse, then load and score only the candidates that can still reach the top k: a
         candidate's final score is at most its fused relevance x ``ceiling``."""
-        fused = c.relevance(self._fusion)
+        fused = c.relevance(self._fusion.for_query(q.query))
         order = sorted(fused, key=fused.__getitem__, reverse=True)
         f = self._fusion
         boost = 1 + (f.period_boost if cues.period else 0) + (f.when_boost if cues.asks_when else 0)
-        ceiling = boost * (1 + f.nudge)
+        ceiling = boost * (1 + f.speaker_boost) * (1 + f.nudge)
         start, end = q.start or cues.start, q.end or cues.end
         scored: list[scoring.Scored] = []
         pos = 0
@@ -327,6 +331,8 @@ class Recaller:
                     relevance *= 1 + f.period_boost
                 if cues.asks_when and timecues.dated(mem.content):
                     relevance *= 1 + f.when_boost
+                if query_text.names(q.query, dialogue.speaker_of(mem)):
+                    relevance *= 1 + f.speaker_boost
                 scored.append(
                     scoring.score(
                         mem,

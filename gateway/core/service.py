@@ -99,6 +99,7 @@ class MemoryService:
                 s.context_turns,
                 s.context_date,
                 s.context_dense,
+                s.context_next,
             ),
             turn_results,
             overflow_summariser or summariser,

@@ -284,6 +284,29 @@ async def test_keyword_search_stems_and_indexes_context(record_store: RecordStor
     assert await record_store.keyword_search([ns], layers, "what is it", 5) == []
 
 
+async def test_set_context_reindexes_the_current_version_only(record_store: RecordStore) -> None:
+    """A stored turn learns the turn after it: found by its words, content and version kept."""
+    ns = uid("ns")
+    question = mem(ns, "Did you end up going to the lake?", layer=Layer.EPISODIC, context="Leo:")
+    await record_store.put([question])
+    layers = [Layer.EPISODIC]
+    assert await record_store.keyword_search([ns], layers, "kayak", 5) == []
+    stored = (await record_store.get([question.id]))[question.id]
+    stored.context = "Leo:\nElena: yes, we rented a kayak for the whole afternoon"
+    await record_store.set_context([stored])
+    hits = await record_store.keyword_search([ns], layers, "Who rented a kayak?", 5)
+    assert [h[0] for h in hits] == [question.id]
+    after = (await record_store.get([question.id]))[question.id]
+    assert (after.content, after.version) == (question.content, question.version)
+    assert after.context == stored.context
+    assert len(await record_store.history(question.id)) == 1
+    # a version that is no longer current changes nothing
+    newer = question.with_changes(version=question.version + 1, context="Leo:")
+    await record_store.put([newer])
+    await record_store.set_context([stored])
+    assert await record_store.keyword_search([ns], layers, "kayak", 5) == []
+
+
 #: A fixed corpus and queries on which every adapter must rank like the reference BM25 below.
 AGREEMENT_CORPUS = [
     "Leo adopted a rabbit called Pickle last weekend",

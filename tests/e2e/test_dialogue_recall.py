@@ -65,3 +65,23 @@ def test_context_can_be_turned_off(tmp_path: Path) -> None:
     with_context, alone = ranks
     assert with_context <= 3
     assert alone > with_context
+
+
+def test_turn_found_through_the_turn_after_it(tmp_path: Path) -> None:
+    """The question turn is found by the words of its answer, the next turn, written later in
+    its own batch (the stored turn is re-indexed); off with ``context_next=False``."""
+    question = "What's that big box in your photo?"
+    ranks = []
+    for on in (True, False):
+        settings = gateway_settings(tmp_path / str(on), context_next=on)
+        with running_gateway(settings) as gw, gw.client() as client:
+            ns = f"user/dlg-{uuid.uuid4().hex[:8]}"
+            for item in _turns(ns):
+                client.batch_write([item], wait=True)
+            recall = client.recall("the 3D printer he bought", namespaces=[ns], top_k=5)
+            contents = [h.content for h in recall.hits]
+            assert len(contents) == 5
+            ranks.append(contents.index(question) + 1)
+    with_next, without = ranks
+    assert with_next <= 3
+    assert without > with_next

@@ -1,0 +1,50 @@
+"""How a recall query is read for the dense side, and how a turn is embedded: names go through
+metadata and BM25, not through the vector."""
+
+from __future__ import annotations
+
+from gateway.core import dialogue, query_text
+from gateway.core.fusion import FusionWeights
+from gateway.core.models import Layer
+
+
+def test_dense_text_masks_names_but_not_the_first_word() -> None:
+    assert query_text.dense_text("What job did Elena's sister get?") == (
+        "What job did their sister get?"
+    )
+    assert query_text.dense_text("Is Leo an animal person?") == "Is they an animal person?"
+    assert query_text.dense_text("How long has Lucía been kayaking?") == (
+        "How long has they been kayaking?"
+    )
+    assert query_text.dense_text("Zhao Lei吃东西有什么限制？") == "Zhao Lei吃东西有什么限制？"
+    # places and titles after a preposition stay
+    assert query_text.dense_text("When did Tomás go to Vienna?") == "When did they go to Vienna?"
+    assert query_text.dense_text("How does the user like answers?") == (
+        "How does the user like answers?"
+    )
+
+
+def test_names_matches_whole_words_only() -> None:
+    assert query_text.names("What does Leo's cat eat?", "Leo")
+    assert not query_text.names("What does Leona eat?", "Leo")
+    assert not query_text.names("What does Leo eat?", "")
+
+
+def test_a_turn_is_embedded_without_its_speaker_name() -> None:
+    meta = {"speaker": "Leo"}
+    assert dialogue.said(Layer.EPISODIC, "s1", "Leo: I got a cat", meta) == "I got a cat"
+    # not a dialogue turn, or a speaker that is not the one named: unchanged
+    assert dialogue.said(Layer.SEMANTIC, "s1", "Leo: I got a cat", meta) == "Leo: I got a cat"
+    assert dialogue.said(Layer.EPISODIC, "", "Leo: I got a cat", meta) == "Leo: I got a cat"
+    assert dialogue.said(Layer.EPISODIC, "s1", "Ana: hi", meta) == "Ana: hi"
+    assert dialogue.said(Layer.EPISODIC, "s1", "Leo:", meta) == "Leo:"
+
+
+def test_a_query_in_cjk_weighs_lexical_more() -> None:
+    f = FusionWeights()
+    assert query_text.mostly_cjk("用户不吃什么？")
+    assert not query_text.mostly_cjk("What does the user not eat? 香菜")
+    assert f.for_query("What does the user not eat?") is f
+    cjk = f.for_query("用户不吃什么？")
+    assert (cjk.dense, cjk.lexical) == (f.cjk_dense, f.cjk_lexical)
+    assert cjk.lexical > f.lexical
