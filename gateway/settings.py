@@ -129,6 +129,13 @@ class Settings:
     #: writes in flight (Write, BatchWrite, AppendTurn, ...) on this server / per agent; 0 = no cap
     max_inflight_writes: int = 32
     max_inflight_writes_per_agent: int = 16
+    #: calls that may wait for a server-wide slot (FIFO) before being refused, and how long each
+    #: may wait: a burst is absorbed by a bounded wait rather than a round of refusals and
+    #: retries. Worst wait ~ (in flight + queue) / calls served per second; keep it well under a
+    #: second (bench.load, docs/BENCHMARKS.md "The knobs"). 0 = refuse at once
+    admission_queue_reads: int = 48
+    admission_queue_writes: int = 32
+    admission_queue_timeout_ms: int = 500
     #: what an overloaded answer tells the caller to wait before retrying: at least this, more
     #: when many agents wait (agents turned away / calls admitted per second), at most the max
     overload_retry_after_ms: int = 100
@@ -263,7 +270,13 @@ class Settings:
             return self.grpc_max_concurrent_rpcs if self.grpc_max_concurrent_rpcs > 0 else None
         if not (self.max_inflight_reads and self.max_inflight_writes):
             return None  # an unbounded class: no derived cap
-        return self.max_inflight_reads + self.max_inflight_writes + UNBOUNDED_CALLS_ROOM
+        return (
+            self.max_inflight_reads
+            + self.max_inflight_writes
+            + self.admission_queue_reads
+            + self.admission_queue_writes
+            + UNBOUNDED_CALLS_ROOM
+        )
 
     def _capacity_problems(self) -> list[str]:
         out = [
@@ -276,6 +289,9 @@ class Settings:
                 "max_inflight_reads_per_agent",
                 "max_inflight_writes",
                 "max_inflight_writes_per_agent",
+                "admission_queue_reads",
+                "admission_queue_writes",
+                "admission_queue_timeout_ms",
                 "overload_retry_after_ms",
                 "overload_retry_after_max_ms",
             )

@@ -1,10 +1,14 @@
 """Admission control: a bounded number of in-flight reads and writes per server and per agent.
 
-A call beyond a bound is not queued: it gets RESOURCE_EXHAUSTED at once, with the
-``retry-after-ms`` trailing metadata and a message that says what to do, so an overloaded gateway
-answers promptly instead of letting every caller's latency grow (and the stores' breakers see our
-own queueing as a sick backend). Bounds come from ``Settings`` (``max_inflight_*``); 0 = no bound.
-Runs inside ``ErrorMapping`` (after authentication), so the agent id is known.
+A call beyond the server-wide bound waits in a short FIFO queue (``admission_queue_*``: at most
+that many waiting, each at most ``admission_queue_timeout_ms``), and a freed slot passes straight
+to the first waiter: a burst is absorbed at the cost of a bounded wait instead of a round trip of
+refusals. A call beyond the queue, past its wait, or beyond its agent's own bound gets
+RESOURCE_EXHAUSTED with the ``retry-after-ms`` trailing metadata and a message that says what to
+do, so an overloaded gateway answers promptly instead of letting every caller's latency grow (and
+the stores' breakers see our own queueing as a sick backend). Bounds come from ``Settings``
+(``max_inflight_*``); 0 = no bound. Runs inside ``ErrorMapping`` (after authentication), so the
+agent id is known.
 
 The ``retry-after-ms`` hint is about when the caller's turn will come: the agents turned away in
 the last second divided by the calls admitted per second, at least ``overload_retry_after_ms``
@@ -15,7 +19,9 @@ makes ~180 agents knock ten times a second, and each refusal costs the gateway ~
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +75,8 @@ WRITES = frozenset(
 class Bounds:
     server: int  # 0 = unbounded
     per_agent: int
+    queue: int = 0  # calls that may wait for a server-wide slot
+    queue_timeout_s: float = 0.0  # how long one may wait
 
 
 #: the window over which admissions and turned-away agents are counted for the hint
@@ -98,6 +106,7 @@ class InFlight:
         self._admitted = 0
         self._turned_away: set[str] = set()
         self._last = (0, 0)  # (admitted, agents turned away) in the last complete window
+        self._waiters: deque[asyncio.Future[None]] = deque()
 
     def _roll(self) -> None:
         now = self._clock()
@@ -123,8 +132,46 @@ class InFlight:
         return Overloaded(f"{why}; retry after {wait} ms", retry_after_ms=wait)
 
     def enter(self, agent: str) -> None:
-        """Admit one call of ``agent`` or raise ``Overloaded``."""
+        """Admit one call of ``agent`` now or raise ``Overloaded`` (no waiting)."""
         self._roll()
+        self._check_agent(agent)
+        if self._full():
+            raise self._server_full(agent)
+        self._take(agent)
+
+    async def admit(self, agent: str) -> None:
+        """Admit one call of ``agent``: at once, after a bounded wait in the queue for a
+        server-wide slot, or raise ``Overloaded``."""
+        self._roll()
+        self._check_agent(agent)
+        if not self._full():
+            self._take(agent)
+            return
+        b = self.bounds
+        if len(self._waiters) >= b.queue:
+            raise self._server_full(agent)
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(turn)
+        self.by_agent[agent] = self.by_agent.get(agent, 0) + 1  # waiting counts as its own
+        try:
+            await asyncio.wait((turn,), timeout=b.queue_timeout_s)
+        except BaseException:  # the caller went away while waiting
+            self._give_up(agent, turn)
+            raise
+        if not turn.done():
+            self._give_up(agent, turn)
+            raise self._server_full(agent, waited=True)
+        # a leaving call handed its slot over: ``total`` already counts this one
+
+    def _give_up(self, agent: str, turn: asyncio.Future[None]) -> None:
+        if turn.done():  # the slot was handed over just now: pass it on
+            self.leave(agent)
+            return
+        turn.cancel()
+        self._waiters.remove(turn)
+        self._drop(agent)
+
+    def _check_agent(self, agent: str) -> None:
         b = self.bounds
         mine = self.by_agent.get(agent, 0)
         if b.per_agent and mine >= b.per_agent:
@@ -133,21 +180,45 @@ class InFlight:
                 f"agent {agent!r} already has {mine} {self.what} in flight (limit {b.per_agent}): "
                 "wait for them",
             )
-        if b.server and self.total >= b.server:
-            raise self._refuse(
-                agent, f"the gateway has {self.total} {self.what} in flight (limit {b.server})"
-            )
+
+    def _full(self) -> bool:
+        return bool(self.bounds.server) and self.total >= self.bounds.server
+
+    def _server_full(self, agent: str, waited: bool = False) -> Overloaded:
+        b = self.bounds
+        why = f"the gateway has {self.total} {self.what} in flight (limit {b.server})"
+        if waited:
+            why += f" and none finished within {round(b.queue_timeout_s * 1000)} ms of waiting"
+        elif b.queue:
+            why += f" and {len(self._waiters)} waiting (limit {b.queue})"
+        return self._refuse(agent, why)
+
+    def _take(self, agent: str) -> None:
         self._admitted += 1
         self.total += 1
-        self.by_agent[agent] = mine + 1
+        self.by_agent[agent] = self.by_agent.get(agent, 0) + 1
 
-    def leave(self, agent: str) -> None:
-        self.total -= 1
+    def _drop(self, agent: str) -> None:
         left = self.by_agent[agent] - 1
         if left:
             self.by_agent[agent] = left
         else:
             del self.by_agent[agent]
+
+    def leave(self, agent: str) -> None:
+        """One call of ``agent`` is done: its slot goes to the first waiter, else is freed."""
+        self._drop(agent)
+        while self._waiters:
+            turn = self._waiters.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                self._admitted += 1
+                return
+        self.total -= 1
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiters)
 
 
 class Admission(grpc.aio.ServerInterceptor):
@@ -182,7 +253,7 @@ class Admission(grpc.aio.ServerInterceptor):
 
         async def admitted(request: Any, context: grpc.aio.ServicerContext) -> Any:
             agent = caller(context)
-            gate.enter(agent)
+            await gate.admit(agent)
             try:
                 return await inner(request, context)
             finally:

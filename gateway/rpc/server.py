@@ -84,8 +84,18 @@ async def create_server(settings: Settings, service: MemoryService | None = None
             ThreadPoolExecutor(settings.worker_threads, thread_name_prefix="memgate-worker")
         )
     admission = Admission(
-        Bounds(settings.max_inflight_reads, settings.max_inflight_reads_per_agent),
-        Bounds(settings.max_inflight_writes, settings.max_inflight_writes_per_agent),
+        Bounds(
+            settings.max_inflight_reads,
+            settings.max_inflight_reads_per_agent,
+            settings.admission_queue_reads,
+            settings.admission_queue_timeout_ms / 1000,
+        ),
+        Bounds(
+            settings.max_inflight_writes,
+            settings.max_inflight_writes_per_agent,
+            settings.admission_queue_writes,
+            settings.admission_queue_timeout_ms / 1000,
+        ),
         settings.overload_retry_after_ms,
         settings.overload_retry_after_max_ms,
     )

@@ -197,7 +197,9 @@ def test_grpc_cap_refuses_before_any_python_work_and_the_client_sees_overloaded(
 
 def test_derived_grpc_cap_sits_above_the_admission_bounds() -> None:
     s = Settings(max_inflight_reads=8, max_inflight_writes=16)
-    assert s.concurrent_rpc_cap() == 8 + 16 + UNBOUNDED_CALLS_ROOM
+    assert s.concurrent_rpc_cap() == (
+        8 + 16 + s.admission_queue_reads + s.admission_queue_writes + UNBOUNDED_CALLS_ROOM
+    )
     assert Settings(max_inflight_reads=0).concurrent_rpc_cap() is None  # unbounded reads
     assert Settings(grpc_max_concurrent_rpcs=50).concurrent_rpc_cap() == 50
     assert Settings(grpc_max_concurrent_rpcs=-1).validate().concurrent_rpc_cap() is None
@@ -226,3 +228,71 @@ def test_every_gateway_method_is_classified() -> None:
         "Import",
     }, unbounded
     assert not READS & WRITES and methods >= (READS | WRITES)
+
+
+def test_a_call_beyond_the_bound_waits_in_the_queue_and_gets_the_freed_slot() -> None:
+    """Queue of 1: the third recall waits (no RESOURCE_EXHAUSTED) and is served once a slot is
+    freed; a fourth, with the queue full, is refused at once; nothing is left counted."""
+    with (
+        held_server(Bounds(2, 0, queue=1, queue_timeout_s=20), Bounds(0, 0)) as (
+            address,
+            admission,
+            (release, servicer),
+        ),
+        ThreadPoolExecutor(4) as pool,
+    ):
+        calls = [pool.submit(recall, address, f"agent-{i}") for i in (1, 2)]
+        wait_for(lambda: admission.reads.total == 2)
+        calls.append(pool.submit(recall, address, "agent-3"))
+        wait_for(lambda: admission.reads.waiting == 1)
+        with pytest.raises(Overloaded) as err:
+            recall(address, "agent-4")
+        assert "1 waiting (limit 1)" in err.value.message
+        assert servicer.recalls == 2 and not calls[2].done()
+        release()
+        for f in calls:
+            f.result(10)
+        assert servicer.recalls == 3  # the waiter was served, not refused
+        r = admission.reads
+        assert (r.total, r.waiting, r.by_agent, r.rejected) == (0, 0, {}, 1)
+
+
+def test_a_waiter_that_times_out_is_refused_and_leaves_nothing_behind() -> None:
+    async def run() -> None:
+        gate = InFlight("reads", Bounds(1, 0, queue=2, queue_timeout_s=0.05), 100)
+        await gate.admit("a")
+        with pytest.raises(errors.Overloaded) as err:
+            await gate.admit("b")
+        assert "none finished within 50 ms" in err.value.message
+        assert (gate.total, gate.waiting, gate.by_agent) == (1, 0, {"a": 1})
+        # a waiter whose caller goes away is removed too, and the slot still passes on
+        waiter = asyncio.ensure_future(gate.admit("c"))
+        queued = asyncio.ensure_future(gate.admit("d"))
+        await asyncio.sleep(0)
+        assert gate.waiting == 2
+        waiter.cancel()
+        await asyncio.sleep(0)
+        gate.leave("a")
+        await queued  # "d" got the slot "a" left, past the cancelled "c"
+        assert (gate.total, gate.waiting, gate.by_agent) == (1, 0, {"d": 1})
+        gate.leave("d")
+        assert (gate.total, gate.by_agent) == (0, {})
+
+    asyncio.run(run())
+
+
+def test_an_agent_at_its_own_bound_is_refused_even_with_room_in_the_queue() -> None:
+    async def run() -> None:
+        gate = InFlight("reads", Bounds(1, 2, queue=5, queue_timeout_s=5), 100)
+        await gate.admit("a")
+        second = asyncio.ensure_future(gate.admit("a"))  # waits: counts as one of a's two
+        await asyncio.sleep(0)
+        with pytest.raises(errors.Overloaded) as err:
+            await gate.admit("a")
+        assert "already has 2 reads in flight (limit 2)" in err.value.message
+        gate.leave("a")
+        await second
+        gate.leave("a")
+        assert (gate.total, gate.waiting, gate.by_agent) == (0, 0, {})
+
+    asyncio.run(run())
