@@ -98,6 +98,7 @@ _COLUMNS = (
 )
 _N_COLUMNS = len(_COLUMNS.split(","))
 _COLUMNS_NO_EMBEDDING = _COLUMNS.replace(" embedding,", " NULL,")
+_M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
 _UPDATE_ALL = ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in _COLUMNS.split(",")[1:])
 
 _UPSERT_CURRENT = (
@@ -125,6 +126,14 @@ def _fts_text(m: Memory) -> str | None:
 
 def _match(terms: Sequence[str]) -> str:
     return " OR ".join(f'"{t}"' for t in terms[:_MAX_MATCH_TERMS])
+
+
+def _relative(rows: list[tuple[T, float]]) -> list[tuple[T, float]]:
+    """FTS5 ``bm25()`` values (negative, best first) as scores relative to the best (0..1)."""
+    if not rows:
+        return []
+    best = -rows[0][1] or 1.0
+    return [(item, max(0.0, -s) / best) for item, s in rows]
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
@@ -393,9 +402,37 @@ class SqliteRecordStore(SqliteBacked):
         """BM25 (FTS5 ``bm25()``, k1 = 1.2, b = 0.75) of the query's analysed terms
         (``text_analysis.query_terms``) over the analysed content + context; scores divided by the
         best one (so 0..1, the best = 1); ties go to the newer memory. Empty ``layers`` = any."""
+        found = self._keyword_sql(namespaces, layers, text, limit, "m.id")
+        if found is None:
+            return []
+        sql, params = found
+        rows = await self._db.read(lambda c: c.execute(sql, params).fetchall())
+        return _relative([(row[0], row[-1]) for row in rows])
+
+    async def keyword_memories(
+        self, namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int
+    ) -> list[tuple[Memory, float]]:
+        """``keyword_search`` with the memories themselves (embeddings included), in the same
+        statement."""
+        found = self._keyword_sql(namespaces, layers, text, limit, _M_COLUMNS)
+        if found is None:
+            return []
+        sql, params = found
+
+        def run(conn: sqlite3.Connection) -> list[tuple[Memory, float]]:
+            return _relative([(_memory_of(row[:-1]), row[-1]) for row in conn.execute(sql, params)])
+
+        return await self._db.read(run)
+
+    @staticmethod
+    def _keyword_sql(
+        namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int, columns: str
+    ) -> tuple[str, list[Any]] | None:
+        """The FTS5 statement selecting ``columns`` and then the raw ``bm25()`` (lower is
+        better), best first; None when nothing can match."""
         terms = text_analysis.query_terms(text)
         if not terms or not namespaces or limit <= 0:
-            return []
+            return None
         where = [
             "memory_fts MATCH ?",
             "m.status = 'active'",
@@ -406,16 +443,12 @@ class SqliteRecordStore(SqliteBacked):
             where.append(f"m.layer IN ({marks(len(layers))})")
             params.extend(Layer(v).value for v in layers)
         sql = (
-            "SELECT m.id, bm25(memory_fts) AS s FROM memory_fts "
+            f"SELECT {columns}, bm25(memory_fts) AS s FROM memory_fts "
             "JOIN memories m ON m.rowid = memory_fts.rowid "
             f"WHERE {' AND '.join(where)} ORDER BY s, m.when_at DESC, m.id LIMIT ?"
         )
         params.append(int(limit))
-        rows = await self._db.read(lambda c: c.execute(sql, params).fetchall())
-        if not rows:
-            return []
-        best = -rows[0][1] or 1.0
-        return [(mid, max(0.0, -s) / best) for mid, s in rows]
+        return sql, params
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         if not fact_key:

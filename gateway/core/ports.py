@@ -144,6 +144,13 @@ class RecordStore(Lifecycle, Protocol):
         index the same terms, so they agree on the ranking up to their BM25 details."""
 
     @reads
+    async def keyword_memories(
+        self, namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int
+    ) -> list[tuple[Memory, float]]:
+        """``keyword_search`` with each hit's current version (embedding included) in place of
+        its id, in one round trip: what a recall needs of its lexical candidates."""
+
+    @reads
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         """The active memory holding normalised fact ``fact_key`` in ``namespace``."""
 

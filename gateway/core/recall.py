@@ -1,7 +1,7 @@
 """Recall: route, gather ranked candidates per source, fuse, score, budget (seed 000 §4;
 002 §3.2).
 
-Sources: dense (``VectorIndex.search``) and lexical (``RecordStore.keyword_search``, BM25) over
+Sources: dense (``VectorIndex.search``) and lexical (``RecordStore.keyword_memories``, BM25) over
 the long-term layers, the events of a period the query names, events sharing an entity with the
 top hits, the session's working window. ``fusion`` weighs cosine and relative BM25 into one
 relevance; only the candidates that can still reach the top are loaded (without embeddings). Each layer is gathered on its own; a layer whose backend is down is skipped and
@@ -19,7 +19,7 @@ from datetime import datetime
 
 import numpy as np
 
-from gateway.core import fusion, routing, scoring, timecues
+from gateway.core import fusion, lookups, routing, scoring, timecues
 from gateway.core import namespaces as nsp
 from gateway.core.audit_log import AccessTouches, AuditLog
 from gateway.core.control import AuditEntry
@@ -30,7 +30,6 @@ from gateway.core.models import (
     LONG_TERM_LAYERS,
     Layer,
     Memory,
-    MemoryFilter,
     NodeKind,
     NodeRef,
     Status,
@@ -42,7 +41,7 @@ from gateway.core.models import (
 )
 from gateway.core.ports import Embedder, Ledger, Stores
 from gateway.core.recall_cache import RecallCache, RecallQuery, RecallResult
-from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer, traced
+from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
 from gateway.settings import Settings
 
 #: how many candidates each source brings per requested hit
@@ -142,10 +141,6 @@ class Recaller:
             await self._stores.index.sync()  # other replicas' writes (and cache invalidations)
         except BackendUnavailable as exc:
             log.debug("recall without the latest changes of other replicas: %s", exc.message)
-        try:
-            await self._stores.index.sync()  # other replicas' writes (and cache invalidations)
-        except BackendUnavailable as exc:
-            log.debug("recall without the latest changes of other replicas: %s", exc.message)
         key = (
             q.query,
             q.namespaces,
@@ -163,18 +158,11 @@ class Recaller:
         layers = q.layers or routing.route(q.query)
         if q.session_id and Layer.WORKING not in layers:
             layers = (*layers, Layer.WORKING)
-        with self._tracer.span("recall.embed"):
-            vector = (await self._embed([q.query]))[0]
         now = utcnow()
         cues = timecues.cues(q.query, now)
         degraded: list[str] = []
         c = Candidates()
-        long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
-        if long_term:
-            try:
-                await self._long_term(c, q, long_term, vector, cues, degraded)
-            except BackendUnavailable as exc:
-                degraded.append(f"{','.join(x.value for x in long_term)}: {exc.message}")
+        vector = await self._gather(c, q, layers, cues, degraded)
         if Layer.WORKING in layers and q.session_id:
             try:
                 await self._working(c, q, vector)
@@ -203,42 +191,57 @@ class Recaller:
             self.cache.put(key, result)
         return result
 
+    async def _gather(
+        self,
+        c: Candidates,
+        q: RecallQuery,
+        layers: tuple[Layer, ...],
+        cues: timecues.Cues,
+        degraded: list[str],
+    ) -> np.ndarray:
+        """The query vector, and the long-term candidates into ``c``: the lookups that need no
+        vector run while the query is embedded."""
+        long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
+        early = None
+        if long_term:
+            early = lookups.start(
+                self._stores.records, self._tracer, q, long_term, cues, q.top_k * OVERFETCH
+            )
+        try:
+            with self._tracer.span("recall.embed"):
+                vector: np.ndarray = (await self._embed([q.query]))[0]
+        except BaseException:
+            await lookups.cancel(early)
+            raise
+        if early is not None:
+            try:
+                await self._long_term(c, q, long_term, vector, early)
+            except BackendUnavailable as exc:
+                degraded.append(f"{','.join(x.value for x in long_term)}: {exc.message}")
+        return vector
+
     async def _long_term(
         self,
         c: Candidates,
         q: RecallQuery,
         layers: tuple[Layer, ...],
         vector: np.ndarray,
-        cues: timecues.Cues,
-        degraded: list[str],
+        early: lookups.Early,
     ) -> None:
         k = q.top_k * OVERFETCH
-        records = self._stores.records
-        dense, lexical = await asyncio.gather(
-            traced(
-                self._tracer,
-                "recall.vector_search",
-                self._stores.index.search(vector, q.namespaces, k, layers),
-            ),
-            traced(
-                self._tracer,
-                "recall.keyword_search",
-                records.keyword_search(q.namespaces, layers, q.query, k),
-            ),
-        )
+        try:
+            with self._tracer.span("recall.vector_search"):
+                dense = await self._stores.index.search(vector, q.namespaces, k, layers)
+        except BaseException:
+            await lookups.cancel(early)
+            raise
+        lexical, period = await early
         c.dense.update(dense)
-        c.keyword.update(lexical)
+        c.keyword.update((m.id, score) for m, score in lexical)
         # lexical hits the dense search did not bring: their cosine from their embeddings
-        lexical_only = [i for i, _ in lexical if i not in c.dense]
-        if lexical_only:
-            c.add_similar(list((await records.get(lexical_only)).values()), vector)
-        start, end = q.start or cues.start, q.end or cues.end
-        if Layer.EPISODIC in layers and (start or end):
-            # a named period: its events are candidates even if worded differently
-            flt = MemoryFilter(
-                q.namespaces, (Layer.EPISODIC,), q.types, start=start, end=end, limit=k
-            )
-            c.add_similar(await records.query(flt), vector)
+        c.add_similar([m for m, _ in lexical], vector)
+        if period:
+            c.add_similar(period, vector)
 
     async def _hits(
         self,
@@ -393,4 +396,3 @@ class Recaller:
         await self.touches.close()
         await self.audit.close()
         self._query_pool.shutdown(wait=False, cancel_futures=True)
-

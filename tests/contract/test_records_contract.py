@@ -240,6 +240,25 @@ async def test_keyword_search_english(record_store: RecordStore) -> None:
     assert await record_store.keyword_search([uid("ns")], [Layer.SEMANTIC], "dark", 10) == []
 
 
+async def test_keyword_memories_are_keyword_search_with_the_memories(
+    record_store: RecordStore,
+) -> None:
+    ns = uid("ns")
+    dark = mem(ns, "The user prefers dark mode in every editor", embedding=vec(1))
+    half = mem(ns, "Switch the terminal to dark colours", context="Leo: which theme?")
+    archived = mem(ns, "dark mode was nice", status=Status.ARCHIVED)
+    await record_store.put([dark, half, archived, mem(ns, "Likes green tea")])
+    layers = [Layer.SEMANTIC]
+    for query, limit in (("dark mode", 10), ("dark", 1), ("which theme is dark", 5)):
+        ids = await record_store.keyword_search([ns], layers, query, limit)
+        hits = await record_store.keyword_memories([ns], layers, query, limit)
+        assert [(m.id, pytest.approx(s)) for m, s in hits] == ids, query
+        for got, _ in hits:  # every field of the current version, the embedding too
+            assert_same(got, {dark.id: dark, half.id: half}[got.id])
+    assert await record_store.keyword_memories([ns], layers, "coffee", 10) == []
+    assert await record_store.keyword_memories([ns], [Layer.EPISODIC], "dark", 10) == []
+
+
 async def test_keyword_search_chinese(record_store: RecordStore) -> None:
     ns = uid("ns")
     coriander = mem(ns, "用户不吃香菜")
@@ -545,6 +564,8 @@ async def test_scan_pages_a_namespace_in_id_order_any_status(record_store: Recor
     assert [m.status for m in rest] == statuses[2:]
     assert await record_store.scan(ns, ids[-1], 10) == []
     assert await record_store.scan(ns, "", 0) == []
+
+
 # ------------------------------------------------------------------ erasure
 
 
