@@ -19,7 +19,7 @@ from datetime import datetime
 
 import numpy as np
 
-from gateway.core import fusion, lookups, routing, scoring, timecues
+from gateway.core import fusion, routing, scoring, timecues
 from gateway.core import namespaces as nsp
 from gateway.core.audit_log import AccessTouches, AuditLog
 from gateway.core.control import AuditEntry
@@ -30,6 +30,7 @@ from gateway.core.models import (
     LONG_TERM_LAYERS,
     Layer,
     Memory,
+    MemoryFilter,
     NodeKind,
     NodeRef,
     Status,
@@ -41,7 +42,7 @@ from gateway.core.models import (
 )
 from gateway.core.ports import Embedder, Ledger, Stores
 from gateway.core.recall_cache import RecallCache, RecallQuery, RecallResult
-from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
+from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer, traced
 from gateway.settings import Settings
 
 #: how many candidates each source brings per requested hit
@@ -158,11 +159,18 @@ class Recaller:
         layers = q.layers or routing.route(q.query)
         if q.session_id and Layer.WORKING not in layers:
             layers = (*layers, Layer.WORKING)
+        with self._tracer.span("recall.embed"):
+            vector = (await self._embed([q.query]))[0]
         now = utcnow()
         cues = timecues.cues(q.query, now)
         degraded: list[str] = []
         c = Candidates()
-        vector = await self._gather(c, q, layers, cues, degraded)
+        long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
+        if long_term:
+            try:
+                await self._long_term(c, q, long_term, vector, cues, degraded)
+            except BackendUnavailable as exc:
+                degraded.append(f"{','.join(x.value for x in long_term)}: {exc.message}")
         if Layer.WORKING in layers and q.session_id:
             try:
                 await self._working(c, q, vector)
@@ -191,57 +199,41 @@ class Recaller:
             self.cache.put(key, result)
         return result
 
-    async def _gather(
-        self,
-        c: Candidates,
-        q: RecallQuery,
-        layers: tuple[Layer, ...],
-        cues: timecues.Cues,
-        degraded: list[str],
-    ) -> np.ndarray:
-        """The query vector, and the long-term candidates into ``c``: the lookups that need no
-        vector run while the query is embedded."""
-        long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
-        early = None
-        if long_term:
-            early = lookups.start(
-                self._stores.records, self._tracer, q, long_term, cues, q.top_k * OVERFETCH
-            )
-        try:
-            with self._tracer.span("recall.embed"):
-                vector: np.ndarray = (await self._embed([q.query]))[0]
-        except BaseException:
-            await lookups.cancel(early)
-            raise
-        if early is not None:
-            try:
-                await self._long_term(c, q, long_term, vector, early)
-            except BackendUnavailable as exc:
-                degraded.append(f"{','.join(x.value for x in long_term)}: {exc.message}")
-        return vector
-
     async def _long_term(
         self,
         c: Candidates,
         q: RecallQuery,
         layers: tuple[Layer, ...],
         vector: np.ndarray,
-        early: lookups.Early,
+        cues: timecues.Cues,
+        degraded: list[str],
     ) -> None:
         k = q.top_k * OVERFETCH
-        try:
-            with self._tracer.span("recall.vector_search"):
-                dense = await self._stores.index.search(vector, q.namespaces, k, layers)
-        except BaseException:
-            await lookups.cancel(early)
-            raise
-        lexical, period = await early
+        records = self._stores.records
+        dense, lexical = await asyncio.gather(
+            traced(
+                self._tracer,
+                "recall.vector_search",
+                self._stores.index.search(vector, q.namespaces, k, layers),
+            ),
+            traced(
+                self._tracer,
+                "recall.keyword_search",
+                records.keyword_memories(q.namespaces, layers, q.query, k),
+            ),
+        )
         c.dense.update(dense)
         c.keyword.update((m.id, score) for m, score in lexical)
-        # lexical hits the dense search did not bring: their cosine from their embeddings
+        # the lexical hits came with their memories: those the dense search did not bring get
+        # their cosine from their embeddings, and none is loaded again
         c.add_similar([m for m, _ in lexical], vector)
-        if period:
-            c.add_similar(period, vector)
+        start, end = q.start or cues.start, q.end or cues.end
+        if Layer.EPISODIC in layers and (start or end):
+            # a named period: its events are candidates even if worded differently
+            flt = MemoryFilter(
+                q.namespaces, (Layer.EPISODIC,), q.types, start=start, end=end, limit=k
+            )
+            c.add_similar(await records.query(flt), vector)
 
     async def _hits(
         self,
