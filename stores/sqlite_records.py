@@ -136,6 +136,54 @@ def _relative(rows: list[tuple[T, float]]) -> list[tuple[T, float]]:
     return [(item, max(0.0, -s) / best) for item, s in rows]
 
 
+def _keyword_rows(
+    conn: sqlite3.Connection,
+    terms: Sequence[str],
+    namespaces: Sequence[str],
+    layers: Sequence[Layer],
+    limit: int,
+    columns: str,
+) -> list[tuple[tuple[Any, ...], float]]:
+    """The ``limit`` best FTS5 matches among the active memories of ``namespaces`` (and
+    ``layers``) as (``columns`` of the row, raw ``bm25()``: lower is better), best first; equal
+    scores go to the newer memory, then the smaller id.
+
+    The FTS index ranks every match by itself; the ``memories`` rows (large: they hold the
+    embedding) are read a page of matches at a time, best first, only until no later match can
+    reach the top ``limit``. A join ranked inside SQL reads the row of every match: at 10k
+    memories a common word (a speaker's name) matches thousands.
+    """
+    ranked = conn.execute(
+        "SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ? ORDER BY 2",
+        (_match(terms),),
+    )
+    # the unary + keeps SQLite from scanning an index on these columns: the rows are looked up
+    # by rowid
+    where = f"+m.status = 'active' AND +m.namespace IN ({marks(len(namespaces))})"
+    scope: list[Any] = list(namespaces)
+    if layers:
+        where += f" AND +m.layer IN ({marks(len(layers))})"
+        scope.extend(Layer(v).value for v in layers)
+    best: list[tuple[float, int, str, tuple[Any, ...]]] = []  # (bm25, -when_at, id, row)
+    size = max(2 * limit, 64)
+    while page := ranked.fetchmany(size):
+        size *= 2  # a narrow filter (other namespaces' matches first) reads further, faster
+        score = dict(page)
+        for part in chunks(list(score)):
+            for row in conn.execute(
+                f"SELECT {columns}, m.when_at, m.id, m.rowid FROM memories m "
+                f"WHERE m.rowid IN ({marks(len(part))}) AND {where}",
+                (*part, *scope),
+            ):
+                best.append((score[row[-1]], -row[-3], row[-2], row[:-3]))
+        best.sort(key=lambda hit: hit[:3])
+        del best[limit:]
+        if len(best) == limit and page[-1][1] > best[-1][0]:
+            break  # every later match scores worse than the last kept one
+    ranked.close()
+    return [(row, s) for s, _, _, row in best]
+
+
 def _migrate(conn: sqlite3.Connection) -> None:
     """Bring a database written by an older version up to date: the ``context`` column, and the
     FTS5 table built from ``memories`` when it is missing (the term table it replaces dropped)."""
@@ -402,53 +450,28 @@ class SqliteRecordStore(SqliteBacked):
         """BM25 (FTS5 ``bm25()``, k1 = 1.2, b = 0.75) of the query's analysed terms
         (``text_analysis.query_terms``) over the analysed content + context; scores divided by the
         best one (so 0..1, the best = 1); ties go to the newer memory. Empty ``layers`` = any."""
-        found = self._keyword_sql(namespaces, layers, text, limit, "m.id")
-        if found is None:
+        terms = text_analysis.query_terms(text)
+        if not terms or not namespaces or limit <= 0:
             return []
-        sql, params = found
-        rows = await self._db.read(lambda c: c.execute(sql, params).fetchall())
-        return _relative([(row[0], row[-1]) for row in rows])
+        rows = await self._db.read(
+            lambda c: _keyword_rows(c, terms, namespaces, layers, limit, "m.id")
+        )
+        return _relative([(row[0], s) for row, s in rows])
 
     async def keyword_memories(
         self, namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int
     ) -> list[tuple[Memory, float]]:
-        """``keyword_search`` with the memories themselves (embeddings included), in the same
-        statement."""
-        found = self._keyword_sql(namespaces, layers, text, limit, _M_COLUMNS)
-        if found is None:
-            return []
-        sql, params = found
-
-        def run(conn: sqlite3.Connection) -> list[tuple[Memory, float]]:
-            return _relative([(_memory_of(row[:-1]), row[-1]) for row in conn.execute(sql, params)])
-
-        return await self._db.read(run)
-
-    @staticmethod
-    def _keyword_sql(
-        namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int, columns: str
-    ) -> tuple[str, list[Any]] | None:
-        """The FTS5 statement selecting ``columns`` and then the raw ``bm25()`` (lower is
-        better), best first; None when nothing can match."""
+        """``keyword_search`` with the memories themselves (embeddings included), read in the
+        same call."""
         terms = text_analysis.query_terms(text)
         if not terms or not namespaces or limit <= 0:
-            return None
-        where = [
-            "memory_fts MATCH ?",
-            "m.status = 'active'",
-            f"m.namespace IN ({marks(len(namespaces))})",
-        ]
-        params: list[Any] = [_match(terms), *namespaces]
-        if layers:
-            where.append(f"m.layer IN ({marks(len(layers))})")
-            params.extend(Layer(v).value for v in layers)
-        sql = (
-            f"SELECT {columns}, bm25(memory_fts) AS s FROM memory_fts "
-            "JOIN memories m ON m.rowid = memory_fts.rowid "
-            f"WHERE {' AND '.join(where)} ORDER BY s, m.when_at DESC, m.id LIMIT ?"
-        )
-        params.append(int(limit))
-        return sql, params
+            return []
+
+        def run(conn: sqlite3.Connection) -> list[tuple[Memory, float]]:
+            rows = _keyword_rows(conn, terms, namespaces, layers, limit, _M_COLUMNS)
+            return _relative([(_memory_of(row), s) for row, s in rows])
+
+        return await self._db.read(run)
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         if not fact_key:
