@@ -120,9 +120,27 @@ ORDER BY score DESC, node.when_at DESC, node.id
 LIMIT $limit
 RETURN {{returned}}, score
 """
-#: what ``keyword_search`` returns of a hit, and what ``keyword_memories`` does
+#: what ``keyword_search`` returns of a hit
 _HIT_ID = "node.id AS id"
-_HIT_MEMORY = "node {.*, search_text: null, search_ns: null} AS m"
+_NO_INDEX = "search_text: null, search_ns: null"
+#: ``keyword_memories``: the hits with their memories, and the memories of ``$load``, in one
+#: statement (one row of two lists)
+_KEYWORD_AND_LOAD = f"""
+CALL () {{
+  CALL db.index.fulltext.queryNodes('{MEMORY_TEXT_INDEX}', $lucene) YIELD node, score
+  WHERE $search AND node.search_ns IN $namespaces AND node.status = $active {{layers}}
+  WITH node, score
+  ORDER BY score DESC, node.when_at DESC, node.id
+  LIMIT $limit
+  RETURN collect({{m: node {{.*, {_NO_INDEX}}}, score: score}}) AS hits
+}}
+CALL () {{
+  UNWIND $load AS id
+  MATCH (m:Memory {{id: id}}) WHERE m.version IS NOT NULL
+  RETURN collect(m {{.*, embedding: null, {_NO_INDEX}}}) AS loaded
+}}
+RETURN hits, loaded
+"""
 
 #: Active memories without ``search_text`` (written by a version before it), a batch at a time.
 _UNINDEXED = """
@@ -393,16 +411,43 @@ class Neo4jRecordStore(Neo4jBacked):
         """BM25 (Lucene, k1 = 1.2, b = 0.75) of the query's analysed terms
         (``text_analysis.query_terms``) over the analysed content + context; scores divided by the
         best one (so 0..1, the best = 1); ties go to the newer memory. Empty ``layers`` = any."""
-        rows = await self._keyword(namespaces, layers, text, limit, _HIT_ID)
+        rows = await self._keyword(namespaces, layers, text, limit)
         return _relative([(row["id"], float(row["score"])) for row in rows])
 
     async def keyword_memories(
-        self, namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int
-    ) -> list[tuple[Memory, float]]:
-        """``keyword_search`` with the memories themselves (embeddings included), returned by
-        the same statement as the fulltext query."""
-        rows = await self._keyword(namespaces, layers, text, limit, _HIT_MEMORY)
-        return _relative([(_memory_of(row["m"]), float(row["score"])) for row in rows])
+        self,
+        namespaces: Sequence[str],
+        layers: Sequence[Layer],
+        text: str,
+        limit: int,
+        load: Sequence[str] = (),
+    ) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
+        """``keyword_search`` with the memories themselves (embeddings included), and the
+        current versions of ``load`` without embeddings: one statement, one round trip."""
+        terms = text_analysis.query_terms(text)
+        searched = bool(terms and namespaces and limit > 0)
+        unique = list(dict.fromkeys(load))
+        if not searched and not unique:
+            return [], {}
+        params: dict[str, Any] = {
+            "search": searched,
+            # a query that cannot match anything keeps the statement (and its cached plan) the same
+            "lucene": _lucene_query(terms, list(namespaces)) if searched else "search_text:x",
+            "namespaces": list(namespaces),
+            "active": _ACTIVE,
+            "limit": max(1, int(limit)),
+            "load": unique,
+        }
+        layer_filter = ""
+        if layers:
+            layer_filter = "AND node.layer IN $layers"
+            params["layers"] = [Layer(v).value for v in layers]
+        rows = await self._db.read(_KEYWORD_AND_LOAD.replace("{layers}", layer_filter), params)
+        if not rows:
+            return [], {}
+        hits = [(_memory_of(h["m"]), float(h["score"])) for h in rows[0]["hits"]]
+        loaded = {m["id"]: _memory_of(m) for m in rows[0]["loaded"]}
+        return _relative(hits), loaded
 
     async def _keyword(
         self,
@@ -410,7 +455,6 @@ class Neo4jRecordStore(Neo4jBacked):
         layers: Sequence[Layer],
         text: str,
         limit: int,
-        returned: str,
     ) -> list[Any]:
         terms = text_analysis.query_terms(text)
         if not terms or not namespaces or limit <= 0:
@@ -425,7 +469,7 @@ class Neo4jRecordStore(Neo4jBacked):
         if layers:
             layer_filter = "AND node.layer IN $layers"
             params["layers"] = [Layer(v).value for v in layers]
-        query = _KEYWORD.replace("{layers}", layer_filter).replace("{returned}", returned)
+        query = _KEYWORD.replace("{layers}", layer_filter).replace("{returned}", _HIT_ID)
         return await self._db.read(query, params)
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:

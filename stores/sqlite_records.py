@@ -136,6 +136,16 @@ def _relative(rows: list[tuple[T, float]]) -> list[tuple[T, float]]:
     return [(item, max(0.0, -s) / best) for item, s in rows]
 
 
+def _get_rows(conn: sqlite3.Connection, ids: Sequence[str], columns: str) -> dict[str, Memory]:
+    out: dict[str, Memory] = {}
+    for part in chunks(ids):
+        for row in conn.execute(
+            f"SELECT {columns} FROM memories WHERE id IN ({marks(len(part))})", part
+        ):
+            out[row[0]] = _memory_of(row)
+    return out
+
+
 def _keyword_rows(
     conn: sqlite3.Connection,
     terms: Sequence[str],
@@ -391,17 +401,7 @@ class SqliteRecordStore(SqliteBacked):
         if not unique:
             return {}
         columns = _COLUMNS if embeddings else _COLUMNS_NO_EMBEDDING
-
-        def run(conn: sqlite3.Connection) -> dict[str, Memory]:
-            out: dict[str, Memory] = {}
-            for part in chunks(unique):
-                for row in conn.execute(
-                    f"SELECT {columns} FROM memories WHERE id IN ({marks(len(part))})", part
-                ):
-                    out[row[0]] = _memory_of(row)
-            return out
-
-        return await self._db.read(run)
+        return await self._db.read(lambda c: _get_rows(c, unique, columns))
 
     async def history(self, memory_id: str) -> list[Memory]:
         def run(conn: sqlite3.Connection) -> list[Memory]:
@@ -459,18 +459,28 @@ class SqliteRecordStore(SqliteBacked):
         return _relative([(row[0], s) for row, s in rows])
 
     async def keyword_memories(
-        self, namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int
-    ) -> list[tuple[Memory, float]]:
-        """``keyword_search`` with the memories themselves (embeddings included), read in the
-        same call."""
+        self,
+        namespaces: Sequence[str],
+        layers: Sequence[Layer],
+        text: str,
+        limit: int,
+        load: Sequence[str] = (),
+    ) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
+        """``keyword_search`` with the memories themselves (embeddings included), and the
+        current versions of ``load`` without embeddings, read in one call."""
         terms = text_analysis.query_terms(text)
-        if not terms or not namespaces or limit <= 0:
-            return []
+        searched = bool(terms and namespaces and limit > 0)
+        unique = list(dict.fromkeys(load))
 
-        def run(conn: sqlite3.Connection) -> list[tuple[Memory, float]]:
-            rows = _keyword_rows(conn, terms, namespaces, layers, limit, _M_COLUMNS)
-            return _relative([(_memory_of(row), s) for row, s in rows])
+        def run(conn: sqlite3.Connection) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
+            hits: list[tuple[Memory, float]] = []
+            if searched:
+                rows = _keyword_rows(conn, terms, namespaces, layers, limit, _M_COLUMNS)
+                hits = _relative([(_memory_of(row), s) for row, s in rows])
+            return hits, _get_rows(conn, unique, _COLUMNS_NO_EMBEDDING)
 
+        if not searched and not unique:
+            return [], {}
         return await self._db.read(run)
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:

@@ -145,10 +145,16 @@ class RecordStore(Lifecycle, Protocol):
 
     @reads
     async def keyword_memories(
-        self, namespaces: Sequence[str], layers: Sequence[Layer], text: str, limit: int
-    ) -> list[tuple[Memory, float]]:
+        self,
+        namespaces: Sequence[str],
+        layers: Sequence[Layer],
+        text: str,
+        limit: int,
+        load: Sequence[str] = (),
+    ) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
         """``keyword_search`` with each hit's current version (embedding included) in place of
-        its id, in one round trip: what a recall needs of its lexical candidates."""
+        its id, plus what ``get(load, embeddings=False)`` returns, in one round trip: what a
+        recall needs of its lexical and dense candidates."""
 
     @reads
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:

@@ -42,7 +42,7 @@ from gateway.core.models import (
 )
 from gateway.core.ports import Embedder, Ledger, Stores
 from gateway.core.recall_cache import RecallCache, RecallQuery, RecallResult
-from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer, traced
+from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
 from gateway.settings import Settings
 
 #: how many candidates each source brings per requested hit
@@ -210,22 +210,17 @@ class Recaller:
     ) -> None:
         k = q.top_k * OVERFETCH
         records = self._stores.records
-        dense, lexical = await asyncio.gather(
-            traced(
-                self._tracer,
-                "recall.vector_search",
-                self._stores.index.search(vector, q.namespaces, k, layers),
-            ),
-            traced(
-                self._tracer,
-                "recall.keyword_search",
-                records.keyword_memories(q.namespaces, layers, q.query, k),
-            ),
-        )
+        with self._tracer.span("recall.vector_search"):
+            dense = await self._stores.index.search(vector, q.namespaces, k, layers)
+        # one store call: the lexical hits with their memories, and the dense hits' memories
+        with self._tracer.span("recall.keyword_search"):
+            lexical, loaded = await records.keyword_memories(
+                q.namespaces, layers, q.query, k, load=[i for i, _ in dense]
+            )
         c.dense.update(dense)
+        c.memories.update(loaded)
         c.keyword.update((m.id, score) for m, score in lexical)
-        # the lexical hits came with their memories: those the dense search did not bring get
-        # their cosine from their embeddings, and none is loaded again
+        # lexical hits the dense search did not bring: their cosine from their embeddings
         c.add_similar([m for m, _ in lexical], vector)
         start, end = q.start or cues.start, q.end or cues.end
         if Layer.EPISODIC in layers and (start or end):
