@@ -134,8 +134,9 @@ CALL () {{
   LIMIT $limit
   RETURN collect({{m: node {{.*, {_NO_INDEX}}}, score: score}}) AS hits
 }}
-CALL () {{
-  UNWIND $load AS id
+CALL (hits) {{
+  WITH [h IN hits | h.m.id] AS found
+  UNWIND [id IN $load WHERE NOT id IN found] AS id
   MATCH (m:Memory {{id: id}}) WHERE m.version IS NOT NULL
   RETURN collect(m {{.*, embedding: null, {_NO_INDEX}}}) AS loaded
 }}
@@ -423,7 +424,8 @@ class Neo4jRecordStore(Neo4jBacked):
         load: Sequence[str] = (),
     ) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
         """``keyword_search`` with the memories themselves (embeddings included), and the
-        current versions of ``load`` without embeddings: one statement, one round trip."""
+        current versions of the other ids of ``load`` without embeddings: one statement, one
+        round trip."""
         terms = text_analysis.query_terms(text)
         searched = bool(terms and namespaces and limit > 0)
         unique = list(dict.fromkeys(load))

@@ -467,7 +467,7 @@ class SqliteRecordStore(SqliteBacked):
         load: Sequence[str] = (),
     ) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
         """``keyword_search`` with the memories themselves (embeddings included), and the
-        current versions of ``load`` without embeddings, read in one call."""
+        current versions of the other ids of ``load`` without embeddings, read in one call."""
         terms = text_analysis.query_terms(text)
         searched = bool(terms and namespaces and limit > 0)
         unique = list(dict.fromkeys(load))
@@ -477,7 +477,9 @@ class SqliteRecordStore(SqliteBacked):
             if searched:
                 rows = _keyword_rows(conn, terms, namespaces, layers, limit, _M_COLUMNS)
                 hits = _relative([(_memory_of(row), s) for row, s in rows])
-            return hits, _get_rows(conn, unique, _COLUMNS_NO_EMBEDDING)
+            found = {m.id for m, _ in hits}
+            rest = [i for i in unique if i not in found]
+            return hits, _get_rows(conn, rest, _COLUMNS_NO_EMBEDDING)
 
         if not searched and not unique:
             return [], {}

@@ -153,8 +153,9 @@ class RecordStore(Lifecycle, Protocol):
         load: Sequence[str] = (),
     ) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
         """``keyword_search`` with each hit's current version (embedding included) in place of
-        its id, plus what ``get(load, embeddings=False)`` returns, in one round trip: what a
-        recall needs of its lexical and dense candidates."""
+        its id, plus what ``get(load, embeddings=False)`` returns for the ids of ``load`` that
+        are not among the hits, in one round trip: what a recall needs of its lexical and dense
+        candidates."""
 
     @reads
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:

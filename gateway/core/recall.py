@@ -212,10 +212,11 @@ class Recaller:
         records = self._stores.records
         with self._tracer.span("recall.vector_search"):
             dense = await self._stores.index.search(vector, q.namespaces, k, layers)
-        # one store call: the lexical hits with their memories, and the dense hits' memories
+        # one store call: the lexical hits with their memories, and those of the best dense hits
+        # (the rest is loaded by ``_rank`` only if it can still reach the top)
         with self._tracer.span("recall.keyword_search"):
             lexical, loaded = await records.keyword_memories(
-                q.namespaces, layers, q.query, k, load=[i for i, _ in dense]
+                q.namespaces, layers, q.query, k, load=[i for i, _ in dense[: q.top_k]]
             )
         c.dense.update(dense)
         c.memories.update(loaded)

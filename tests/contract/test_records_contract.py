@@ -271,6 +271,9 @@ async def test_keyword_memories_are_keyword_search_with_the_memories(
         ids = await record_store.keyword_search([ns], layers, query, 10)
         assert [m.id for m, _ in hits] == [i for i, _ in ids]
         assert bool(hits) is (query == "dark")
+    # an id of ``load`` that is also a hit comes once, with the hits (embedding included)
+    hits, loaded = await record_store.keyword_memories([ns], layers, "dark", 10, load=[dark.id])
+    assert dark.id in [m.id for m, _ in hits] and loaded == {}
     assert await record_store.keyword_memories([ns], layers, "coffee", 10) == ([], {})
     assert await record_store.keyword_memories([ns], [Layer.EPISODIC], "dark", 10) == ([], {})
 
