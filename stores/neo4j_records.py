@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -40,6 +40,8 @@ from stores.neo4j_schema import (
     from_micros,
     to_micros,
 )
+
+T = TypeVar("T")
 
 _ACTIVE = Status.ACTIVE.value
 # Lucene's clause limit is 1024; longer queries are matched on their first terms (and scored on
@@ -120,9 +122,32 @@ CALL () {
 _KEYWORD = f"""
 CALL db.index.fulltext.queryNodes('{MEMORY_TEXT_INDEX}', $lucene) YIELD node, score
 WHERE node.search_ns IN $namespaces AND node.status = $active {{layers}}
-RETURN node.id AS id, score
+WITH node, score
 ORDER BY score DESC, node.when_at DESC, node.id
 LIMIT $limit
+RETURN {{returned}}, score
+"""
+#: what ``keyword_search`` returns of a hit
+_HIT_ID = "node.id AS id"
+_NO_INDEX = "search_text: null, search_ns: null"
+#: ``keyword_memories``: the hits with their memories, and the memories of ``$load``, in one
+#: statement (one row of two lists)
+_KEYWORD_AND_LOAD = f"""
+CALL () {{
+  CALL db.index.fulltext.queryNodes('{MEMORY_TEXT_INDEX}', $lucene) YIELD node, score
+  WHERE $search AND node.search_ns IN $namespaces AND node.status = $active {{layers}}
+  WITH node, score
+  ORDER BY score DESC, node.when_at DESC, node.id
+  LIMIT $limit
+  RETURN collect({{m: node {{.*, {_NO_INDEX}}}, score: score}}) AS hits
+}}
+CALL (hits) {{
+  WITH [h IN hits | h.m.id] AS found
+  UNWIND [id IN $load WHERE NOT id IN found] AS id
+  MATCH (m:Memory {{id: id}}) WHERE m.version IS NOT NULL
+  RETURN collect(m {{.*, embedding: null, {_NO_INDEX}}}) AS loaded
+}}
+RETURN hits, loaded
 """
 
 #: Active memories without ``search_text`` (written by a version before it), a batch at a time.
@@ -235,6 +260,14 @@ def _lucene_query(terms: Sequence[str], namespaces: Sequence[str]) -> str:
     if len(scoped) == len(namespaces) and len(scoped) <= _MAX_LUCENE_NAMESPACES:
         query += " AND search_ns:(" + " OR ".join(map(_lucene_phrase, scoped)) + ")^0"
     return query
+
+
+def _relative(rows: list[tuple[T, float]]) -> list[tuple[T, float]]:
+    """Lucene scores (best first) relative to the best one (0..1)."""
+    if not rows:
+        return []
+    best = rows[0][1] or 1.0
+    return [(item, max(0.0, score) / best) for item, score in rows]
 
 
 def _conflict(exc: Conflict) -> Conflict:
@@ -399,6 +432,52 @@ class Neo4jRecordStore(Neo4jBacked):
         """BM25 (Lucene, k1 = 1.2, b = 0.75) of the query's analysed terms
         (``text_analysis.query_terms``) over the analysed content + context; scores divided by the
         best one (so 0..1, the best = 1); ties go to the newer memory. Empty ``layers`` = any."""
+        rows = await self._keyword(namespaces, layers, text, limit)
+        return _relative([(row["id"], float(row["score"])) for row in rows])
+
+    async def keyword_memories(
+        self,
+        namespaces: Sequence[str],
+        layers: Sequence[Layer],
+        text: str,
+        limit: int,
+        load: Sequence[str] = (),
+    ) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
+        """``keyword_search`` with the memories themselves (embeddings included), and the
+        current versions of the other ids of ``load`` without embeddings: one statement, one
+        round trip."""
+        terms = text_analysis.query_terms(text)
+        searched = bool(terms and namespaces and limit > 0)
+        unique = list(dict.fromkeys(load))
+        if not searched and not unique:
+            return [], {}
+        params: dict[str, Any] = {
+            "search": searched,
+            # a query that cannot match anything keeps the statement (and its cached plan) the same
+            "lucene": _lucene_query(terms, list(namespaces)) if searched else "search_text:x",
+            "namespaces": list(namespaces),
+            "active": _ACTIVE,
+            "limit": max(1, int(limit)),
+            "load": unique,
+        }
+        layer_filter = ""
+        if layers:
+            layer_filter = "AND node.layer IN $layers"
+            params["layers"] = [Layer(v).value for v in layers]
+        rows = await self._db.read(_KEYWORD_AND_LOAD.replace("{layers}", layer_filter), params)
+        if not rows:
+            return [], {}
+        hits = [(_memory_of(h["m"]), float(h["score"])) for h in rows[0]["hits"]]
+        loaded = {m["id"]: _memory_of(m) for m in rows[0]["loaded"]}
+        return _relative(hits), loaded
+
+    async def _keyword(
+        self,
+        namespaces: Sequence[str],
+        layers: Sequence[Layer],
+        text: str,
+        limit: int,
+    ) -> list[Any]:
         terms = text_analysis.query_terms(text)
         if not terms or not namespaces or limit <= 0:
             return []
@@ -412,11 +491,8 @@ class Neo4jRecordStore(Neo4jBacked):
         if layers:
             layer_filter = "AND node.layer IN $layers"
             params["layers"] = [Layer(v).value for v in layers]
-        rows = await self._db.read(_KEYWORD.replace("{layers}", layer_filter), params)
-        if not rows:
-            return []
-        best = float(rows[0]["score"]) or 1.0
-        return [(row["id"], max(0.0, float(row["score"])) / best) for row in rows]
+        query = _KEYWORD.replace("{layers}", layer_filter).replace("{returned}", _HIT_ID)
+        return await self._db.read(query, params)
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         if not fact_key:

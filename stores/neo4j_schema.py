@@ -5,6 +5,7 @@ microseconds, maps and lists as JSON) that Neo4j properties can hold."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -78,6 +79,13 @@ def unavailable(exc: BaseException) -> BackendUnavailable:
     return BackendUnavailable(BACKEND, detail[:200])
 
 
+async def _close_quietly(session: neo4j.AsyncSession) -> None:
+    """Close a session that is not kept (its connection goes back to the pool or is dropped)."""
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(1.0):
+            await session.close()
+
+
 class Neo4jSession:
     """A driver plus the database it works on. Every call goes through ``_guard`` so callers only
     ever see ``BackendUnavailable``, ``Conflict`` or a programming error."""
@@ -109,6 +117,8 @@ class Neo4jSession:
         self._slots = asyncio.Semaphore(max_concurrency)
         self._operation_timeout = operation_timeout
         self._driver: neo4j.AsyncDriver | None = None
+        self._idle_reads: list[neo4j.AsyncSession] = []
+        self._idle_writes: list[neo4j.AsyncSession] = []
 
     async def start(self, schema: Sequence[str]) -> None:
         if self._driver is not None:
@@ -127,6 +137,9 @@ class Neo4jSession:
 
     async def close(self) -> None:
         driver, self._driver = self._driver, None
+        idle, self._idle_reads, self._idle_writes = self._idle_reads + self._idle_writes, [], []
+        for session in idle:
+            await _close_quietly(session)
         if driver is not None:
             await driver.close()
 
@@ -137,7 +150,7 @@ class Neo4jSession:
             result = await session.run("RETURN 1 AS ok")
             await result.consume()
 
-        await self._session_call(probe)
+        await self._session_call(probe, read=True)
 
     async def write(self, query: str, params: dict[str, Any]) -> None:
         """Run one statement in one write transaction (retried by the driver on transient
@@ -150,18 +163,21 @@ class Neo4jSession:
         await self._session_call(lambda s: s.execute_write(work))
 
     async def read(self, query: str, params: dict[str, Any]) -> list[neo4j.Record]:
-        """Reports the server's own time for the query (``stores.timing``): waiting for a pooled
-        connection or for our event loop is not the database being slow."""
+        """One auto-commit query in read access mode: a single round trip (a managed read
+        transaction adds BEGIN and COMMIT), on a session kept from an earlier call. A query
+        that fails on a broken connection or a transient error is tried once more, on a fresh
+        session. Reports the server's own time for the query (``stores.timing``): waiting for a
+        pooled connection or for our event loop is not the database being slow."""
 
-        async def work(tx: neo4j.AsyncManagedTransaction) -> list[neo4j.Record]:
-            result = await tx.run(query, params)
+        async def work(session: neo4j.AsyncSession) -> list[neo4j.Record]:
+            result = await session.run(query, params)  # type: ignore[arg-type]
             records = [record async for record in result]
             summary = await result.consume()
             server_ms = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
             timing.report(float(server_ms))
             return records
 
-        return await self._session_call(lambda s: s.execute_read(work))
+        return await self._session_call(work, read=True, retry=True)
 
     async def _create_schema(self, statement: str) -> None:
         try:
@@ -170,17 +186,52 @@ class Neo4jSession:
             if exc.code not in _SCHEMA_RACE_CODES:
                 raise
 
-    async def _session_call(self, fn: Callable[[neo4j.AsyncSession], Awaitable[T]]) -> T:
+    async def _session_call(
+        self,
+        fn: Callable[[neo4j.AsyncSession], Awaitable[T]],
+        read: bool = False,
+        retry: bool = False,
+    ) -> T:
         driver = self._driver
         if driver is None:
             raise BackendUnavailable(BACKEND, "not started")
-
-        async def call() -> T:
-            async with driver.session(database=self.database) as session:
-                return await fn(session)
-
         async with self._slots:
-            return await self._guard(call())
+            return await self._guard(self._on_session(driver, fn, read, retry))
+
+    async def _on_session(
+        self,
+        driver: neo4j.AsyncDriver,
+        fn: Callable[[neo4j.AsyncSession], Awaitable[T]],
+        read: bool,
+        retry: bool,
+    ) -> T:
+        """``fn`` on an idle session of the access mode, or a new one when none is idle
+        (creating a session per call costs about as much as a query round trip). A session whose
+        call failed is closed, not kept; with ``retry`` a broken connection or a transient error
+        is tried once more on a fresh session."""
+        idle = self._idle_reads if read else self._idle_writes
+        for attempt in range(2 if retry else 1):
+            session = idle.pop() if idle else self._session(driver, read)
+            try:
+                result = await fn(session)
+            except (nx.SessionExpired, nx.ServiceUnavailable, nx.TransientError):
+                await _close_quietly(session)
+                if attempt or not retry:
+                    raise
+                continue
+            except BaseException:
+                await _close_quietly(session)
+                raise
+            if self._driver is driver:
+                idle.append(session)
+            else:  # closed meanwhile
+                await _close_quietly(session)
+            return result
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _session(self, driver: neo4j.AsyncDriver, read: bool) -> neo4j.AsyncSession:
+        mode = neo4j.READ_ACCESS if read else neo4j.WRITE_ACCESS
+        return driver.session(database=self.database, default_access_mode=mode)
 
     async def _guard(self, operation: Awaitable[T]) -> T:
         try:

@@ -98,6 +98,7 @@ _COLUMNS = (
 )
 _N_COLUMNS = len(_COLUMNS.split(","))
 _COLUMNS_NO_EMBEDDING = _COLUMNS.replace(" embedding,", " NULL,")
+_M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
 _UPDATE_ALL = ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in _COLUMNS.split(",")[1:])
 
 _UPSERT_CURRENT = (
@@ -125,6 +126,72 @@ def _fts_text(m: Memory) -> str | None:
 
 def _match(terms: Sequence[str]) -> str:
     return " OR ".join(f'"{t}"' for t in terms[:_MAX_MATCH_TERMS])
+
+
+def _relative(rows: list[tuple[T, float]]) -> list[tuple[T, float]]:
+    """FTS5 ``bm25()`` values (negative, best first) as scores relative to the best (0..1)."""
+    if not rows:
+        return []
+    best = -rows[0][1] or 1.0
+    return [(item, max(0.0, -s) / best) for item, s in rows]
+
+
+def _get_rows(conn: sqlite3.Connection, ids: Sequence[str], columns: str) -> dict[str, Memory]:
+    out: dict[str, Memory] = {}
+    for part in chunks(ids):
+        for row in conn.execute(
+            f"SELECT {columns} FROM memories WHERE id IN ({marks(len(part))})", part
+        ):
+            out[row[0]] = _memory_of(row)
+    return out
+
+
+def _keyword_rows(
+    conn: sqlite3.Connection,
+    terms: Sequence[str],
+    namespaces: Sequence[str],
+    layers: Sequence[Layer],
+    limit: int,
+    columns: str,
+) -> list[tuple[tuple[Any, ...], float]]:
+    """The ``limit`` best FTS5 matches among the active memories of ``namespaces`` (and
+    ``layers``) as (``columns`` of the row, raw ``bm25()``: lower is better), best first; equal
+    scores go to the newer memory, then the smaller id.
+
+    The FTS index ranks every match by itself; the ``memories`` rows (large: they hold the
+    embedding) are read a page of matches at a time, best first, only until no later match can
+    reach the top ``limit``. A join ranked inside SQL reads the row of every match: at 10k
+    memories a common word (a speaker's name) matches thousands.
+    """
+    ranked = conn.execute(
+        "SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ? ORDER BY 2",
+        (_match(terms),),
+    )
+    # the unary + keeps SQLite from scanning an index on these columns: the rows are looked up
+    # by rowid
+    where = f"+m.status = 'active' AND +m.namespace IN ({marks(len(namespaces))})"
+    scope: list[Any] = list(namespaces)
+    if layers:
+        where += f" AND +m.layer IN ({marks(len(layers))})"
+        scope.extend(Layer(v).value for v in layers)
+    best: list[tuple[float, int, str, tuple[Any, ...]]] = []  # (bm25, -when_at, id, row)
+    size = max(2 * limit, 64)
+    while page := ranked.fetchmany(size):
+        size *= 2  # a narrow filter (other namespaces' matches first) reads further, faster
+        score = dict(page)
+        for part in chunks(list(score)):
+            for row in conn.execute(
+                f"SELECT {columns}, m.when_at, m.id, m.rowid FROM memories m "
+                f"WHERE m.rowid IN ({marks(len(part))}) AND {where}",
+                (*part, *scope),
+            ):
+                best.append((score[row[-1]], -row[-3], row[-2], row[:-3]))
+        best.sort(key=lambda hit: hit[:3])
+        del best[limit:]
+        if len(best) == limit and page[-1][1] > best[-1][0]:
+            break  # every later match scores worse than the last kept one
+    ranked.close()
+    return [(row, s) for s, _, _, row in best]
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
@@ -353,17 +420,7 @@ class SqliteRecordStore(SqliteBacked):
         if not unique:
             return {}
         columns = _COLUMNS if embeddings else _COLUMNS_NO_EMBEDDING
-
-        def run(conn: sqlite3.Connection) -> dict[str, Memory]:
-            out: dict[str, Memory] = {}
-            for part in chunks(unique):
-                for row in conn.execute(
-                    f"SELECT {columns} FROM memories WHERE id IN ({marks(len(part))})", part
-                ):
-                    out[row[0]] = _memory_of(row)
-            return out
-
-        return await self._db.read(run)
+        return await self._db.read(lambda c: _get_rows(c, unique, columns))
 
     async def history(self, memory_id: str) -> list[Memory]:
         def run(conn: sqlite3.Connection) -> list[Memory]:
@@ -415,26 +472,37 @@ class SqliteRecordStore(SqliteBacked):
         terms = text_analysis.query_terms(text)
         if not terms or not namespaces or limit <= 0:
             return []
-        where = [
-            "memory_fts MATCH ?",
-            "m.status = 'active'",
-            f"m.namespace IN ({marks(len(namespaces))})",
-        ]
-        params: list[Any] = [_match(terms), *namespaces]
-        if layers:
-            where.append(f"m.layer IN ({marks(len(layers))})")
-            params.extend(Layer(v).value for v in layers)
-        sql = (
-            "SELECT m.id, bm25(memory_fts) AS s FROM memory_fts "
-            "JOIN memories m ON m.rowid = memory_fts.rowid "
-            f"WHERE {' AND '.join(where)} ORDER BY s, m.when_at DESC, m.id LIMIT ?"
+        rows = await self._db.read(
+            lambda c: _keyword_rows(c, terms, namespaces, layers, limit, "m.id")
         )
-        params.append(int(limit))
-        rows = await self._db.read(lambda c: c.execute(sql, params).fetchall())
-        if not rows:
-            return []
-        best = -rows[0][1] or 1.0
-        return [(mid, max(0.0, -s) / best) for mid, s in rows]
+        return _relative([(row[0], s) for row, s in rows])
+
+    async def keyword_memories(
+        self,
+        namespaces: Sequence[str],
+        layers: Sequence[Layer],
+        text: str,
+        limit: int,
+        load: Sequence[str] = (),
+    ) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
+        """``keyword_search`` with the memories themselves (embeddings included), and the
+        current versions of the other ids of ``load`` without embeddings, read in one call."""
+        terms = text_analysis.query_terms(text)
+        searched = bool(terms and namespaces and limit > 0)
+        unique = list(dict.fromkeys(load))
+
+        def run(conn: sqlite3.Connection) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
+            hits: list[tuple[Memory, float]] = []
+            if searched:
+                rows = _keyword_rows(conn, terms, namespaces, layers, limit, _M_COLUMNS)
+                hits = _relative([(_memory_of(row), s) for row, s in rows])
+            found = {m.id for m, _ in hits}
+            rest = [i for i in unique if i not in found]
+            return hits, _get_rows(conn, rest, _COLUMNS_NO_EMBEDDING)
+
+        if not searched and not unique:
+            return [], {}
+        return await self._db.read(run)
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         if not fact_key:

@@ -148,6 +148,20 @@ class RecordStore(Lifecycle, Protocol):
         index the same terms, so they agree on the ranking up to their BM25 details."""
 
     @reads
+    async def keyword_memories(
+        self,
+        namespaces: Sequence[str],
+        layers: Sequence[Layer],
+        text: str,
+        limit: int,
+        load: Sequence[str] = (),
+    ) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
+        """``keyword_search`` with each hit's current version (embedding included) in place of
+        its id, plus what ``get(load, embeddings=False)`` returns for the ids of ``load`` that
+        are not among the hits, in one round trip: what a recall needs of its lexical and dense
+        candidates."""
+
+    @reads
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         """The active memory holding normalised fact ``fact_key`` in ``namespace``."""
 

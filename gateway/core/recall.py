@@ -1,7 +1,7 @@
 """Recall: route, gather ranked candidates per source, fuse, score, budget (seed 000 §4;
 002 §3.2).
 
-Sources: dense (``VectorIndex.search``) and lexical (``RecordStore.keyword_search``, BM25) over
+Sources: dense (``VectorIndex.search``) and lexical (``RecordStore.keyword_memories``, BM25) over
 the long-term layers, the events of a period the query names, events sharing an entity with the
 top hits, the session's working window. ``fusion`` weighs cosine and relative BM25 into one
 relevance; only the candidates that can still reach the top are loaded (without embeddings). Each layer is gathered on its own; a layer whose backend is down is skipped and
@@ -42,7 +42,7 @@ from gateway.core.models import (
 from gateway.core.ports import Embedder, Ledger, Stores
 from gateway.core.query_batch import QueryBatcher
 from gateway.core.recall_cache import RecallCache, RecallQuery, RecallResult
-from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer, traced
+from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
 from gateway.settings import Settings
 
 #: how many candidates each source brings per requested hit
@@ -213,24 +213,19 @@ class Recaller:
     ) -> None:
         k = q.top_k * OVERFETCH
         records = self._stores.records
-        dense, lexical = await asyncio.gather(
-            traced(
-                self._tracer,
-                "recall.vector_search",
-                self._stores.index.search(vector, q.namespaces, k, layers),
-            ),
-            traced(
-                self._tracer,
-                "recall.keyword_search",
-                records.keyword_search(q.namespaces, layers, q.query, k),
-            ),
-        )
+        with self._tracer.span("recall.vector_search"):
+            dense = await self._stores.index.search(vector, q.namespaces, k, layers)
+        # one store call: the lexical hits with their memories, and those of the best dense hits
+        # (the rest is loaded by ``_rank`` only if it can still reach the top)
+        with self._tracer.span("recall.keyword_search"):
+            lexical, loaded = await records.keyword_memories(
+                q.namespaces, layers, q.query, k, load=[i for i, _ in dense[: q.top_k]]
+            )
         c.dense.update(dense)
-        c.keyword.update(lexical)
+        c.memories.update(loaded)
+        c.keyword.update((m.id, score) for m, score in lexical)
         # lexical hits the dense search did not bring: their cosine from their embeddings
-        lexical_only = [i for i, _ in lexical if i not in c.dense]
-        if lexical_only:
-            c.add_similar(list((await records.get(lexical_only)).values()), vector)
+        c.add_similar([m for m, _ in lexical], vector)
         start, end = q.start or cues.start, q.end or cues.end
         if Layer.EPISODIC in layers and (start or end):
             # a named period: its events are candidates even if worded differently

@@ -240,6 +240,44 @@ async def test_keyword_search_english(record_store: RecordStore) -> None:
     assert await record_store.keyword_search([uid("ns")], [Layer.SEMANTIC], "dark", 10) == []
 
 
+async def test_keyword_memories_are_keyword_search_with_the_memories(
+    record_store: RecordStore,
+) -> None:
+    ns = uid("ns")
+    dark = mem(ns, "The user prefers dark mode in every editor", embedding=vec(1))
+    half = mem(ns, "Switch the terminal to dark colours", context="Leo: which theme?")
+    archived = mem(ns, "dark mode was nice", status=Status.ARCHIVED, embedding=vec(2))
+    tea = mem(ns, "Likes green tea", embedding=vec(3))
+    await record_store.put([dark, half, archived, tea])
+    layers = [Layer.SEMANTIC]
+    for query, limit in (("dark mode", 10), ("dark", 1), ("which theme is dark", 5)):
+        ids = await record_store.keyword_search([ns], layers, query, limit)
+        hits, loaded = await record_store.keyword_memories([ns], layers, query, limit)
+        assert [(m.id, pytest.approx(s)) for m, s in hits] == ids, query
+        assert loaded == {}
+        for got, _ in hits:  # every field of the current version, the embedding too
+            assert_same(got, {dark.id: dark, half.id: half}[got.id])
+    # ``load``: what get(ids, embeddings=False) returns (any status, unknown ids left out), in
+    # the same call, with or without lexical hits
+    for query in ("dark", "coffee", "what is it"):
+        hits, loaded = await record_store.keyword_memories(
+            [ns], layers, query, 10, load=[tea.id, archived.id, "nope", tea.id]
+        )
+        assert set(loaded) == {tea.id, archived.id}, query
+        for got in loaded.values():
+            assert_same(
+                got, {tea.id: tea, archived.id: archived}[got.id].with_changes(embedding=None)
+            )
+        ids = await record_store.keyword_search([ns], layers, query, 10)
+        assert [m.id for m, _ in hits] == [i for i, _ in ids]
+        assert bool(hits) is (query == "dark")
+    # an id of ``load`` that is also a hit comes once, with the hits (embedding included)
+    hits, loaded = await record_store.keyword_memories([ns], layers, "dark", 10, load=[dark.id])
+    assert dark.id in [m.id for m, _ in hits] and loaded == {}
+    assert await record_store.keyword_memories([ns], layers, "coffee", 10) == ([], {})
+    assert await record_store.keyword_memories([ns], [Layer.EPISODIC], "dark", 10) == ([], {})
+
+
 async def test_keyword_search_chinese(record_store: RecordStore) -> None:
     ns = uid("ns")
     coriander = mem(ns, "用户不吃香菜")
