@@ -63,11 +63,10 @@ class ApplySettings:
     summary_token_budget: int = 200
     #: previous turns of the session a dialogue turn is indexed with (0: none, no context)
     context_turns: int = 1
-    #: the session date is part of a dialogue turn's context
+    #: a dialogue turn's context holds the session date / is embedded too (not only indexed
+    #: lexically) / holds the turn after it
     context_date: bool = True
-    #: the context is embedded too (not only indexed lexically)
     context_dense: bool = False
-    #: the turn after a dialogue turn is part of its (lexical) context too
     context_next: bool = True
 
 
@@ -113,11 +112,8 @@ class Applier:
         self._s = settings
         self._turn_results = turn_results
         self._ahead = EmbedAhead(embedder)
-        self._later: SummariseLater | None = None
-
-    def summarise_later(self, hook: SummariseLater) -> None:
-        """After an overflow's extractive summary, hand the rolled-off turns to ``hook``."""
-        self._later = hook
+        #: after an overflow's extractive summary, the rolled-off turns go to this hook
+        self.later: SummariseLater | None = None
 
     async def apply(
         self, entries: Sequence[JournalEntry], upcoming: Upcoming | None = None
@@ -150,7 +146,7 @@ class Applier:
                 self._turn_results,
                 self._summariser,
                 self._s.summary_token_budget,
-                self._later,
+                self.later,
             )
         if isinstance(first, FormSession):
             raise ValueError("form entries are applied by the formation lane")
@@ -257,13 +253,11 @@ class Applier:
         return found
 
     async def _add_context(self, mems: Sequence[Memory]) -> None:
-        """Every dialogue turn gets its context (``dialogue.add_context``)."""
+        """Every dialogue turn gets its context; stored turns also the turn after them."""
         s = self._s
-        changed = await dialogue.add_context(
+        await dialogue.add_context(
             self._stores.records, mems, s.context_turns, s.context_date, s.context_next
         )
-        if changed:  # stored turns that now also carry the turn after them
-            await self._stores.records.set_context(changed)
 
     def _resync(self, mem: Memory, batch: _Batch) -> None:
         """Only re-sync the derived stores of a memory whose record is already stored."""

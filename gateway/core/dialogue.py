@@ -81,8 +81,8 @@ async def add_context(
     """Give every dialogue turn its context (``context``): the previous ``n`` turns come from
     this batch (journal order) or else from the records of the session. With ``with_next`` the
     turn before each one also gets it as context (an answer is often the turn after the
-    question that names its subject); returns the stored turns whose context changed (to
-    re-index: ``RecordStore.set_context``)."""
+    question that names its subject); the stored turns whose context changed are re-indexed
+    (``RecordStore.set_context``) and returned."""
     if n <= 0:
         return []
     recent: dict[tuple[str, str], list[Memory]] = {}
@@ -103,6 +103,8 @@ async def add_context(
         if before is not None and follow(before, mem) and id(before) not in fresh:
             stored[before.id] = before
         recent[key] = [*recent[key][-(n - 1) :], mem] if n > 1 else [mem]
+    if stored:
+        await records.set_context(list(stored.values()))
     return list(stored.values())
 
 

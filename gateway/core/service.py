@@ -96,10 +96,10 @@ class MemoryService:
                 s.zone_hard_cap,
                 s.dialogue_max_turns,
                 s.summary_token_budget,
-                s.context_turns,
-                s.context_date,
-                s.context_dense,
-                s.context_next,
+                context_turns=s.context_turns,
+                context_date=s.context_date,
+                context_dense=s.context_dense,
+                context_next=s.context_next,
             ),
             turn_results,
             overflow_summariser or summariser,
@@ -135,7 +135,7 @@ class MemoryService:
             self.overflow = OverflowSummaries(
                 stores.working, write_path, later_summariser, s.summary_token_budget
             )
-            applier.summarise_later(self.overflow.schedule)
+            applier.later = self.overflow.schedule
         self.formation = FormationJobs(
             ledger,
             write_path,
