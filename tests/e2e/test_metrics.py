@@ -44,7 +44,9 @@ def test_metrics_endpoint_and_stats(tmp_path: Path) -> None:
     assert "# TYPE memgate_rpc_latency_seconds histogram" in body
     assert m[_key("memgate_rpc_latency_seconds_count", method="Recall")] == 2
     assert m[_key("memgate_rpc_latency_seconds_bucket", method="Recall", le="+Inf")] == 2
-    assert m[_key("memgate_store_latency_seconds_count", store="records", op="keyword_search")] >= 1
+    assert (
+        m[_key("memgate_store_latency_seconds_count", store="records", op="keyword_memories")] >= 1
+    )
     # the one semantic hit was written moments ago: inside the first (1 minute) bucket
     assert m[_key("memgate_recall_memory_age_seconds_bucket", layer="semantic", le="60.0")] == 1
     assert m[_key("memgate_proposals_pending")] == 0

@@ -89,7 +89,7 @@ def test_a_recall_shows_its_stages_as_spans(
         "store.vectors.search"
     ]
     assert [s.name for s in _children(spans, stages["recall.keyword_search"])] == [
-        "store.records.keyword_search"
+        "store.records.keyword_memories"
     ]
     assert {s.name for s in _children(spans, stages["recall.graph_expansion"])} >= {
         "store.graph.neighbourhood"
