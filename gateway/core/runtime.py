@@ -11,7 +11,6 @@ not stops the start, otherwise it is logged as a warning."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -20,6 +19,22 @@ from gateway.core.lanes import Lanes
 from gateway.core.ports import Embedder, Journal, Ledger, Stores
 
 log = logging.getLogger("memgate.runtime")
+
+#: how long one step of shutting down may take before it is logged and left behind
+CLOSE_STEP_S = 20.0
+
+
+async def bounded(what: str, step: Awaitable[object]) -> None:
+    """Await one shutdown step for at most ``CLOSE_STEP_S``; a step that was cancelled counts as
+    done; its error is raised."""
+    task = asyncio.ensure_future(step)
+    done, _ = await asyncio.wait({task}, timeout=CLOSE_STEP_S)
+    if not done:
+        task.cancel()
+        log.error("closing: %s did not finish within %.0f s: left behind", what, CLOSE_STEP_S)
+    elif not task.cancelled() and (error := task.exception()) is not None:
+        raise error
+
 
 INDEX_CLEAN_KEY = "index_clean"
 REBUILD_PROGRESS_EVERY = 50_000
@@ -91,13 +106,15 @@ class Runtime:
             self._tasks.append(asyncio.create_task(self._formation_loop(), name="formation"))
 
     async def close(self) -> None:
+        """Stop the loops, write what is queued, close the stores. Every step is bounded
+        (``bounded``): a backend that never answers is logged and left behind, so stopping the
+        gateway always ends."""
         for task in self._tasks:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        await self._lanes.close()
-        if self._before_close is not None:
-            await self._before_close()  # e.g. queued audit rows, before the ledger closes
+            await bounded(task.get_name(), task)
+        await bounded("the lanes", self._lanes.close())
+        if self._before_close is not None:  # e.g. queued audit rows, before the ledger closes
+            await bounded("queued audit rows", self._before_close())
         if self._index_ready:
             try:
                 await self._stores.index.flush()
@@ -106,11 +123,11 @@ class Runtime:
                 log.exception("could not flush the vector index on close; rebuilt at next start")
         for store in reversed(self._stores.all()):
             try:
-                await store.close()
+                await bounded(type(store).__name__, store.close())
             except Exception:  # noqa: BLE001
                 log.exception("closing %s failed", type(store).__name__)
-        await self._ledger.close()
-        await self._journal.close()
+        await bounded("the ledger", self._ledger.close())
+        await bounded("the journal", self._journal.close())
 
     async def _ensure_index(self) -> None:
         """Rebuild the vector index from the durable records unless it was closed cleanly."""
