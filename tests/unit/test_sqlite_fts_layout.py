@@ -1,0 +1,69 @@
+"""The embedded record store's FTS5 layout: a database written with the older ``detail=none``
+table is re-indexed on start, keeps every document and ranks exactly as before."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+from gateway.core.models import Layer, Memory
+from stores.sqlite_records import _CREATE_FTS, SqliteRecordStore
+
+T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
+TEXTS = [
+    "The user prefers dark mode in every editor",
+    "Switch the terminal to dark colours, dark everywhere",
+    "Likes green tea in the morning",
+    "Booked the flights to Lisbon for the conference in May",
+    "Mode of transport: bicycle when it is dry",
+]
+
+
+def _mems(ns: str) -> list[Memory]:
+    return [
+        Memory(
+            id=f"{ns}-m{i}", namespace=ns, layer=Layer.SEMANTIC, content=t, created_at=T0, updated_at=T0
+        )
+        for i, t in enumerate(TEXTS)
+    ]
+
+
+def _fts_sql(path: Path) -> str:
+    with sqlite3.connect(path) as conn:
+        row = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'memory_fts'").fetchone()
+    return str(row[0])
+
+
+async def test_an_older_fts_layout_is_reindexed_with_the_same_ranking(tmp_path: Path) -> None:
+    path = tmp_path / "records.db"
+    store = SqliteRecordStore(path)
+    await store.start()
+    await store.put(_mems("user/a"))
+    want = await store.keyword_search(["user/a"], [Layer.SEMANTIC], "dark mode editor", 10)
+    await store.close()
+    assert len(want) == 3 and _fts_sql(path) == _CREATE_FTS
+
+    # what 0.4 wrote: the same documents in a detail=none table
+    with sqlite3.connect(path) as conn:
+        docs = conn.execute("SELECT rowid, terms FROM memory_fts").fetchall()
+        conn.execute("DROP TABLE memory_fts")
+        conn.execute(_CREATE_FTS.replace("detail = full", "detail = none"))
+        conn.executemany("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", docs)
+    assert "detail = none" in _fts_sql(path)
+
+    store = SqliteRecordStore(path)
+    await store.start()
+    try:
+        assert _fts_sql(path) == _CREATE_FTS
+        got = await store.keyword_search(["user/a"], [Layer.SEMANTIC], "dark mode editor", 10)
+        assert got == want
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("SELECT rowid, terms FROM memory_fts").fetchall() == docs
+        # and it goes on indexing new writes
+        extra = _mems("user/b")[0]
+        await store.put([extra])
+        hits = await store.keyword_search(["user/b"], [Layer.SEMANTIC], "editor", 10)
+        assert [h[0] for h in hits] == [extra.id]
+    finally:
+        await store.close()
