@@ -182,6 +182,10 @@ class Settings:
     w_dense: float = 0.8
     w_lexical: float = 0.2
     rank_nudge: float = 0.02
+    #: a query term in more than this fraction of the searched memories (at least 200 of them)
+    #: is searched like a stop word: a speaker's name in every turn adds thousands of matches
+    #: and nothing to the ranking (docs/BENCHMARKS.md); 0 keeps every term
+    lexical_common_terms: float = 0.05
     #: a dialogue turn whose speaker the query names: its relevance x (1 + this)
     speaker_boost: float = 0.3
     #: the query's dense vector is computed with its proper names masked (``core/query_text.py``)
@@ -239,10 +243,7 @@ class Settings:
             problems.append("session_ttl_s must be between 1800 (30 min) and 86400 (24 h)")
         if self.half_life_days < 7:
             problems.append("half_life_days must be >= 7 (seed 000 §4.2)")
-        if min(self.w_dense, self.w_lexical) < 0 or self.w_dense + self.w_lexical <= 0:
-            problems.append("w_dense and w_lexical must be >= 0, not both 0")
-        if not (0 <= self.rank_nudge <= 0.2 and 0 <= self.speaker_boost <= 1):
-            problems.append("rank_nudge must be between 0 and 0.2, speaker_boost between 0 and 1")
+        problems += self._ranking_problems()
         if self.shards < 1:
             problems.append("shards must be >= 1")
         if self.embedder not in EMBEDDER_KINDS:
@@ -277,6 +278,16 @@ class Settings:
             + self.admission_queue_writes
             + UNBOUNDED_CALLS_ROOM
         )
+
+    def _ranking_problems(self) -> list[str]:
+        out = []
+        if min(self.w_dense, self.w_lexical) < 0 or self.w_dense + self.w_lexical <= 0:
+            out.append("w_dense and w_lexical must be >= 0, not both 0")
+        if not 0 <= self.lexical_common_terms <= 1:
+            out.append("lexical_common_terms must be between 0 and 1 (0 keeps every term)")
+        if not (0 <= self.rank_nudge <= 0.2 and 0 <= self.speaker_boost <= 1):
+            out.append("rank_nudge must be between 0 and 0.2, speaker_boost between 0 and 1")
+        return out
 
     def _capacity_problems(self) -> list[str]:
         out = [

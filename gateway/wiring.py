@@ -81,7 +81,7 @@ def build_stores(
         from stores.sqlite_graph import SqliteEpisodicGraph
         from stores.sqlite_records import SqliteRecordStore
 
-        records = SqliteRecordStore(data / "records.db")
+        records = SqliteRecordStore(data / "records.db", common_terms=settings.lexical_common_terms)
         graph = SqliteEpisodicGraph(data / "graph.db")
     # index files are tied to the record store they mirror
     index_dir = data / ("faiss-neo4j" if settings.neo4j_uri else "faiss")

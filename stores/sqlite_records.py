@@ -9,11 +9,10 @@ Schema
   queries on (namespace, layer, status, when). A version replaces the current row only when it is
   newer, so out-of-order replays never roll a memory back. ``touch`` updates access statistics
   here only (no version is written; ``history`` shows versions as they were put).
-* ``memory_fts`` — an FTS5 table (rowid = the ``memories`` rowid) holding, for every *active*
-  current memory, the terms of ``stores.text_analysis`` (content plus its conversational context,
-  stemmed, CJK bigrams) separated by spaces; ``keyword_search`` ranks with FTS5 ``bm25()``. A
-  database from before FTS (with the old ``memory_terms`` table, or none) gets the table built
-  from ``memories`` on start, and the old table dropped.
+* ``memory_fts`` — the lexical index (``stores.sqlite_fts``): the analysed terms of every
+  *active* current memory, scoped by namespace and layer; ``keyword_search`` ranks with FTS5
+  ``bm25()``. A database from before FTS (with the old ``memory_terms`` table, or none) gets the
+  table built from ``memories`` on start, and the old table dropped.
 
 Times are integer microseconds since the Unix epoch (UTC; exact and sortable) and come back as
 timezone-aware UTC datetimes; a naive datetime is taken to be UTC. ``when_at`` is
@@ -43,7 +42,7 @@ import numpy as np
 
 from gateway.core.errors import Conflict
 from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
-from stores import text_analysis
+from stores import sqlite_fts, text_analysis
 from stores.codec import dump_json, from_micros, to_micros
 from stores.sqlite_base import SqliteBacked, SqliteDb, chunks, marks
 
@@ -109,26 +108,6 @@ _INSERT_VERSION = f"INSERT OR IGNORE INTO memory_versions ({_COLUMNS}) VALUES ({
 _FACT_INDEX_ERROR = "memories.namespace, memories.fact_key"
 _CHUNK_PAIRS = 200  # (namespace, fact_key) pairs per find_facts statement
 
-# Terms are the analyzer's output joined by spaces: the ``ascii`` tokenizer splits on ASCII
-# spaces and punctuation only (no term has any) and keeps every non-ASCII character, so one
-# analysed term is one FTS5 token. ``detail=full``: ``bm25()`` reads each match's term frequencies
-# from the index. With ``detail=none`` (up to 0.4) FTS5 re-tokenises the stored text of every
-# match to count them: the same scores, 2.6x slower at 10k memories (bench.recall_speed).
-_CREATE_FTS = "CREATE VIRTUAL TABLE memory_fts USING fts5(terms, tokenize = 'ascii', detail = full)"
-#: FTS5 MATCH expressions longer than this many terms are cut (the first terms are kept).
-_MAX_MATCH_TERMS = 64
-
-
-def _fts_text(m: Memory) -> str | None:
-    """The FTS5 document of a current memory: its analysed terms; None when it is not active."""
-    if Status(m.status) is not Status.ACTIVE:
-        return None
-    return " ".join(text_analysis.document_terms(text_analysis.index_text(m)))
-
-
-def _match(terms: Sequence[str]) -> str:
-    return " OR ".join(f'"{t}"' for t in terms[:_MAX_MATCH_TERMS])
-
 
 def _relative(rows: list[tuple[T, float]]) -> list[tuple[T, float]]:
     """FTS5 ``bm25()`` values (negative, best first) as scores relative to the best (0..1)."""
@@ -148,54 +127,6 @@ def _get_rows(conn: sqlite3.Connection, ids: Sequence[str], columns: str) -> dic
     return out
 
 
-def _keyword_rows(
-    conn: sqlite3.Connection,
-    terms: Sequence[str],
-    namespaces: Sequence[str],
-    layers: Sequence[Layer],
-    limit: int,
-    columns: str,
-) -> list[tuple[tuple[Any, ...], float]]:
-    """The ``limit`` best FTS5 matches among the active memories of ``namespaces`` (and
-    ``layers``) as (``columns`` of the row, raw ``bm25()``: lower is better), best first; equal
-    scores go to the newer memory, then the smaller id.
-
-    The FTS index ranks every match by itself; the ``memories`` rows (large: they hold the
-    embedding) are read a page of matches at a time, best first, only until no later match can
-    reach the top ``limit``. A join ranked inside SQL reads the row of every match: at 10k
-    memories a common word (a speaker's name) matches thousands.
-    """
-    ranked = conn.execute(
-        "SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ? ORDER BY 2",
-        (_match(terms),),
-    )
-    # the unary + keeps SQLite from scanning an index on these columns: the rows are looked up
-    # by rowid
-    where = f"+m.status = 'active' AND +m.namespace IN ({marks(len(namespaces))})"
-    scope: list[Any] = list(namespaces)
-    if layers:
-        where += f" AND +m.layer IN ({marks(len(layers))})"
-        scope.extend(Layer(v).value for v in layers)
-    best: list[tuple[float, int, str, tuple[Any, ...]]] = []  # (bm25, -when_at, id, row)
-    size = max(2 * limit, 64)
-    while page := ranked.fetchmany(size):
-        size *= 2  # a narrow filter (other namespaces' matches first) reads further, faster
-        score = dict(page)
-        for part in chunks(list(score)):
-            for row in conn.execute(
-                f"SELECT {columns}, m.when_at, m.id, m.rowid FROM memories m "
-                f"WHERE m.rowid IN ({marks(len(part))}) AND {where}",
-                (*part, *scope),
-            ):
-                best.append((score[row[-1]], -row[-3], row[-2], row[:-3]))
-        best.sort(key=lambda hit: hit[:3])
-        del best[limit:]
-        if len(best) == limit and page[-1][1] > best[-1][0]:
-            break  # every later match scores worse than the last kept one
-    ranked.close()
-    return [(row, s) for s, _, _, row in best]
-
-
 def _migrate(conn: sqlite3.Connection) -> None:
     """Bring a database written by an older version up to date: the ``context`` column, the
     FTS5 table built from ``memories`` when it is missing (the term table it replaces dropped) or
@@ -205,24 +136,14 @@ def _migrate(conn: sqlite3.Connection) -> None:
         if "context" not in columns:
             conn.execute(f"ALTER TABLE {table} ADD COLUMN context TEXT NOT NULL DEFAULT ''")
     conn.execute("DROP TABLE IF EXISTS memory_terms")
-    exists = conn.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memory_fts'"
-    ).fetchone()
-    if exists and exists[0] == _CREATE_FTS:
-        return
-    if exists:  # another FTS5 layout (detail=none): the same documents, re-indexed
-        docs = conn.execute("SELECT rowid, terms FROM memory_fts").fetchall()
-        conn.execute("DROP TABLE memory_fts")
-        conn.execute(_CREATE_FTS)
-        conn.executemany("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", docs)
-        return
-    conn.execute(_CREATE_FTS)
-    rows = conn.execute(
-        f"SELECT rowid, {_COLUMNS} FROM memories WHERE status = 'active'"
-    ).fetchall()
-    conn.executemany(
-        "INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)",
-        [(row[0], _fts_text(_memory_of(row[1:]))) for row in rows],
+    sqlite_fts.migrate(
+        conn,
+        lambda: (
+            (row[0], _memory_of(row[1:]))
+            for row in conn.execute(
+                f"SELECT rowid, {_COLUMNS} FROM memories WHERE status = 'active'"
+            )
+        ),
     )
 
 
@@ -298,8 +219,11 @@ def _claims_fact(m: Memory) -> bool:
 class SqliteRecordStore(SqliteBacked):
     """``RecordStore`` over an embedded SQLite database at ``path`` (``:memory:`` works too)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, common_terms: float = 0.0) -> None:
+        """``common_terms``: a query term in more than this fraction of the searched memories is
+        left out of the lexical search (``sqlite_fts.distinctive``); 0 keeps every term."""
         self._db = SqliteDb(path, _SCHEMA, "record store")
+        self._common = common_terms
 
     async def start(self) -> None:
         await self._db.start()
@@ -314,12 +238,14 @@ class SqliteRecordStore(SqliteBacked):
         # successor never trips the unique index half-way. The current row only ever moves to a
         # higher version, so this reordering cannot change which version ends up current.
         ordered = sorted(memories, key=_claims_fact)
-        rows = [(_row_of(m), _fts_text(m)) for m in ordered]
+        rows = [(_row_of(m), sqlite_fts.document(m)) for m in ordered]
         await self._db.write(lambda c: self._put(c, rows))
 
     @staticmethod
-    def _put(conn: sqlite3.Connection, rows: list[tuple[tuple[Any, ...], str | None]]) -> None:
-        for row, terms in rows:
+    def _put(
+        conn: sqlite3.Connection, rows: list[tuple[tuple[Any, ...], tuple[str, str] | None]]
+    ) -> None:
+        for row, doc in rows:
             if not conn.execute(_INSERT_VERSION, row).rowcount:
                 continue  # this (id, version) is stored already: a replay
             try:
@@ -335,27 +261,19 @@ class SqliteRecordStore(SqliteBacked):
                 (rowid,) = conn.execute(
                     "SELECT rowid FROM memories WHERE id = ?", (row[0],)
                 ).fetchone()
-                conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (rowid,))
-                if terms is not None:
-                    conn.execute(
-                        "INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", (rowid, terms)
-                    )
+                sqlite_fts.index(conn, rowid, doc)
 
     async def set_context(self, memories: Sequence[Memory]) -> None:
-        rows = [(m.context, m.id, int(m.version), _fts_text(m)) for m in memories]
+        rows = [(m.context, m.id, int(m.version), sqlite_fts.document(m)) for m in memories]
 
         def run(conn: sqlite3.Connection) -> None:
-            for context, mid, version, terms in rows:
+            for context, mid, version, doc in rows:
                 row = conn.execute(
                     "UPDATE memories SET context = ? WHERE id = ? AND version = ? RETURNING rowid",
                     (context, mid, version),
                 ).fetchone()
                 if row is not None:  # still the current version: re-index it
-                    conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (row[0],))
-                    if terms is not None:
-                        conn.execute(
-                            "INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", (row[0], terms)
-                        )
+                    sqlite_fts.index(conn, row[0], doc)
 
         if rows:
             await self._db.write(run)
@@ -482,7 +400,9 @@ class SqliteRecordStore(SqliteBacked):
         if not terms or not namespaces or limit <= 0:
             return []
         rows = await self._db.read(
-            lambda c: _keyword_rows(c, terms, namespaces, layers, limit, "m.id")
+            lambda c: sqlite_fts.keyword_rows(
+                c, terms, namespaces, layers, limit, "m.id", self._common
+            )
         )
         return _relative([(row[0], s) for row, s in rows])
 
@@ -503,7 +423,9 @@ class SqliteRecordStore(SqliteBacked):
         def run(conn: sqlite3.Connection) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
             hits: list[tuple[Memory, float]] = []
             if searched:
-                rows = _keyword_rows(conn, terms, namespaces, layers, limit, _M_COLUMNS)
+                rows = sqlite_fts.keyword_rows(
+                    conn, terms, namespaces, layers, limit, _M_COLUMNS, self._common
+                )
                 hits = _relative([(_memory_of(row), s) for row, s in rows])
             found = {m.id for m, _ in hits}
             rest = [i for i in unique if i not in found]

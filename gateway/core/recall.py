@@ -33,8 +33,6 @@ from gateway.core.models import (
     NodeKind,
     NodeRef,
     Status,
-    Turn,
-    Zone,
     normalise_name,
     scoped_id,
     utcnow,
@@ -42,6 +40,7 @@ from gateway.core.models import (
 from gateway.core.ports import Embedder, Ledger, Stores
 from gateway.core.query_batch import QueryBatcher
 from gateway.core.recall_cache import RecallCache, RecallQuery, RecallResult
+from gateway.core.recall_window import window_memories
 from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
 from gateway.settings import Settings
 
@@ -51,6 +50,9 @@ OVERFETCH = 4
 EXPAND_TOP = 3
 
 log = logging.getLogger("memgate.recall")
+
+#: the lexical hits (memory, relative BM25) and the other memories that call loaded
+LexicalTask = asyncio.Future[tuple[list[tuple[Memory, float]], dict[str, Memory]]]
 
 
 class Recaller:
@@ -161,17 +163,17 @@ class Recaller:
         layers = q.layers or routing.route(q.query)
         if q.session_id and Layer.WORKING not in layers:
             layers = (*layers, Layer.WORKING)
-        with self._tracer.span("recall.embed"):
-            text = query_text.dense_text(q.query) if self._s.dense_mask_names else q.query
-            vector = (await self._embed([text]))[0]
+        long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
+        # the lexical search needs no vector: it runs while the query is embedded
+        lexical = self._start_lexical(q, long_term) if long_term else None
+        vector = await self._query_vector(q.query, lexical)
         now = utcnow()
         cues = timecues.cues(q.query, now)
         degraded: list[str] = []
         c = Candidates()
-        long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
-        if long_term:
+        if lexical is not None:
             try:
-                await self._long_term(c, q, long_term, vector, cues, degraded)
+                await self._long_term(c, q, long_term, vector, cues, lexical)
             except BackendUnavailable as exc:
                 degraded.append(f"{','.join(x.value for x in long_term)}: {exc.message}")
         if Layer.WORKING in layers and q.session_id:
@@ -202,6 +204,30 @@ class Recaller:
             self.cache.put(key, result)
         return result
 
+    async def _query_vector(self, query: str, lexical: LexicalTask | None) -> np.ndarray:
+        try:
+            with self._tracer.span("recall.embed"):
+                text = query_text.dense_text(query) if self._s.dense_mask_names else query
+                return (await self._embed([text]))[0]
+        except BaseException:
+            if lexical is not None:
+                lexical.cancel()
+            raise
+
+    def _start_lexical(self, q: RecallQuery, layers: tuple[Layer, ...]) -> LexicalTask:
+        """The lexical hits with their memories, as a task started now (it runs on the record
+        store's worker while the query is embedded). An outcome nobody awaits is retrieved."""
+
+        async def search() -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
+            with self._tracer.span("recall.keyword_search"):
+                return await self._stores.records.keyword_memories(
+                    q.namespaces, layers, q.query, q.top_k * OVERFETCH
+                )
+
+        task = asyncio.ensure_future(search())
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        return task
+
     async def _long_term(
         self,
         c: Candidates,
@@ -209,18 +235,18 @@ class Recaller:
         layers: tuple[Layer, ...],
         vector: np.ndarray,
         cues: timecues.Cues,
-        degraded: list[str],
+        lexical_task: LexicalTask,
     ) -> None:
         k = q.top_k * OVERFETCH
         records = self._stores.records
-        with self._tracer.span("recall.vector_search"):
-            dense = await self._stores.index.search(vector, q.namespaces, k, layers)
-        # one store call: the lexical hits with their memories, and those of the best dense hits
-        # (the rest is loaded by ``_rank`` only if it can still reach the top)
-        with self._tracer.span("recall.keyword_search"):
-            lexical, loaded = await records.keyword_memories(
-                q.namespaces, layers, q.query, k, load=[i for i, _ in dense[: q.top_k]]
-            )
+        try:
+            with self._tracer.span("recall.vector_search"):
+                dense = await self._stores.index.search(vector, q.namespaces, k, layers)
+        except BaseException:
+            lexical_task.cancel()
+            raise
+        # the dense hits' memories are loaded by ``_rank``, only those that can reach the top
+        lexical, loaded = await lexical_task
         c.dense.update(dense)
         c.memories.update(loaded)
         c.keyword.update((m.id, score) for m, score in lexical)
@@ -357,31 +383,7 @@ class Recaller:
 
     async def _working(self, c: Candidates, q: RecallQuery, vector: np.ndarray) -> None:
         """The session's window: candidates by their cosine to the query."""
-        mems: list[Memory] = []
-        for ns in q.namespaces:
-            window = await self._stores.working.window(ns, q.session_id)
-            turns: list[Turn] = [
-                t for z in (Zone.INSTRUCTIONS, Zone.TASK, Zone.DIALOGUE) for t in window.get(z, [])
-            ]
-            if not turns:
-                continue
-            vectors = await self._embed([t.content for t in turns])
-            for turn, tv in zip(turns, vectors, strict=True):
-                mems.append(
-                    Memory(
-                        id=turn.id,
-                        namespace=ns,
-                        layer=Layer.WORKING,
-                        content=turn.content,
-                        type=f"turn:{turn.zone.value}",
-                        importance=0.5,
-                        source_session=q.session_id,
-                        created_at=turn.at,
-                        updated_at=turn.at,
-                        metadata={"role": turn.role, **turn.metadata},
-                        embedding=np.asarray(tv, dtype=np.float32),
-                    )
-                )
+        mems = await window_memories(self._stores.working, self._embed, q.namespaces, q.session_id)
         c.add_similar(mems, vector)
 
     async def close(self) -> None:

@@ -1,5 +1,5 @@
-"""The embedded record store's FTS5 layout: a database written with the older ``detail=none``
-table is re-indexed on start, keeps every document and ranks exactly as before."""
+"""The embedded record store's FTS5 layout: a database written with the older unscoped
+``detail=none`` table is re-indexed on start, keeps every document and ranks as before."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from gateway.core.models import Layer, Memory
-from stores.sqlite_records import _CREATE_FTS, SqliteRecordStore
+from stores.sqlite_fts import CREATE
+from stores.sqlite_records import SqliteRecordStore
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 TEXTS = [
@@ -23,7 +24,12 @@ TEXTS = [
 def _mems(ns: str) -> list[Memory]:
     return [
         Memory(
-            id=f"{ns}-m{i}", namespace=ns, layer=Layer.SEMANTIC, content=t, created_at=T0, updated_at=T0
+            id=f"{ns}-m{i}",
+            namespace=ns,
+            layer=Layer.SEMANTIC,
+            content=t,
+            created_at=T0,
+            updated_at=T0,
         )
         for i, t in enumerate(TEXTS)
     ]
@@ -42,20 +48,22 @@ async def test_an_older_fts_layout_is_reindexed_with_the_same_ranking(tmp_path: 
     await store.put(_mems("user/a"))
     want = await store.keyword_search(["user/a"], [Layer.SEMANTIC], "dark mode editor", 10)
     await store.close()
-    assert len(want) == 3 and _fts_sql(path) == _CREATE_FTS
+    assert len(want) == 3 and _fts_sql(path) == CREATE
 
-    # what 0.4 wrote: the same documents in a detail=none table
+    # what 0.4 wrote: the same terms in an unscoped detail=none table
     with sqlite3.connect(path) as conn:
         docs = conn.execute("SELECT rowid, terms FROM memory_fts").fetchall()
         conn.execute("DROP TABLE memory_fts")
-        conn.execute(_CREATE_FTS.replace("detail = full", "detail = none"))
+        conn.execute(
+            "CREATE VIRTUAL TABLE memory_fts USING fts5(terms, tokenize = 'ascii', detail = none)"
+        )
         conn.executemany("INSERT INTO memory_fts (rowid, terms) VALUES (?, ?)", docs)
     assert "detail = none" in _fts_sql(path)
 
     store = SqliteRecordStore(path)
     await store.start()
     try:
-        assert _fts_sql(path) == _CREATE_FTS
+        assert _fts_sql(path) == CREATE
         got = await store.keyword_search(["user/a"], [Layer.SEMANTIC], "dark mode editor", 10)
         assert got == want
         with sqlite3.connect(path) as conn:

@@ -1,0 +1,204 @@
+"""The embedded record store's lexical index: one FTS5 table beside ``memories``.
+
+``memory_fts`` (rowid = the ``memories`` rowid) holds, for every *active* current memory, two
+columns:
+
+* ``terms`` — the analysed terms of ``stores.text_analysis`` (content plus its conversational
+  context, stemmed, CJK bigrams) joined by spaces. The ``ascii`` tokenizer splits on ASCII spaces
+  and punctuation only (no term has any) and keeps every non-ASCII character, so one analysed term
+  is one FTS5 token.
+* ``scope`` — one token for the namespace (a hash of its name) and one for the layer. A search
+  names its namespaces and layers inside the MATCH expression, so FTS5 ranks only the documents of
+  those namespaces: another tenant's matches never cost a recall anything. The column has weight
+  0 in ``bm25()``; it adds two tokens to every document's length, a shift the contract suite's
+  BM25 tolerance covers (Neo4j's Lucene query narrows by namespace the same way).
+
+``detail=full``: ``bm25()`` reads each match's term frequencies from the index. With
+``detail=none`` (0.4 and before) FTS5 re-tokenises the stored text of every match to count them:
+the same scores, 2.6x slower at 10k memories (``bench.recall_speed``). An older table is
+re-indexed on start (``migrate``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from gateway.core.models import Layer, Memory, Status
+from stores import text_analysis
+from stores.sqlite_base import chunks, marks
+
+CREATE = (
+    "CREATE VIRTUAL TABLE memory_fts USING fts5(terms, scope, tokenize = 'ascii', detail = full)"
+)
+#: MATCH expressions longer than this many terms are cut (the first terms are kept)
+MAX_MATCH_TERMS = 64
+#: ``distinctive`` keeps every term of a search over fewer memories than this
+COMMON_MIN_DOCS = 200
+#: ``bm25()`` with the weights of ``terms`` and ``scope``
+_BM25 = "bm25(memory_fts, 1.0, 0.0)"
+
+INSERT = "INSERT INTO memory_fts (rowid, terms, scope) VALUES (?, ?, ?)"
+DELETE = "DELETE FROM memory_fts WHERE rowid = ?"
+
+
+def _namespace_token(namespace: str) -> str:
+    # 64 bits of a hash: a collision only admits another namespace's rows as candidates, which
+    # the row filter of ``keyword_rows`` still drops
+    return "n" + hashlib.blake2b(namespace.encode(), digest_size=8).hexdigest()
+
+
+def _layer_token(layer: Layer | str) -> str:
+    return "l" + Layer(layer).value
+
+
+def document(m: Memory) -> tuple[str, str] | None:
+    """The FTS5 document (terms, scope) of a current memory; None when it is not active."""
+    if Status(m.status) is not Status.ACTIVE:
+        return None
+    terms = " ".join(text_analysis.document_terms(text_analysis.index_text(m)))
+    return terms, f"{_namespace_token(m.namespace)} {_layer_token(m.layer)}"
+
+
+def index(conn: sqlite3.Connection, rowid: int, doc: tuple[str, str] | None) -> None:
+    """(Re)index one ``memories`` row: its old document out, ``doc`` (if any) in."""
+    conn.execute(DELETE, (rowid,))
+    if doc is not None:
+        conn.execute(INSERT, (rowid, *doc))
+
+
+def match(terms: Sequence[str], namespaces: Sequence[str], layers: Sequence[Layer]) -> str:
+    """Any of ``terms``, in one of ``namespaces`` and (unless empty) one of ``layers``."""
+    scope = " OR ".join(_namespace_token(ns) for ns in dict.fromkeys(namespaces))
+    expr = f"scope : ({scope})"
+    if layers:
+        expr += f" AND scope : ({' OR '.join(_layer_token(x) for x in dict.fromkeys(layers))})"
+    words = " OR ".join(f'"{t}"' for t in terms[:MAX_MATCH_TERMS])
+    return f"{expr} AND terms : ({words})"
+
+
+def distinctive(
+    conn: sqlite3.Connection,
+    terms: Sequence[str],
+    namespaces: Sequence[str],
+    layers: Sequence[Layer],
+    common: float,
+) -> list[str]:
+    """``terms`` minus those in more than ``common`` (a fraction) of the searched memories (the
+    active ones of ``namespaces`` and ``layers``), which are searched like stop words: a name
+    said in every turn of a conversation adds thousands of matches and nothing to the ranking
+    (``bench.recall_eval``: R@10 +1.8 points at 0.05; ``bench.recall_speed``). Below
+    ``COMMON_MIN_DOCS`` searched memories every term is kept."""
+    where = f"namespace IN ({marks(len(namespaces))}) AND status = 'active'"
+    args: list[Any] = list(namespaces)
+    if layers:
+        where += f" AND layer IN ({marks(len(layers))})"
+        args.extend(Layer(v).value for v in layers)
+    (searched,) = conn.execute(f"SELECT count(*) FROM memories WHERE {where}", args).fetchone()
+    if searched < COMMON_MIN_DOCS:
+        return list(terms)
+    most = int(common * searched)
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_fts_vocab "
+        "USING fts5vocab(main, 'memory_fts', 'row')"
+    )
+    # in how many documents of the whole index: an upper bound of the searched ones
+    anywhere = dict(
+        conn.execute(
+            f"SELECT term, doc FROM temp.memory_fts_vocab WHERE term IN ({marks(len(terms))})",
+            list(terms),
+        ).fetchall()
+    )
+    (everything,) = conn.execute("SELECT count(*) FROM memory_fts_docsize").fetchone()
+    kept = []
+    for term in terms:
+        found = anywhere.get(term, 0)
+        if found > most and everything > searched:  # other namespaces share the index: count
+            (found,) = conn.execute(
+                "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
+                "LIMIT ?)",
+                (match([term], namespaces, layers), most + 1),
+            ).fetchone()
+        if found <= most:
+            kept.append(term)
+    return kept
+
+
+def keyword_rows(
+    conn: sqlite3.Connection,
+    terms: Sequence[str],
+    namespaces: Sequence[str],
+    layers: Sequence[Layer],
+    limit: int,
+    columns: str,
+    common: float = 0.0,
+) -> list[tuple[tuple[Any, ...], float]]:
+    """The ``limit`` best BM25 matches of the ``distinctive`` terms (all of them when
+    ``common`` is 0) among the active memories of ``namespaces`` (and
+    ``layers``) as (``columns`` of the ``memories`` row, raw ``bm25()``: lower is better), best
+    first; equal scores go to the newer memory, then the smaller id.
+
+    FTS5 ranks the scoped matches and keeps the best ``2 x limit`` (a top-N sort); only their
+    ``memories`` rows are read. A tie at the cut reads the next page.
+    """
+    if common > 0:
+        terms = distinctive(conn, terms, namespaces, layers, common)
+        if not terms:
+            return []
+    expr = match(terms, namespaces, layers)
+    where = f"+m.status = 'active' AND +m.namespace IN ({marks(len(namespaces))})"
+    scope: list[Any] = list(namespaces)
+    if layers:
+        where += f" AND +m.layer IN ({marks(len(layers))})"
+        scope.extend(Layer(v).value for v in layers)
+    best: list[tuple[float, int, str, tuple[Any, ...]]] = []  # (bm25, -when_at, id, row)
+    size, offset = max(2 * limit, 32), 0
+    while True:
+        page = conn.execute(
+            f"SELECT rowid, {_BM25} FROM memory_fts WHERE memory_fts MATCH ? "
+            "ORDER BY 2 LIMIT ? OFFSET ?",
+            (expr, size, offset),
+        ).fetchall()
+        score = dict(page)
+        for part in chunks(list(score)):
+            # the unary + keeps SQLite from scanning an index on these columns: the rows are
+            # looked up by rowid
+            for row in conn.execute(
+                f"SELECT {columns}, m.when_at, m.id, m.rowid FROM memories m "
+                f"WHERE m.rowid IN ({marks(len(part))}) AND {where}",
+                (*part, *scope),
+            ):
+                best.append((score[row[-1]], -row[-3], row[-2], row[:-3]))
+        best.sort(key=lambda hit: hit[:3])
+        del best[limit:]
+        if len(page) < size or (len(best) == limit and page[-1][1] > best[-1][0]):
+            break  # no more matches, or every later one scores worse than the last kept
+        offset += size
+        size *= 2
+    return [(row, s) for s, _, _, row in best]
+
+
+def migrate(conn: sqlite3.Connection, memories: Callable[[], Iterable[tuple[int, Memory]]]) -> None:
+    """Create ``memory_fts`` from ``memories()`` ((rowid, memory) of the current memories) when
+    it is missing; re-index it when its layout is older (the same terms, with their scope)."""
+    found = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memory_fts'"
+    ).fetchone()
+    if found and found[0] == CREATE:
+        return
+    if found:
+        docs = conn.execute(
+            "SELECT f.rowid, f.terms, m.namespace, m.layer FROM memory_fts f "
+            "JOIN memories m ON m.rowid = f.rowid"
+        ).fetchall()
+        rows = [
+            (r, terms, f"{_namespace_token(ns)} {_layer_token(layer)}")
+            for r, terms, ns, layer in docs
+        ]
+        conn.execute("DROP TABLE memory_fts")
+    else:
+        rows = [(r, *doc) for r, m in memories() if (doc := document(m)) is not None]
+    conn.execute(CREATE)
+    conn.executemany(INSERT, rows)
