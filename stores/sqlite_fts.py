@@ -7,9 +7,10 @@ columns:
   context, stemmed, CJK bigrams) joined by spaces. The ``ascii`` tokenizer splits on ASCII spaces
   and punctuation only (no term has any) and keeps every non-ASCII character, so one analysed term
   is one FTS5 token.
-* ``scope`` — one token for the namespace (a hash of its name) and one for the layer. A search
-  names its namespaces and layers inside the MATCH expression, so FTS5 ranks only the documents of
-  those namespaces: another tenant's matches never cost a recall anything. The column has weight
+* ``scope`` — one token for the namespace (a hash of its name) and one for the layer. When the
+  index holds memories outside a search's namespaces and layers, the search names them inside the
+  MATCH expression, so FTS5 ranks only the documents in scope: another tenant's matches never
+  cost a recall anything. The column has weight
   0 in ``bm25()``; it adds two tokens to every document's length, a shift the contract suite's
   BM25 tolerance covers (Neo4j's Lucene query narrows by namespace the same way).
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -69,34 +71,66 @@ def index(conn: sqlite3.Connection, rowid: int, doc: tuple[str, str] | None) -> 
         conn.execute(INSERT, (rowid, *doc))
 
 
-def match(terms: Sequence[str], namespaces: Sequence[str], layers: Sequence[Layer]) -> str:
-    """Any of ``terms``, in one of ``namespaces`` and (unless empty) one of ``layers``."""
+def scope_of(namespaces: Sequence[str], layers: Sequence[Layer]) -> str:
+    """The MATCH expression of the documents in one of ``namespaces`` and (unless empty) one of
+    ``layers``."""
     scope = " OR ".join(_namespace_token(ns) for ns in dict.fromkeys(namespaces))
     expr = f"scope : ({scope})"
     if layers:
         expr += f" AND scope : ({' OR '.join(_layer_token(x) for x in dict.fromkeys(layers))})"
-    words = " OR ".join(f'"{t}"' for t in terms[:MAX_MATCH_TERMS])
-    return f"{expr} AND terms : ({words})"
+    return expr
+
+
+def match(terms: Sequence[str], scope: str) -> str:
+    """Any of ``terms``, within ``scope`` (a ``scope_of`` expression; empty: anywhere)."""
+    words = "terms : (" + " OR ".join(f'"{t}"' for t in terms[:MAX_MATCH_TERMS]) + ")"
+    return f"{scope} AND {words}" if scope else words
+
+
+class ScopeSizes:
+    """How many memories a search covers (the active ones of its namespaces and layers), per
+    scope, remembered for ``ttl_s``: the common-term threshold needs its size, not to the row,
+    and counting 10k index entries costs ~1 ms a recall."""
+
+    def __init__(self, ttl_s: float = 5.0, entries: int = 1024) -> None:
+        self._ttl = ttl_s
+        self._entries = entries
+        self._sizes: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[float, int]] = {}
+
+    def get(
+        self, conn: sqlite3.Connection, namespaces: Sequence[str], layers: Sequence[Layer]
+    ) -> int:
+        key = (tuple(namespaces), tuple(Layer(v).value for v in layers))
+        now = time.monotonic()
+        hit = self._sizes.get(key)
+        if hit is not None and now - hit[0] < self._ttl:
+            return hit[1]
+        where = f"namespace IN ({marks(len(namespaces))}) AND status = 'active'"
+        if layers:
+            where += f" AND layer IN ({marks(len(layers))})"
+        (size,) = conn.execute(
+            f"SELECT count(*) FROM memories WHERE {where}", (*key[0], *key[1])
+        ).fetchone()
+        if len(self._sizes) >= self._entries:
+            self._sizes.clear()
+        self._sizes[key] = (now, int(size))
+        return int(size)
 
 
 def distinctive(
     conn: sqlite3.Connection,
     terms: Sequence[str],
-    namespaces: Sequence[str],
-    layers: Sequence[Layer],
+    scope: str,
+    searched: int,
+    everything: int,
     common: float,
 ) -> list[str]:
-    """``terms`` minus those in more than ``common`` (a fraction) of the searched memories (the
-    active ones of ``namespaces`` and ``layers``), which are searched like stop words: a name
-    said in every turn of a conversation adds thousands of matches and nothing to the ranking
-    (``bench.recall_eval``: R@10 +1.8 points at 0.05; ``bench.recall_speed``). Below
+    """``terms`` minus those in more than ``common`` (a fraction) of the ``searched`` memories
+    (``scope``: the MATCH expression of the search's namespaces and layers), which are searched
+    like stop words: a name said in every turn of a conversation adds thousands of matches and
+    nothing to the ranking (``bench.recall_eval``: R@10 +1.8 points at 0.05, and +1.3 to +1.8
+    at every fraction tried from 0.05 to 0.2; ``bench.recall_speed``). Below
     ``COMMON_MIN_DOCS`` searched memories every term is kept."""
-    where = f"namespace IN ({marks(len(namespaces))}) AND status = 'active'"
-    args: list[Any] = list(namespaces)
-    if layers:
-        where += f" AND layer IN ({marks(len(layers))})"
-        args.extend(Layer(v).value for v in layers)
-    (searched,) = conn.execute(f"SELECT count(*) FROM memories WHERE {where}", args).fetchone()
     if searched < COMMON_MIN_DOCS:
         return list(terms)
     most = int(common * searched)
@@ -111,15 +145,14 @@ def distinctive(
             list(terms),
         ).fetchall()
     )
-    (everything,) = conn.execute("SELECT count(*) FROM memory_fts_docsize").fetchone()
     kept = []
     for term in terms:
         found = anywhere.get(term, 0)
-        if found > most and everything > searched:  # other namespaces share the index: count
+        if found > most and scope and everything > searched:  # other memories share the index
             (found,) = conn.execute(
                 "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
                 "LIMIT ?)",
-                (match([term], namespaces, layers), most + 1),
+                (f'{scope} AND terms : "{term}"', most + 1),
             ).fetchone()
         if found <= most:
             kept.append(term)
@@ -133,6 +166,7 @@ def keyword_rows(
     layers: Sequence[Layer],
     limit: int,
     columns: str,
+    sizes: ScopeSizes,
     common: float = 0.0,
 ) -> list[tuple[tuple[Any, ...], float]]:
     """The ``limit`` best BM25 matches of the ``distinctive`` terms (all of them when
@@ -143,16 +177,21 @@ def keyword_rows(
     FTS5 ranks the scoped matches and keeps the best ``2 x limit`` (a top-N sort); only their
     ``memories`` rows are read. A tie at the cut reads the next page.
     """
+    (everything,) = conn.execute("SELECT count(*) FROM memory_fts_docsize").fetchone()
+    searched = sizes.get(conn, namespaces, layers)
+    # when every document of the index is in scope, naming the scope only costs time (~1 ms at
+    # 10k); a stale size can only leave another scope's rows in, which the row filter drops
+    scope = scope_of(namespaces, layers) if everything > searched else ""
     if common > 0:
-        terms = distinctive(conn, terms, namespaces, layers, common)
+        terms = distinctive(conn, terms, scope, searched, everything, common)
         if not terms:
             return []
-    expr = match(terms, namespaces, layers)
+    expr = match(terms, scope)
     where = f"+m.status = 'active' AND +m.namespace IN ({marks(len(namespaces))})"
-    scope: list[Any] = list(namespaces)
+    args: list[Any] = list(namespaces)
     if layers:
         where += f" AND +m.layer IN ({marks(len(layers))})"
-        scope.extend(Layer(v).value for v in layers)
+        args.extend(Layer(v).value for v in layers)
     best: list[tuple[float, int, str, tuple[Any, ...]]] = []  # (bm25, -when_at, id, row)
     size, offset = max(2 * limit, 32), 0
     while True:
@@ -168,7 +207,7 @@ def keyword_rows(
             for row in conn.execute(
                 f"SELECT {columns}, m.when_at, m.id, m.rowid FROM memories m "
                 f"WHERE m.rowid IN ({marks(len(part))}) AND {where}",
-                (*part, *scope),
+                (*part, *args),
             ):
                 best.append((score[row[-1]], -row[-3], row[-2], row[:-3]))
         best.sort(key=lambda hit: hit[:3])

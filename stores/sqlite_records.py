@@ -201,12 +201,12 @@ def _memory_of(row: Sequence[Any]) -> Memory:
         last_accessed_at=None if last_accessed_at is None else from_micros(last_accessed_at),
         access_count=access_count,
         version=version,
-        metadata=json.loads(metadata),
-        evidence=json.loads(evidence),
+        metadata=json.loads(metadata) if metadata != "{}" else {},
+        evidence=json.loads(evidence) if evidence != "[]" else [],
         event_time=None if event_time is None else from_micros(event_time),
         status=Status(status),
         fact_key=fact_key,
-        entities=json.loads(entities),
+        entities=json.loads(entities) if entities != "[]" else [],
         embedding=None if embedding is None else np.frombuffer(embedding, dtype="<f4").copy(),
         context=context,
     )
@@ -224,6 +224,7 @@ class SqliteRecordStore(SqliteBacked):
         left out of the lexical search (``sqlite_fts.distinctive``); 0 keeps every term."""
         self._db = SqliteDb(path, _SCHEMA, "record store")
         self._common = common_terms
+        self._sizes = sqlite_fts.ScopeSizes()
 
     async def start(self) -> None:
         await self._db.start()
@@ -401,7 +402,7 @@ class SqliteRecordStore(SqliteBacked):
             return []
         rows = await self._db.read(
             lambda c: sqlite_fts.keyword_rows(
-                c, terms, namespaces, layers, limit, "m.id", self._common
+                c, terms, namespaces, layers, limit, "m.id", self._sizes, self._common
             )
         )
         return _relative([(row[0], s) for row, s in rows])
@@ -424,7 +425,7 @@ class SqliteRecordStore(SqliteBacked):
             hits: list[tuple[Memory, float]] = []
             if searched:
                 rows = sqlite_fts.keyword_rows(
-                    conn, terms, namespaces, layers, limit, _M_COLUMNS, self._common
+                    conn, terms, namespaces, layers, limit, _M_COLUMNS, self._sizes, self._common
                 )
                 hits = _relative([(_memory_of(row), s) for row, s in rows])
             found = {m.id for m, _ in hits}

@@ -10,6 +10,7 @@ pushes out the turn that answers. Names are matched where they are exact instead
 
 from __future__ import annotations
 
+import functools
 import re
 
 # A word that does not start the question (after a word, a comma... and a space), with its
@@ -37,8 +38,10 @@ def dense_text(query: str) -> str:
     return _WORD.sub(mask, query)
 
 
+@functools.lru_cache(maxsize=4096)
 def names(query: str, person: str) -> bool:
-    """Whether ``query`` names ``person`` (as a whole word, case as written)."""
+    """Whether ``query`` names ``person`` (as a whole word, case as written). Remembered: one
+    recall asks it of every candidate, for the same two or three speakers."""
     return bool(person) and re.search(rf"(?<!\w){re.escape(person)}(?!\w)", query) is not None
 
 

@@ -328,14 +328,16 @@ class Recaller:
         ceiling = boost * (1 + f.speaker_boost) * (1 + f.nudge)
         start, end = q.start or cues.start, q.end or cues.end
         scored: list[scoring.Scored] = []
-        pos = 0
+        # the first step covers as many candidates as a source brings: measured, ranking reaches
+        # ~3.5 steps of top_k deep, and each load is a store round trip
+        pos, width = 0, q.top_k * OVERFETCH
         while pos < len(order):
             if len(scored) >= q.top_k:
                 kth = sorted((s.score for s in scored), reverse=True)[q.top_k - 1]
                 if fused[order[pos]] * ceiling <= kth:
                     break
-            step = order[pos : pos + max(q.top_k, 8)]
-            pos += len(step)
+            step = order[pos : pos + width]
+            pos, width = pos + len(step), 2 * width
             missing = [i for i in step if i not in c.memories]
             if missing:
                 c.memories.update(await self._stores.records.get(missing, embeddings=False))

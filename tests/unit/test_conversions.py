@@ -148,3 +148,27 @@ def test_response_shapes() -> None:
     )
     r = cv.recall_stats_to_pb({"layer": Layer.EPISODIC, "recalls": 4, "hits": 3, "hit_rate": 0.75})
     assert (r.layer, r.recalls, r.hits, r.hit_rate) == (pb.EPISODIC, 4, 3, 0.75)
+
+
+def test_timestamps_are_what_protobuf_computes() -> None:
+    """``cv.ts`` skips ``Timestamp.FromDatetime``'s Python arithmetic; it must give the same
+    instant for any aware time (other zones, before 1970, microseconds) and read naive as UTC."""
+    from datetime import timedelta, timezone
+
+    from google.protobuf.timestamp_pb2 import Timestamp
+
+    cst = timezone(timedelta(hours=8))
+    times = [
+        datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC),
+        datetime(2023, 12, 31, 23, 59, 59, 999999, tzinfo=cst),
+        datetime(1969, 7, 20, 20, 17, 40, 500000, tzinfo=UTC),
+        datetime(1970, 1, 1, tzinfo=UTC),
+        datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+    ]
+    for when in times:
+        want = Timestamp()
+        want.FromDatetime(when.astimezone(UTC))
+        assert cv.ts(when) == want, when
+    naive = datetime(2024, 5, 1, 12, 0, 0)
+    assert cv.ts(naive) == cv.ts(naive.replace(tzinfo=UTC))
+    assert cv.ts(None) is None
