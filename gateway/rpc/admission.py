@@ -229,6 +229,7 @@ class Admission(grpc.aio.ServerInterceptor):
     ) -> None:
         self.reads = InFlight("reads", reads, retry_after_ms, max_retry_after_ms)
         self.writes = InFlight("writes", writes, retry_after_ms, max_retry_after_ms)
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
     def _gate(self, method: str) -> InFlight | None:
         if not method.startswith(_SERVICE):
@@ -249,6 +250,16 @@ class Admission(grpc.aio.ServerInterceptor):
         gate = self._gate(details.method)
         if handler is None or gate is None or handler.unary_unary is None:
             return handler
+        # built once per method: ``ErrorMapping`` sees the same handler and keeps its own wrapper
+        seen = self._wrapped.get(details.method)
+        if seen is not None and seen[0] is handler:
+            return seen[1]
+        wrapped = self._admitted(gate, handler)
+        self._wrapped[details.method] = (handler, wrapped)
+        return wrapped
+
+    @staticmethod
+    def _admitted(gate: InFlight, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         inner = handler.unary_unary
 
         async def admitted(request: Any, context: grpc.aio.ServicerContext) -> Any:

@@ -104,6 +104,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         self._tracer = tracer
         self._undecodable_log = RateLimitedLog(UNDECODABLE_LOG_WINDOW_S)
         self._agent_from_cert = agent_from_cert
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
     async def intercept_service(
         self,
@@ -114,7 +115,15 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         method = details.method
         if handler is None or not method.startswith(_API_PREFIX):
             return handler
-        name = method.rsplit("/", 1)[-1]
+        # the wrapped handler of a method is built once (it holds no per-call state)
+        seen = self._wrapped.get(method)
+        if seen is not None and seen[0] is handler:
+            return seen[1]
+        wrapped = self._wrap(method.rsplit("/", 1)[-1], handler)
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, name: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
                 self._unary(name, handler.unary_unary),
