@@ -75,7 +75,12 @@ def build_stores(
         from stores.neo4j_records import Neo4jRecordStore
 
         auth = (settings.neo4j_user or None, settings.neo4j_password or None)
-        records = Neo4jRecordStore(settings.neo4j_uri, *auth, database=settings.neo4j_database)
+        records = Neo4jRecordStore(
+            settings.neo4j_uri,
+            *auth,
+            database=settings.neo4j_database,
+            common_terms=settings.lexical_common_terms,
+        )
         graph = Neo4jEpisodicGraph(settings.neo4j_uri, *auth, database=settings.neo4j_database)
     else:
         from stores.sqlite_graph import SqliteEpisodicGraph

@@ -150,6 +150,23 @@ CALL (hits) {{
 RETURN hits, loaded
 """
 
+#: how many active memories a search covers (``text_analysis.most_documents``)
+_SEARCHED = """
+MATCH (m:Memory) WHERE m.namespace IN $namespaces AND m.status = $active {layers}
+RETURN count(m) AS searched
+"""
+#: in how many of them each probed term is, counted up to ``$most + 1``
+_TERM_COUNTS = f"""
+UNWIND $probes AS p
+CALL (p) {{
+  CALL db.index.fulltext.queryNodes('{MEMORY_TEXT_INDEX}', p.lucene, {{limit: $most + 1}})
+  YIELD node
+  WHERE node.search_ns IN $namespaces AND node.status = $active {{layers}}
+  RETURN count(node) AS found
+}}
+RETURN p.term AS term, found
+"""
+
 #: Active memories without ``search_text`` (written by a version before it), a batch at a time.
 _UNINDEXED = """
 MATCH (m:Memory) WHERE m.status = $active AND m.search_text IS NULL AND m.content IS NOT NULL
@@ -285,6 +302,20 @@ class Neo4jRecordStore(Neo4jBacked):
     """``RecordStore`` over a Neo4j 5 database (Community edition is enough)."""
 
     _schema = RECORD_SCHEMA
+
+    def __init__(
+        self,
+        uri: str,
+        user: str | None = None,
+        password: str | None = None,
+        database: str = "neo4j",
+        common_terms: float = 0.0,
+    ) -> None:
+        """``common_terms``: a query term in more than this fraction of the searched memories is
+        left out of the lexical search (``text_analysis.most_documents``); 0 keeps every term."""
+        super().__init__(uri, user, password, database)
+        self._common = common_terms
+        self._sizes = text_analysis.ScopeSizes()
 
     async def start(self) -> None:
         await super().start()
@@ -447,6 +478,8 @@ class Neo4jRecordStore(Neo4jBacked):
         current versions of the other ids of ``load`` without embeddings: one statement, one
         round trip."""
         terms = text_analysis.query_terms(text)
+        if terms and namespaces and limit > 0:
+            terms = await self._distinctive(terms, namespaces, layers)
         searched = bool(terms and namespaces and limit > 0)
         unique = list(dict.fromkeys(load))
         if not searched and not unique:
@@ -481,6 +514,9 @@ class Neo4jRecordStore(Neo4jBacked):
         terms = text_analysis.query_terms(text)
         if not terms or not namespaces or limit <= 0:
             return []
+        terms = await self._distinctive(terms, namespaces, layers)
+        if not terms:
+            return []
         params: dict[str, Any] = {
             "lucene": _lucene_query(terms, list(namespaces)),
             "namespaces": list(namespaces),
@@ -493,6 +529,36 @@ class Neo4jRecordStore(Neo4jBacked):
             params["layers"] = [Layer(v).value for v in layers]
         query = _KEYWORD.replace("{layers}", layer_filter).replace("{returned}", _HIT_ID)
         return await self._db.read(query, params)
+
+    async def _distinctive(
+        self, terms: list[str], namespaces: Sequence[str], layers: Sequence[Layer]
+    ) -> list[str]:
+        """``terms`` minus those in more than ``text_analysis.most_documents`` of the searched
+        memories (the rule of ``stores.sqlite_fts.distinctive``). Lucene counts each term's
+        matches in the namespaces up to that bound; the layer filter applies to those, so a
+        namespace with many memories of other layers may keep a term SQLite would leave out."""
+        if self._common <= 0:
+            return terms
+        params: dict[str, Any] = {"namespaces": list(namespaces), "active": _ACTIVE}
+        layer_m = layer_node = ""
+        if layers:
+            layer_m, layer_node = "AND m.layer IN $layers", "AND node.layer IN $layers"
+            params["layers"] = [Layer(v).value for v in layers]
+        key = self._sizes.key(namespaces, layers)
+        searched = self._sizes.cached(key)
+        if searched is None:
+            rows = await self._db.read(_SEARCHED.replace("{layers}", layer_m), params)
+            searched = self._sizes.remember(key, rows[0]["searched"] if rows else 0)
+        most = text_analysis.most_documents(searched, self._common)
+        if most is None:
+            return terms
+        params["most"] = most
+        params["probes"] = [
+            {"term": t, "lucene": _lucene_query([t], list(namespaces))} for t in terms
+        ]
+        rows = await self._db.read(_TERM_COUNTS.replace("{layers}", layer_node), params)
+        found = {row["term"]: row["found"] for row in rows}
+        return [t for t in terms if found.get(t, 0) <= most]
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         if not fact_key:

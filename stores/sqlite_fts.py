@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -37,8 +36,6 @@ CREATE = (
 )
 #: MATCH expressions longer than this many terms are cut (the first terms are kept)
 MAX_MATCH_TERMS = 64
-#: ``distinctive`` keeps every term of a search over fewer memories than this
-COMMON_MIN_DOCS = 200
 #: ``bm25()`` with the weights of ``terms`` and ``scope``
 _BM25 = "bm25(memory_fts, 1.0, 0.0)"
 
@@ -87,34 +84,24 @@ def match(terms: Sequence[str], scope: str) -> str:
     return f"{scope} AND {words}" if scope else words
 
 
-class ScopeSizes:
-    """How many memories a search covers (the active ones of its namespaces and layers), per
-    scope, remembered for ``ttl_s``: the common-term threshold needs its size, not to the row,
-    and counting 10k index entries costs ~1 ms a recall."""
-
-    def __init__(self, ttl_s: float = 5.0, entries: int = 1024) -> None:
-        self._ttl = ttl_s
-        self._entries = entries
-        self._sizes: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[float, int]] = {}
-
-    def get(
-        self, conn: sqlite3.Connection, namespaces: Sequence[str], layers: Sequence[Layer]
-    ) -> int:
-        key = (tuple(namespaces), tuple(Layer(v).value for v in layers))
-        now = time.monotonic()
-        hit = self._sizes.get(key)
-        if hit is not None and now - hit[0] < self._ttl:
-            return hit[1]
-        where = f"namespace IN ({marks(len(namespaces))}) AND status = 'active'"
-        if layers:
-            where += f" AND layer IN ({marks(len(layers))})"
-        (size,) = conn.execute(
-            f"SELECT count(*) FROM memories WHERE {where}", (*key[0], *key[1])
-        ).fetchone()
-        if len(self._sizes) >= self._entries:
-            self._sizes.clear()
-        self._sizes[key] = (now, int(size))
-        return int(size)
+def scope_size(
+    conn: sqlite3.Connection,
+    sizes: text_analysis.ScopeSizes,
+    namespaces: Sequence[str],
+    layers: Sequence[Layer],
+) -> int:
+    """How many active memories ``namespaces`` (and ``layers``) hold, remembered for a while."""
+    key = sizes.key(namespaces, layers)
+    cached = sizes.cached(key)
+    if cached is not None:
+        return cached
+    where = f"namespace IN ({marks(len(namespaces))}) AND status = 'active'"
+    if layers:
+        where += f" AND layer IN ({marks(len(layers))})"
+    (size,) = conn.execute(
+        f"SELECT count(*) FROM memories WHERE {where}", (*key[0], *key[1])
+    ).fetchone()
+    return sizes.remember(key, size)
 
 
 def distinctive(
@@ -129,11 +116,11 @@ def distinctive(
     (``scope``: the MATCH expression of the search's namespaces and layers), which are searched
     like stop words: a name said in every turn of a conversation adds thousands of matches and
     nothing to the ranking (``bench.recall_eval``: R@10 +1.8 points at 0.05, and +1.3 to +1.8
-    at every fraction tried from 0.05 to 0.2; ``bench.recall_speed``). Below
-    ``COMMON_MIN_DOCS`` searched memories every term is kept."""
-    if searched < COMMON_MIN_DOCS:
+    at every fraction tried from 0.05 to 0.2; ``bench.recall_speed``). The threshold is
+    ``text_analysis.most_documents``, as on Neo4j."""
+    most = text_analysis.most_documents(searched, common)
+    if most is None:
         return list(terms)
-    most = int(common * searched)
     conn.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_fts_vocab "
         "USING fts5vocab(main, 'memory_fts', 'row')"
@@ -166,7 +153,7 @@ def keyword_rows(
     layers: Sequence[Layer],
     limit: int,
     columns: str,
-    sizes: ScopeSizes,
+    sizes: text_analysis.ScopeSizes,
     common: float = 0.0,
 ) -> list[tuple[tuple[Any, ...], float]]:
     """The ``limit`` best BM25 matches of the ``distinctive`` terms (all of them when
@@ -178,7 +165,7 @@ def keyword_rows(
     ``memories`` rows are read. A tie at the cut reads the next page.
     """
     (everything,) = conn.execute("SELECT count(*) FROM memory_fts_docsize").fetchone()
-    searched = sizes.get(conn, namespaces, layers)
+    searched = scope_size(conn, sizes, namespaces, layers)
     # when every document of the index is in scope, naming the scope only costs time (~1 ms at
     # 10k); a stale size can only leave another scope's rows in, which the row filter drops
     scope = scope_of(namespaces, layers) if everything > searched else ""

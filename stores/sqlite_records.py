@@ -224,7 +224,7 @@ class SqliteRecordStore(SqliteBacked):
         left out of the lexical search (``sqlite_fts.distinctive``); 0 keeps every term."""
         self._db = SqliteDb(path, _SCHEMA, "record store")
         self._common = common_terms
-        self._sizes = sqlite_fts.ScopeSizes()
+        self._sizes = text_analysis.ScopeSizes()
 
     async def start(self) -> None:
         await self._db.start()

@@ -18,12 +18,13 @@ so they agree on what a term is; only the engines' BM25 details differ (see ``ke
 from __future__ import annotations
 
 import re
+import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import Stemmer
 
-from gateway.core.models import Memory
+from gateway.core.models import Layer, Memory
 
 __all__ = ["STOPWORDS", "document_terms", "index_text", "normalise", "query_terms"]
 
@@ -110,3 +111,46 @@ def index_text(memory: Memory) -> str:
     if memory.context:
         return f"{memory.context}\n{memory.content}"
     return memory.content
+
+
+#: a lexical search over fewer memories than this keeps every term (``most_documents``)
+COMMON_MIN_DOCS = 200
+
+
+def most_documents(searched: int, common: float) -> int | None:
+    """The most memories a query term may be in, of the ``searched`` ones, and still be
+    searched; more, and it is searched like a stop word (a speaker's name in every turn adds
+    thousands of matches and nothing to the ranking). None: keep every term (``common`` is 0, or
+    fewer than ``COMMON_MIN_DOCS`` memories are searched). The same rule on every record store."""
+    if common <= 0 or searched < COMMON_MIN_DOCS:
+        return None
+    return int(common * searched)
+
+
+class ScopeSizes:
+    """How many memories a lexical search covers (the active ones of its namespaces and
+    layers), remembered per scope for ``ttl_s``: ``most_documents`` needs the size, not to the
+    row, and counting 10k index entries costs ~1 ms a recall."""
+
+    def __init__(self, ttl_s: float = 5.0, entries: int = 1024) -> None:
+        self._ttl = ttl_s
+        self._entries = entries
+        self._sizes: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[float, int]] = {}
+
+    @staticmethod
+    def key(
+        namespaces: Sequence[str], layers: Sequence[Layer]
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return tuple(namespaces), tuple(Layer(v).value for v in layers)
+
+    def cached(self, key: tuple[tuple[str, ...], tuple[str, ...]]) -> int | None:
+        hit = self._sizes.get(key)
+        if hit is None or time.monotonic() - hit[0] >= self._ttl:
+            return None
+        return hit[1]
+
+    def remember(self, key: tuple[tuple[str, ...], tuple[str, ...]], size: int) -> int:
+        if len(self._sizes) >= self._entries:
+            self._sizes.clear()
+        self._sizes[key] = (time.monotonic(), int(size))
+        return int(size)

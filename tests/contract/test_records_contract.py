@@ -663,3 +663,55 @@ async def test_delete_and_ids_in_erase_a_namespace_in_batches(record_store: Reco
     assert await record_store.ids_in(other, 10) == [theirs.id]
     await record_store.delete([])
     await record_store.delete([mine[0].id])  # again: a no-op
+
+
+@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.real)])
+async def pruning_store(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[RecordStore]:
+    """A record store that searches terms in over 5% of the searched memories like stop words
+    (the gateway's default, ``lexical_common_terms``)."""
+    store: RecordStore
+    if request.param == "sqlite":
+        from stores.sqlite_records import SqliteRecordStore
+
+        store = SqliteRecordStore(tmp_path / "records.db", common_terms=0.05)
+    else:
+        from stores.neo4j_records import Neo4jRecordStore
+
+        store = Neo4jRecordStore(request.getfixturevalue("neo4j_uri"), common_terms=0.05)
+    await store.start()
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+async def test_terms_in_most_searched_memories_are_left_out(pruning_store: RecordStore) -> None:
+    """Same rule on every adapter: a term in more than 5% of the searched memories (at least
+    200 of them) is searched like a stop word, judged within the namespaces searched, not the
+    whole store; a small namespace keeps every term."""
+    big, other, small = uid("ns"), uid("ns"), uid("ns")
+    chatter = [mem(big, f"Leo mentioned the weather again, note {i}") for i in range(240)]
+    kayaks = [
+        mem(big, "Leo bought a kayak for the lake"),
+        mem(big, "The kayak leaks at the seam"),
+        mem(big, "Renting a kayak costs twenty"),
+    ]
+    quiet = [mem(big, f"Nothing much happened on day {i}") for i in range(60)]
+    # "kayak" is everywhere in another namespace: that must not make it common in ``big``
+    elsewhere = [mem(other, f"kayak club newsletter {i}") for i in range(250)]
+    tiny = [mem(small, f"Leo note {i}") for i in range(5)]
+    await pruning_store.put([*chatter, *kayaks, *quiet, *elsewhere, *tiny])
+    layers = [Layer.SEMANTIC]
+
+    hits = await pruning_store.keyword_search([big], layers, "Leo kayak", 10)
+    assert {h[0] for h in hits} == {m.id for m in kayaks}  # no Leo-only chatter
+    assert await pruning_store.keyword_search([big], layers, "What did Leo say?", 10) == []
+    # the memories come with the hits too
+    found, _ = await pruning_store.keyword_memories([big], layers, "Leo kayak", 10)
+    assert {m.id for m, _ in found} == {m.id for m in kayaks}
+    # under 200 searched memories every term counts
+    assert len(await pruning_store.keyword_search([small], layers, "Leo", 10)) == 5
+    # in ``other`` the kayak term is in every memory: left out there
+    assert await pruning_store.keyword_search([other], layers, "kayak", 10) == []
