@@ -134,8 +134,22 @@ _NO_INDEX = "search_text: null, search_ns: null"
 #: statement (one row of two lists)
 _KEYWORD_AND_LOAD = f"""
 CALL () {{
-  CALL db.index.fulltext.queryNodes('{MEMORY_TEXT_INDEX}', $lucene) YIELD node, score
-  WHERE $search AND node.search_ns IN $namespaces AND node.status = $active {{layers}}
+  UNWIND $probes AS p
+  CALL (p) {{
+    WITH p WHERE p.count
+    CALL db.index.fulltext.queryNodes('{MEMORY_TEXT_INDEX}', p.lucene, {{limit: $most + 1}})
+    YIELD score
+    RETURN count(score) AS found
+  }}
+  WITH p, found WHERE found <= $most
+  RETURN collect(p.phrase) AS kept
+}}
+CALL (kept) {{
+  WITH kept WHERE $search AND size(kept) > 0
+  CALL db.index.fulltext.queryNodes('{MEMORY_TEXT_INDEX}',
+    'search_text:(' + reduce(q = head(kept), x IN tail(kept) | q + ' OR ' + x) + ')' + $scope)
+  YIELD node, score
+  WHERE node.search_ns IN $namespaces AND node.status = $active {{layers}}
   WITH node, score
   ORDER BY score DESC, node.when_at DESC, node.id
   LIMIT $limit
@@ -149,23 +163,13 @@ CALL (hits) {{
 }}
 RETURN hits, loaded
 """
-
-#: how many active memories a search covers (``text_analysis.most_documents``)
+#: how many active memories the searched namespaces hold (``text_analysis.most_documents``)
 _SEARCHED = """
-MATCH (m:Memory) WHERE m.namespace IN $namespaces AND m.status = $active {layers}
+MATCH (m:Memory) WHERE m.namespace IN $namespaces AND m.status = $active
 RETURN count(m) AS searched
 """
-#: in how many of them each probed term is, counted up to ``$most + 1``
-_TERM_COUNTS = f"""
-UNWIND $probes AS p
-CALL (p) {{
-  CALL db.index.fulltext.queryNodes('{MEMORY_TEXT_INDEX}', p.lucene, {{limit: $most + 1}})
-  YIELD node
-  WHERE node.search_ns IN $namespaces AND node.status = $active {{layers}}
-  RETURN count(node) AS found
-}}
-RETURN p.term AS term, found
-"""
+#: ``keyword_search``: the probes of ``_KEYWORD_AND_LOAD`` alone
+_TERM_COUNTS = _KEYWORD_AND_LOAD.split("CALL (kept)")[0] + "RETURN kept\n"
 
 #: Active memories without ``search_text`` (written by a version before it), a batch at a time.
 _UNINDEXED = """
@@ -270,13 +274,17 @@ def _lucene_phrase(text: str) -> str:
 
 def _lucene_query(terms: Sequence[str], namespaces: Sequence[str]) -> str:
     query = "search_text:(" + " OR ".join(map(_lucene_phrase, terms[:_MAX_LUCENE_TERMS])) + ")"
-    # Narrowing by namespace inside Lucene keeps other tenants' matches out of the candidates;
-    # boosted by 0 it adds nothing to the BM25 score. The Cypher filter on search_ns stays the
-    # authority (a namespace with spaces is a phrase).
+    return query + _lucene_scope(namespaces)
+
+
+def _lucene_scope(namespaces: Sequence[str]) -> str:
+    """Narrowing by namespace inside Lucene keeps other tenants' matches out of the candidates;
+    boosted by 0 it adds nothing to the BM25 score. The Cypher filter on search_ns stays the
+    authority (a namespace with spaces is a phrase). Empty when it cannot be said in Lucene."""
     scoped = [ns for ns in namespaces if ns.strip()]
-    if len(scoped) == len(namespaces) and len(scoped) <= _MAX_LUCENE_NAMESPACES:
-        query += " AND search_ns:(" + " OR ".join(map(_lucene_phrase, scoped)) + ")^0"
-    return query
+    if len(scoped) == len(namespaces) and 0 < len(scoped) <= _MAX_LUCENE_NAMESPACES:
+        return " AND search_ns:(" + " OR ".join(map(_lucene_phrase, scoped)) + ")^0"
+    return ""
 
 
 def _relative(rows: list[tuple[T, float]]) -> list[tuple[T, float]]:
@@ -478,16 +486,13 @@ class Neo4jRecordStore(Neo4jBacked):
         current versions of the other ids of ``load`` without embeddings: one statement, one
         round trip."""
         terms = text_analysis.query_terms(text)
-        if terms and namespaces and limit > 0:
-            terms = await self._distinctive(terms, namespaces, layers)
         searched = bool(terms and namespaces and limit > 0)
         unique = list(dict.fromkeys(load))
         if not searched and not unique:
             return [], {}
         params: dict[str, Any] = {
             "search": searched,
-            # a query that cannot match anything keeps the statement (and its cached plan) the same
-            "lucene": _lucene_query(terms, list(namespaces)) if searched else "search_text:x",
+            **(await self._probes(terms if searched else [], namespaces)),
             "namespaces": list(namespaces),
             "active": _ACTIVE,
             "limit": max(1, int(limit)),
@@ -514,9 +519,12 @@ class Neo4jRecordStore(Neo4jBacked):
         terms = text_analysis.query_terms(text)
         if not terms or not namespaces or limit <= 0:
             return []
-        terms = await self._distinctive(terms, namespaces, layers)
-        if not terms:
-            return []
+        probes = await self._probes(terms, namespaces)
+        if any(p["count"] for p in probes["probes"]):
+            kept = await self._db.read(_TERM_COUNTS, {**probes})
+            terms = [t for t in terms if _lucene_phrase(t) in set(kept[0]["kept"])]
+            if not terms:
+                return []
         params: dict[str, Any] = {
             "lucene": _lucene_query(terms, list(namespaces)),
             "namespaces": list(namespaces),
@@ -530,35 +538,34 @@ class Neo4jRecordStore(Neo4jBacked):
         query = _KEYWORD.replace("{layers}", layer_filter).replace("{returned}", _HIT_ID)
         return await self._db.read(query, params)
 
-    async def _distinctive(
-        self, terms: list[str], namespaces: Sequence[str], layers: Sequence[Layer]
-    ) -> list[str]:
-        """``terms`` minus those in more than ``text_analysis.most_documents`` of the searched
-        memories (the rule of ``stores.sqlite_fts.distinctive``). Lucene counts each term's
-        matches in the namespaces up to that bound; the layer filter applies to those, so a
-        namespace with many memories of other layers may keep a term SQLite would leave out."""
-        if self._common <= 0:
-            return terms
-        params: dict[str, Any] = {"namespaces": list(namespaces), "active": _ACTIVE}
-        layer_m = layer_node = ""
-        if layers:
-            layer_m, layer_node = "AND m.layer IN $layers", "AND node.layer IN $layers"
-            params["layers"] = [Layer(v).value for v in layers]
-        key = self._sizes.key(namespaces, layers)
-        searched = self._sizes.cached(key)
-        if searched is None:
-            rows = await self._db.read(_SEARCHED.replace("{layers}", layer_m), params)
-            searched = self._sizes.remember(key, rows[0]["searched"] if rows else 0)
-        most = text_analysis.most_documents(searched, self._common)
-        if most is None:
-            return terms
-        params["most"] = most
-        params["probes"] = [
-            {"term": t, "lucene": _lucene_query([t], list(namespaces))} for t in terms
+    async def _probes(self, terms: Sequence[str], namespaces: Sequence[str]) -> dict[str, Any]:
+        """The parameters that leave common terms out of a search, inside its statement (the
+        rule of ``text_analysis.most_documents``, as ``stores.sqlite_fts.distinctive``):
+        ``probes`` (each term's Lucene phrase and, when it must be counted, the Lucene query
+        of its matches in ``namespaces``), ``most`` (0: count nothing) and ``scope``.
+
+        Only active memories carry ``search_text``, so a count needs no node: Lucene counts
+        the term's matches in the namespaces, up to ``most + 1``."""
+        scope = _lucene_scope(namespaces)
+        most = None
+        if self._common > 0 and terms and scope:
+            key = self._sizes.key(namespaces, ())
+            searched = self._sizes.cached(key)
+            if searched is None:
+                rows = await self._db.read(
+                    _SEARCHED, {"namespaces": list(namespaces), "active": _ACTIVE}
+                )
+                searched = self._sizes.remember(key, rows[0]["searched"] if rows else 0)
+            most = text_analysis.most_documents(searched, self._common)
+        probes = [
+            {
+                "phrase": _lucene_phrase(t),
+                "count": most is not None,
+                "lucene": f"search_text:{_lucene_phrase(t)}{scope}",
+            }
+            for t in terms[:_MAX_LUCENE_TERMS]
         ]
-        rows = await self._db.read(_TERM_COUNTS.replace("{layers}", layer_node), params)
-        found = {row["term"]: row["found"] for row in rows}
-        return [t for t in terms if found.get(t, 0) <= most]
+        return {"probes": probes, "most": most or 0, "scope": scope}
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         if not fact_key:

@@ -113,7 +113,8 @@ def distinctive(
     common: float,
 ) -> list[str]:
     """``terms`` minus those in more than ``common`` (a fraction) of the ``searched`` memories
-    (``scope``: the MATCH expression of the search's namespaces and layers), which are searched
+    (the active ones of the search's namespaces, all layers; ``scope``: their MATCH expression,
+    empty when they are the whole index), which are searched
     like stop words: a name said in every turn of a conversation adds thousands of matches and
     nothing to the ranking (``bench.recall_eval``: R@10 +1.8 points at 0.05, and +1.3 to +1.8
     at every fraction tried from 0.05 to 0.2; ``bench.recall_speed``). The threshold is
@@ -165,14 +166,17 @@ def keyword_rows(
     ``memories`` rows are read. A tie at the cut reads the next page.
     """
     (everything,) = conn.execute("SELECT count(*) FROM memory_fts_docsize").fetchone()
-    searched = scope_size(conn, sizes, namespaces, layers)
-    # when every document of the index is in scope, naming the scope only costs time (~1 ms at
-    # 10k); a stale size can only leave another scope's rows in, which the row filter drops
-    scope = scope_of(namespaces, layers) if everything > searched else ""
+    in_namespaces = scope_size(conn, sizes, namespaces, ())
     if common > 0:
-        terms = distinctive(conn, terms, scope, searched, everything, common)
+        # judged within the namespaces (all layers): the rule of the Neo4j adapter too
+        ns_scope = scope_of(namespaces, ()) if everything > in_namespaces else ""
+        terms = distinctive(conn, terms, ns_scope, in_namespaces, everything, common)
         if not terms:
             return []
+    # when every document of the index is in scope, naming the scope only costs time (~1 ms at
+    # 10k); a stale size can only leave another scope's rows in, which the row filter drops
+    searched = in_namespaces if not layers else scope_size(conn, sizes, namespaces, layers)
+    scope = scope_of(namespaces, layers) if everything > searched else ""
     expr = match(terms, scope)
     where = f"+m.status = 'active' AND +m.namespace IN ({marks(len(namespaces))})"
     args: list[Any] = list(namespaces)
