@@ -2,6 +2,7 @@
 
     python -m bench.load --backend embedded|real|both --clients 1,16,64,200 --seconds 10
                          [--client-procs 2] [--client-mode async|threads] [--set NAME=VALUE]
+    python -m bench.load --gateway-src /path/to/older/checkout --clients 200 --write-every 0
 
 The gateway runs in a child process (its own GIL), listening on 127.0.0.1 only. It is first
 filled with ``--memories`` seeded dialogue turns (written by the master in 20 user namespaces,
@@ -41,7 +42,10 @@ import asyncio
 import multiprocessing as mp
 import os
 import random
+import socket
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -136,6 +140,52 @@ class GatewayProcess:
         self._proc.join(120)
         if self._proc.is_alive():
             self._proc.terminate()
+
+
+class CheckoutGateway:
+    """The gateway of another checkout (``--gateway-src``: e.g. the commit an issue measured),
+    run by its own ``memgate serve`` on 127.0.0.1 with its defaults: the same harness and machine
+    measure both. Only the embedded default (its settings are its own)."""
+
+    def __init__(self, src: Path, data_dir: Path, embedder: str) -> None:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self._port = sock.getsockname()[1]
+        self._cmd = [
+            sys.executable, "-m", "gateway.cli", "serve", "--host", "127.0.0.1",
+            "--port", str(self._port), "--data-dir", str(data_dir), "--embedder", embedder,
+        ]  # fmt: skip
+        self._src = src
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> str:
+        env = {**os.environ, "PYTHONPATH": str(self._src)}
+        self._proc = subprocess.Popen(self._cmd, cwd=self._src, env=env)
+        address = f"127.0.0.1:{self._port}"
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            try:
+                with GatewayClient(address, agent_id="master", timeout=2) as c:
+                    c.health()
+                return address
+            except GatewayError:
+                if self._proc.poll() is not None:
+                    raise SystemExit(f"the gateway of {self._src} exited") from None
+                time.sleep(0.5)
+        raise SystemExit(f"the gateway of {self._src} did not answer in 300 s")
+
+    def cpu_s(self) -> float:
+        assert self._proc is not None
+        fields = Path(f"/proc/{self._proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proc is not None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
 
 
 # ---------------------------------------------------------------------- measurements
@@ -428,7 +478,15 @@ def main() -> None:
     ap.add_argument(
         "--set", action="append", default=[], metavar="NAME=VALUE", help="a gateway setting"
     )
+    ap.add_argument(
+        "--gateway-src",
+        default="",
+        help="serve the gateway of this checkout instead (embedded, its own defaults): "
+        "e.g. a worktree of the commit an issue measured, for a same-machine baseline",
+    )
     args = ap.parse_args()
+    if args.gateway_src and (args.backend != "embedded" or args.set):
+        raise SystemExit("--gateway-src runs that checkout's embedded default: no --backend/--set")
     counts = [int(c) for c in args.clients.split(",")]
     if max(counts) > 500 or args.seconds > 60 or not 1 <= args.client_procs <= 8:
         raise SystemExit("bounded: at most 500 clients, 60 s per level and 8 client processes")
@@ -480,7 +538,9 @@ def main() -> None:
                 f"{f['queries_batched_per_s']:.0f}/s",
                 flush=True,
             )
-            gateway = GatewayProcess(settings)
+            gateway: GatewayProcess | CheckoutGateway = GatewayProcess(settings)
+            if args.gateway_src:
+                gateway = CheckoutGateway(Path(args.gateway_src), Path(tmp), args.embedder)
             with gateway as address:
                 _, applied = populate(address, turns, namespaces)
                 print(

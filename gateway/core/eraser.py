@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 
+from gateway.core import memo
 from gateway.core.commands import EraseWorking, Forget, ForgetNamespace, ForgetSubject
 from gateway.core.control import AuditEntry, JournalEntry
 from gateway.core.models import Memory, NodeKind, NodeRef, Status, utcnow
@@ -86,6 +87,7 @@ class Eraser:
         await self._ledger.scrub(ids)
         await self._stores.records.erase(graves)
         await self._stores.index.flush()
+        memo.forget()
 
     async def forget_namespace(self, entry: JournalEntry) -> set[str]:
         cmd = entry.command
@@ -110,6 +112,7 @@ class Eraser:
         if isinstance(cmd, ForgetSubject):
             elsewhere, namespaces = await self._forget_about(entry, cmd)
             touched |= namespaces
+        memo.forget()
         await self._ledger.audit(
             [
                 AuditEntry(
@@ -163,4 +166,5 @@ class Eraser:
             else:
                 await self._stores.working.erase_namespace(cmd.namespace)
             touched.add(cmd.namespace)
+        memo.forget()
         return touched

@@ -10,8 +10,9 @@ pushes out the turn that answers. Names are matched where they are exact instead
 
 from __future__ import annotations
 
-import functools
 import re
+
+from gateway.core import memo
 
 # A word that does not start the question (after a word, a comma... and a space), with its
 # possessive: "What job did Elena's sister get?" -> "What job did their sister get?".
@@ -38,7 +39,7 @@ def dense_text(query: str) -> str:
     return _WORD.sub(mask, query)
 
 
-@functools.lru_cache(maxsize=4096)
+@memo.remembered(4096)
 def names(query: str, person: str) -> bool:
     """Whether ``query`` names ``person`` (as a whole word, case as written). Remembered: one
     recall asks it of every candidate, for the same two or three speakers."""

@@ -8,10 +8,11 @@ expression (the turn that dates the event, rather than a later undated mention o
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+
+from gateway.core import memo
 
 _MONTHS = [
     "january",
@@ -140,7 +141,7 @@ def cues(query: str, now: datetime) -> Cues:
     return Cues(start, end, bool(_WHEN.search(query)), bool(_LATEST.search(query)))
 
 
-@functools.lru_cache(maxsize=8192)
+@memo.remembered(8192)
 def dated(text: str) -> bool:
     """Whether ``text`` carries a time expression ("two weeks ago", "next month", "May 3").
     Remembered per text: a "when" recall asks it of every candidate, and the same turns come back

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from gateway import client as gc
+from gateway.core import memo
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
 
 
@@ -163,8 +164,11 @@ def test_forget_erases_content_everywhere_and_keeps_a_tombstone(erase_gw: Runnin
             time.sleep(0.1)  # the index is flushed every flush_interval_s
         assert _files_with(faiss, fact)
 
+        # a recall runs the per-text memos over the secret (time cues, token estimates)
+        assert fact in {h.id for h in master.recall("locker code word", namespaces=[ns]).hits}
         grave = master.forget(fact, reason="the user asked")
         master.forget(event, reason="the user asked")
+        assert memo.held() == 0  # the in-process gateway's memos let go of every text
         assert (grave.content, grave.status) == ("", "forgotten")
         assert grave.metadata["forgotten_by"] == "master"
         assert grave.metadata["forgotten_reason"] == "the user asked"
