@@ -53,6 +53,12 @@ log = logging.getLogger("memgate.recall")
 LexicalTask = asyncio.Future[tuple[list[tuple[Memory, float]], dict[str, Memory]]]
 
 
+def _found(lexical: LexicalTask) -> set[str]:
+    """The ids a finished lexical search loaded already (not to be loaded twice)."""
+    ok = lexical.done() and not lexical.cancelled() and lexical.exception() is None
+    return {m.id for m, _ in lexical.result()[0]} if ok else set()
+
+
 class Recaller:
     def __init__(
         self,
@@ -213,8 +219,7 @@ class Recaller:
             raise
 
     def _start_lexical(self, q: RecallQuery, layers: tuple[Layer, ...]) -> LexicalTask:
-        """The lexical hits with their memories, as a task started now (it runs on the record
-        store's worker while the query is embedded). An outcome nobody awaits is retrieved."""
+        """The lexical hits with their memories, as a task started now (beside the embedding)."""
 
         async def search() -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
             with self._tracer.span("recall.keyword_search"):
@@ -243,11 +248,10 @@ class Recaller:
         except BaseException:
             lexical_task.cancel()
             raise
-        # the dense hits' memories load while the lexical search finishes (on Neo4j the two
-        # statements run side by side): ranking reads ~35 candidates deep for top_k 10, and one
-        # load of them all costs less than loading them as needed (a round trip each, 2-5 ms on
-        # Neo4j); ``_rank`` loads any other candidate that can still reach the top
-        ids = [i for i, _ in dense]
+        # one load of the dense hits' memories (ranking reads ~35 deep for top_k 10; a round trip
+        # costs 2-5 ms on Neo4j), beside the lexical search on Neo4j, after it on SQLite
+        found = _found(lexical_task)
+        ids = [i for i, _ in dense if i not in found]
         preload = asyncio.ensure_future(records.get(ids, embeddings=False))
         preload.add_done_callback(lambda t: t.cancelled() or t.exception())
         try:
@@ -297,8 +301,7 @@ class Recaller:
         self, c: Candidates, q: RecallQuery, vector: np.ndarray, top: Sequence[Memory]
     ) -> bool:
         """Events that mention the same entities as the best candidates (multi-hop through the
-        graph). Only hits that name entities are expanded: a plain turn has no edge worth
-        following (its session, agent and user are hubs linked to every event)."""
+        graph); a plain turn has no edge worth following (its session is a hub)."""
         # entity nodes are per namespace (``scoped_id``): the same name in another namespace is
         # another node
         names = {(m.namespace, normalise_name(e)) for m in top for e in m.entities}
@@ -387,9 +390,8 @@ class Recaller:
         return not ((q.start and mem.when < q.start) or (q.end and mem.when >= q.end))
 
     async def _working(self, c: Candidates, q: RecallQuery, vector: np.ndarray) -> None:
-        """The session's window: candidates by their cosine to the query."""
         mems = await window_memories(self._stores.working, self._embed, q.namespaces, q.session_id)
-        c.add_similar(mems, vector)
+        c.add_similar(mems, vector)  # the session's window, by cosine to the query
 
     async def close(self) -> None:
         """Write what is queued: access statistics, then audit rows."""
