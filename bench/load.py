@@ -119,6 +119,12 @@ def _serve(settings: Settings, ready: Any, stop: Any) -> None:
         stop.wait()
 
 
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds process ``pid`` has used (user + system, all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class GatewayProcess:
     def __init__(self, settings: Settings) -> None:
         ctx = mp.get_context("spawn")
@@ -131,9 +137,7 @@ class GatewayProcess:
         return str(self._ready.get(timeout=300))
 
     def cpu_s(self) -> float:
-        """CPU seconds the gateway process has used (user + system, all its threads)."""
-        fields = Path(f"/proc/{self._proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return process_cpu_s(self._proc.pid or 0)
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
@@ -176,8 +180,7 @@ class CheckoutGateway:
 
     def cpu_s(self) -> float:
         assert self._proc is not None
-        fields = Path(f"/proc/{self._proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return process_cpu_s(self._proc.pid)
 
     def __exit__(self, *exc: object) -> None:
         if self._proc is not None:

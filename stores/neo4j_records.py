@@ -521,8 +521,9 @@ class Neo4jRecordStore(Neo4jBacked):
             return []
         probes = await self._probes(terms, namespaces)
         if any(p["count"] for p in probes["probes"]):
-            kept = await self._db.read(_TERM_COUNTS, {**probes})
-            terms = [t for t in terms if _lucene_phrase(t) in set(kept[0]["kept"])]
+            rows = await self._db.read(_TERM_COUNTS, probes)
+            kept = set(rows[0]["kept"])
+            terms = [t for t in terms if _lucene_phrase(t) in kept]
             if not terms:
                 return []
         params: dict[str, Any] = {
