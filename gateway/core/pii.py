@@ -111,6 +111,7 @@ RULES: tuple[Rule, ...] = (
         ),
         check=_cn_id18,
         needs=NUMBERISH,
+        not_in_hex=True,
     ),
     # Payment cards: Visa 4, Mastercard 2/5, Amex 34/37, Discover/UnionPay 6, JCB/Diners 3.
     Rule(
@@ -118,6 +119,7 @@ RULES: tuple[Rule, ...] = (
         re.compile(r"(?<![0-9])[2-6][0-9]{3}(?:[ -]?[0-9]){9,15}(?![0-9])"),
         check=_card,
         needs=NUMBERISH,
+        not_in_hex=True,
     ),
     # PRC resident ID, 15 digits (issued before 1999): region, YYMMDD, sequence.
     Rule(
@@ -128,12 +130,14 @@ RULES: tuple[Rule, ...] = (
         ),
         check=_cn_id15,
         needs=NUMBERISH,
+        not_in_hex=True,
     ),
     # US social security number: AAA-GG-SSSS (no 000/666/9xx area, 00 group, 0000 serial) ...
     Rule(
         "ssn",
         re.compile(r"(?<![0-9\-])(?!000|666|9)[0-9]{3}-(?!00)[0-9]{2}-(?!0000)[0-9]{4}(?![0-9\-])"),
         needs=NUMBERISH,
+        not_in_hex=True,
     ),
     # ... or spaced / run together right after the word SSN.
     Rule(
@@ -145,12 +149,14 @@ RULES: tuple[Rule, ...] = (
         group=1,
         gate=("ssn", "social security"),
         needs=NUMBERISH,
+        not_in_hex=True,
     ),
     # Passports: PRC E/G series on their own; any 6-9 char number close after passport/护照.
     Rule(
         "passport",
         re.compile(r"(?<![A-Za-z0-9])(?:E[0-9]{8}|E[A-HJ-NP-Z][0-9]{7}|G[0-9]{8})(?![A-Za-z0-9])"),
         needs=NUMBERISH,
+        not_in_hex=True,
     ),
     Rule(
         "passport",
@@ -168,6 +174,7 @@ RULES: tuple[Rule, ...] = (
         "phone",
         re.compile(r"(?<![0-9])(?:(?:\+|00)86[ -]?)?1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?![0-9])"),
         needs=NUMBERISH,
+        not_in_hex=True,
     ),
     # PRC landline: area code 010/02X/0XXX with a dash or in brackets, then 7-8 digits.
     Rule(
@@ -177,6 +184,7 @@ RULES: tuple[Rule, ...] = (
             r"[0-9]{7,8}(?![0-9\-])"
         ),
         needs=NUMBERISH,
+        not_in_hex=True,
     ),
     # North America: (415) 555-0123, 415-555-0123, 415.555.0123, 4155550123, +1 …
     Rule(
@@ -187,6 +195,7 @@ RULES: tuple[Rule, ...] = (
         ),
         check=_nanp,
         needs=NUMBERISH,
+        not_in_hex=True,
     ),
     # Other international numbers: +CC then 8-15 digits in groups.
     Rule(
@@ -195,12 +204,14 @@ RULES: tuple[Rule, ...] = (
         check=_intl_phone,
         gate=("+",),
         needs=NUMBERISH,
+        not_in_hex=True,
     ),
     Rule(
         "ip",
         re.compile(rf"(?<![A-Za-z0-9_.]){_OCTET}(?:\.{_OCTET}){{3}}(?![0-9]|\.[0-9])"),
         check=_ipv4,
         needs=NUMBERISH,
+        not_in_hex=True,
     ),
     Rule(
         "ip",

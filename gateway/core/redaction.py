@@ -28,6 +28,8 @@ class Rule:
     rule runs at all: ``gate``, substrings of which the lower-cased text must hold one, and
     ``needs``, a pre-check pattern that must match somewhere (shared between rules and run once).
     ``trim`` gives trailing punctuation back to the sentence instead of swallowing it.
+    ``not_in_hex`` keeps a digit run that sits inside a hex identifier (a memory id, a digest, a
+    commit id: 16+ hex characters with a letter among them) as part of that identifier.
     """
 
     kind: str
@@ -37,6 +39,7 @@ class Rule:
     gate: tuple[str, ...] = ()
     needs: Pattern[str] | None = None
     trim: bool = False
+    not_in_hex: bool = False
 
     @property
     def placeholder(self) -> str:
@@ -76,6 +79,8 @@ def _replacer(rule: Rule, kinds: list[str]) -> Callable[[Match[str]], str]:
                 return m.group(0)
         if rule.check is not None and not rule.check(value, m):
             return m.group(0)
+        if rule.not_in_hex and inside_hex_id(m.string, *m.span(rule.group)):
+            return m.group(0)
         if rule.kind not in kinds:
             kinds.append(rule.kind)
         if rule.group == 0:
@@ -88,6 +93,30 @@ def _replacer(rule: Rule, kinds: list[str]) -> Callable[[Match[str]], str]:
 
 
 # ---------------------------------------------------------------- shared validators
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+_ALNUM = re.compile(r"[0-9A-Za-z]")
+HEX_ID_CHARS = 16
+
+
+def inside_hex_id(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is part of one token of 16+ hex characters holding a letter
+    (``ae9d20a3f13812345678a82e...``): an identifier, whatever digit runs it happens to hold."""
+    if (start == 0 or not _ALNUM.match(text[start - 1])) and (
+        end == len(text) or not _ALNUM.match(text[end])
+    ):
+        return False  # stands on its own
+    lo, hi = start, end
+    while lo > 0 and _ALNUM.match(text[lo - 1]):
+        lo -= 1
+    while hi < len(text) and _ALNUM.match(text[hi]):
+        hi += 1
+    token = text[lo:hi]
+    return (
+        len(token) >= HEX_ID_CHARS
+        and _HEX.issuperset(token)
+        and not token.isdigit()
+    )
 
 
 def luhn(digits: str) -> bool:

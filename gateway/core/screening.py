@@ -6,7 +6,8 @@ Redaction runs the rules of ``credentials.py`` then ``pii.py`` in order, then th
 random-token rule; each validated match becomes ``[KIND]``. ``KINDS`` below is the reference table
 (docs/SECURITY.md repeats it). Deliberately left alone: dates, times, prices, versions with fewer
 than four parts, hex strings of any length (UUIDs, SHA digests, commit ids: ids, not secrets, unless
-labelled ``token=``/``api_key=``...), digit runs that fail their check, loopback addresses.
+labelled ``token=``/``api_key=``...) with the digit runs inside them, digit runs that fail their
+check, loopback addresses.
 """
 
 from __future__ import annotations

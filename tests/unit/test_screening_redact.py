@@ -249,6 +249,23 @@ def test_ordinary_dialogue_is_unchanged(text: str) -> None:
     assert screening.redact(text) == (text, [])
 
 
+@pytest.mark.parametrize(
+    "digits",
+    ["13812345678", "4155550123", "4111111111111111", "510107197811220034", "110105491231002"],
+)
+def test_digit_runs_inside_hex_ids_are_kept(digits: str) -> None:
+    """A memory id or digest can hold a run that looks like a phone, card or ID number; it is an
+    identifier (an edited proposal's reason names the id it was written as), so it stays whole."""
+    for text in (
+        f"edited into ae9d20a3f{digits}a82ee6e6ede9: typo",
+        f"sha {digits}ae9d20a3fa82ee6e6ede9",
+        f"digest ae9d20a3fa82ee6e6ede9{digits}",
+    ):
+        assert screening.redact(text) == (text, []), text
+    # the same digits standing on their own (or after a word) are still redacted
+    assert screening.redact(f"call {digits} now")[1] != []
+
+
 def test_benign_table_is_large_enough() -> None:
     assert len(BENIGN) >= 60
 
