@@ -32,7 +32,7 @@ import numpy as np
 from gateway.core.errors import Conflict
 from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
 from stores import text_analysis
-from stores.codec import dump_json, load_json
+from stores.codec import LAYER_OF, STATUS_OF, dump_json, load_json
 from stores.neo4j_schema import (
     MEMORY_TEXT_INDEX,
     RECORD_SCHEMA,
@@ -243,7 +243,7 @@ def _memory_of(p: dict[str, Any]) -> Memory:
     return Memory(
         id=p["id"],
         namespace=p["namespace"],
-        layer=Layer(p["layer"]),
+        layer=LAYER_OF[p["layer"]],
         content=p["content"],
         type=p["type"],
         importance=float(p["importance"]),
@@ -259,7 +259,7 @@ def _memory_of(p: dict[str, Any]) -> Memory:
         metadata=load_json(p.get("metadata"), {}),
         evidence=load_json(p.get("evidence"), []),
         event_time=from_micros(p.get("event_time")),
-        status=Status(p["status"]),
+        status=STATUS_OF[p["status"]],
         fact_key=p.get("fact_key", ""),
         entities=load_json(p.get("entities"), []),
         embedding=None if blob is None else np.frombuffer(bytes(blob), dtype="<f4").copy(),

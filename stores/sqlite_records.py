@@ -31,7 +31,6 @@ One connection, guarded by a lock; every call runs on a worker thread (``asyncio
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
@@ -43,7 +42,7 @@ import numpy as np
 from gateway.core.errors import Conflict
 from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
 from stores import sqlite_fts, text_analysis
-from stores.codec import dump_json, from_micros, to_micros
+from stores.codec import LAYER_OF, STATUS_OF, dump_json, from_micros, load_json, to_micros
 from stores.sqlite_base import SqliteBacked, SqliteDb, chunks, marks
 
 T = TypeVar("T")
@@ -188,7 +187,7 @@ def _memory_of(row: Sequence[Any]) -> Memory:
     return Memory(
         id=mid,
         namespace=namespace,
-        layer=Layer(layer),
+        layer=LAYER_OF[layer],
         content=content,
         type=type_,
         importance=importance,
@@ -201,12 +200,12 @@ def _memory_of(row: Sequence[Any]) -> Memory:
         last_accessed_at=None if last_accessed_at is None else from_micros(last_accessed_at),
         access_count=access_count,
         version=version,
-        metadata=json.loads(metadata) if metadata != "{}" else {},
-        evidence=json.loads(evidence) if evidence != "[]" else [],
+        metadata=load_json(metadata, {}) if metadata != "{}" else {},
+        evidence=load_json(evidence, []) if evidence != "[]" else [],
         event_time=None if event_time is None else from_micros(event_time),
-        status=Status(status),
+        status=STATUS_OF[status],
         fact_key=fact_key,
-        entities=json.loads(entities) if entities != "[]" else [],
+        entities=load_json(entities, []) if entities != "[]" else [],
         embedding=None if embedding is None else np.frombuffer(embedding, dtype="<f4").copy(),
         context=context,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from google.protobuf import json_format
@@ -42,10 +42,16 @@ def ts(value: datetime | None) -> Timestamp | None:
     return out
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def when(msg: Any, name: str) -> datetime | None:
+    """The timestamp field ``name`` as an aware UTC datetime (None when unset): what
+    ``Timestamp.ToDatetime(tzinfo=UTC)`` gives (nanoseconds cut to microseconds), ~4x faster."""
     if not msg.HasField(name):
         return None
-    return getattr(msg, name).ToDatetime(tzinfo=UTC)  # type: ignore[no-any-return]
+    value = getattr(msg, name)
+    return _EPOCH + timedelta(0, value.seconds, value.nanos // 1000)
 
 
 def layer_number(name: str) -> int:
