@@ -14,7 +14,8 @@ import neo4j
 from neo4j import exceptions as nx
 
 from gateway.core.errors import BackendUnavailable, Conflict
-from stores import codec, timing
+from stores import codec
+from stores.neo4j_reads import ThreadedReads
 
 BACKEND = "neo4j"
 
@@ -117,6 +118,10 @@ class Neo4jSession:
         self._slots = asyncio.Semaphore(max_concurrency)
         self._operation_timeout = operation_timeout
         self._driver: neo4j.AsyncDriver | None = None
+        # reads go through the blocking driver in threads (``neo4j_reads``: ~2x faster)
+        self._reads = ThreadedReads(
+            uri, self._auth, database, self._config, max_concurrency, operation_timeout
+        )
         self._idle_reads: list[neo4j.AsyncSession] = []
         self._idle_writes: list[neo4j.AsyncSession] = []
 
@@ -126,16 +131,19 @@ class Neo4jSession:
         driver = neo4j.AsyncGraphDatabase.driver(self.uri, auth=self._auth, **self._config)
         try:
             await self._guard(driver.verify_connectivity())
+            await self._guard(self._reads.start())
             self._driver = driver
             for statement in schema:
                 await self._create_schema(statement)
             await self.write("CALL db.awaitIndexes(60)", {})
         except BaseException:
             self._driver = None
+            await self._reads.close()
             await driver.close()
             raise
 
     async def close(self) -> None:
+        await self._reads.close()
         driver, self._driver = self._driver, None
         idle, self._idle_reads, self._idle_writes = self._idle_reads + self._idle_writes, [], []
         for session in idle:
@@ -164,20 +172,15 @@ class Neo4jSession:
 
     async def read(self, query: str, params: dict[str, Any]) -> list[neo4j.Record]:
         """One auto-commit query in read access mode: a single round trip (a managed read
-        transaction adds BEGIN and COMMIT), on a session kept from an earlier call. A query
-        that fails on a broken connection or a transient error is tried once more, on a fresh
-        session. Reports the server's own time for the query (``stores.timing``): waiting for a
-        pooled connection or for our event loop is not the database being slow."""
-
-        async def work(session: neo4j.AsyncSession) -> list[neo4j.Record]:
-            result = await session.run(query, params)  # type: ignore[arg-type]
-            records = [record async for record in result]
-            summary = await result.consume()
-            server_ms = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
-            timing.report(float(server_ms))
-            return records
-
-        return await self._session_call(work, read=True, retry=True)
+        transaction adds BEGIN and COMMIT), on a session kept from an earlier call, run by the
+        blocking driver in a worker thread (``neo4j_reads``). A query that fails on a broken
+        connection or a transient error is tried once more, on a fresh session. Reports the
+        server's own time for the query (``stores.timing``): waiting for a pooled connection or
+        for our event loop is not the database being slow."""
+        if self._driver is None:
+            raise BackendUnavailable(BACKEND, "not started")
+        async with self._slots:
+            return await self._guard(self._reads.read(query, params))
 
     async def _create_schema(self, statement: str) -> None:
         try:
