@@ -297,6 +297,8 @@ class Neo4jEpisodicGraph(Neo4jBacked):
         if start is not None:
             where.append("e.at >= $start")
             params["start"] = to_micros(start)
+        else:  # a predicate on ``at`` too, or the planner scans every :Event (55k: ~80 ms)
+            where.append("e.at IS NOT NULL")
         if end is not None:
             where.append("e.at < $end")
             params["end"] = to_micros(end)
@@ -304,7 +306,7 @@ class Neo4jEpisodicGraph(Neo4jBacked):
             where.append("e.type IN $types")
             params["types"] = list(types)
         rows = await self._db.read(
-            f"MATCH (e:Event) WHERE {' AND '.join(where)} "
+            f"MATCH (e:Event) USING INDEX e:Event(namespace, at) WHERE {' AND '.join(where)} "
             f"RETURN {_EVENT_FIELDS} ORDER BY e.at DESC, e.id DESC LIMIT $limit",
             params,
         )
