@@ -79,6 +79,10 @@ class Settings:
     neo4j_user: str = ""
     neo4j_password: str = ""
     neo4j_database: str = "neo4j"
+    #: threads that run Neo4j reads on the blocking driver (``stores/neo4j_reads.py``): 2 keep a
+    #: recall's two reads side by side; more let reader threads crowd the event loop off the GIL
+    #: (200 agents: p99 0.8 s at 2, 1.7 s at 4, 2.7 s at 16; docs/BENCHMARKS.md)
+    neo4j_read_threads: int = 2
     #: where acknowledged writes are journaled: sqlite (a file under data_dir, one gateway per
     #: data dir) | redis (Redis Streams on redis_url, shared by gateway replicas; docs/SCALING.md)
     journal_backend: str = "sqlite"
@@ -310,6 +314,8 @@ class Settings:
         ]
         if self.query_embed_threads < 1:
             out.append("query_embed_threads must be >= 1")
+        if self.neo4j_read_threads < 1:
+            out.append("neo4j_read_threads must be >= 1")
         if self.grpc_max_concurrent_rpcs < -1:
             out.append("grpc_max_concurrent_rpcs must be >= -1 (0 = derived, -1 = none)")
         if self.query_embed_batch < 1:

@@ -80,8 +80,14 @@ def build_stores(
             *auth,
             database=settings.neo4j_database,
             common_terms=settings.lexical_common_terms,
+            read_threads=settings.neo4j_read_threads,
         )
-        graph = Neo4jEpisodicGraph(settings.neo4j_uri, *auth, database=settings.neo4j_database)
+        graph = Neo4jEpisodicGraph(
+            settings.neo4j_uri,
+            *auth,
+            database=settings.neo4j_database,
+            read_threads=settings.neo4j_read_threads,
+        )
     else:
         from stores.sqlite_graph import SqliteEpisodicGraph
         from stores.sqlite_records import SqliteRecordStore

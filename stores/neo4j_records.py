@@ -323,10 +323,11 @@ class Neo4jRecordStore(Neo4jBacked):
         password: str | None = None,
         database: str = "neo4j",
         common_terms: float = 0.0,
+        read_threads: int = 2,
     ) -> None:
         """``common_terms``: a query term in more than this fraction of the searched memories is
         left out of the lexical search (``text_analysis.most_documents``); 0 keeps every term."""
-        super().__init__(uri, user, password, database)
+        super().__init__(uri, user, password, database, read_threads)
         self._common = common_terms
         self._sizes = text_analysis.ScopeSizes()
 

@@ -103,6 +103,7 @@ class Neo4jSession:
         retry_time: float = 1.0,
         operation_timeout: float = 10.0,
         max_concurrency: int = 16,
+        read_threads: int = 2,
     ) -> None:
         self.uri = uri
         self.database = database
@@ -120,7 +121,7 @@ class Neo4jSession:
         self._driver: neo4j.AsyncDriver | None = None
         # reads go through the blocking driver in threads (``neo4j_reads``: ~2x faster)
         self._reads = ThreadedReads(
-            uri, self._auth, database, self._config, max_concurrency, operation_timeout
+            uri, self._auth, database, self._config, read_threads, operation_timeout
         )
         self._idle_reads: list[neo4j.AsyncSession] = []
         self._idle_writes: list[neo4j.AsyncSession] = []
@@ -268,8 +269,9 @@ class Neo4jBacked:
         user: str | None = None,
         password: str | None = None,
         database: str = "neo4j",
+        read_threads: int = 2,
     ) -> None:
-        self._db = Neo4jSession(uri, user, password, database)
+        self._db = Neo4jSession(uri, user, password, database, read_threads=read_threads)
 
     async def start(self) -> None:
         await self._db.start(self._schema)
