@@ -112,11 +112,7 @@ def inside_hex_id(text: str, start: int, end: int) -> bool:
     while hi < len(text) and _ALNUM.match(text[hi]):
         hi += 1
     token = text[lo:hi]
-    return (
-        len(token) >= HEX_ID_CHARS
-        and _HEX.issuperset(token)
-        and not token.isdigit()
-    )
+    return len(token) >= HEX_ID_CHARS and _HEX.issuperset(token) and not token.isdigit()
 
 
 def luhn(digits: str) -> bool:
