@@ -53,6 +53,20 @@ class Limits:
 UNBOUNDED_CALLS_ROOM = 16
 
 
+#: most recall worker processes (each holds an embedder and a copy of the vector index), and
+#: most that ``recall_processes = -1`` picks
+MAX_RECALL_PROCESSES = 16
+AUTO_RECALL_PROCESSES = 4
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, e.g. a container's CPU set)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     host: str = "127.0.0.1"
@@ -83,6 +97,11 @@ class Settings:
     #: recall's two reads side by side; more let reader threads crowd the event loop off the GIL
     #: (200 agents: p99 0.8 s at 2, 1.7 s at 4, 2.7 s at 16; docs/BENCHMARKS.md)
     neo4j_read_threads: int = 2
+    #: processes that run recall pipelines beside the gateway's own (``gateway/recall_workers``):
+    #: each has its own GIL, embedder, stores' connections and copy of the vector index, kept
+    #: current over a private socket; 0 = recalls run in the gateway process only; -1 = one
+    #: per core, at most 4, none on one core (``recall_workers()``; docs/SCALING.md)
+    recall_processes: int = -1
     #: where acknowledged writes are journaled: sqlite (a file under data_dir, one gateway per
     #: data dir) | redis (Redis Streams on redis_url, shared by gateway replicas; docs/SCALING.md)
     journal_backend: str = "sqlite"
@@ -316,6 +335,8 @@ class Settings:
             out.append("query_embed_threads must be >= 1")
         if self.neo4j_read_threads < 1:
             out.append("neo4j_read_threads must be >= 1")
+        if not -1 <= self.recall_processes <= MAX_RECALL_PROCESSES:
+            out.append(f"recall_processes must be 0..{MAX_RECALL_PROCESSES}, or -1 (auto)")
         if self.grpc_max_concurrent_rpcs < -1:
             out.append("grpc_max_concurrent_rpcs must be >= -1 (0 = derived, -1 = none)")
         if self.query_embed_batch < 1:
@@ -355,6 +376,13 @@ class Settings:
         if self.audit_retention_days < 0:
             out.append("audit_retention_days must be >= 0 (0 = keep)")
         return out
+
+    def recall_workers(self) -> int:
+        """How many recall worker processes to run (``recall_processes``, resolved)."""
+        if self.recall_processes >= 0:
+            return self.recall_processes
+        cores = usable_cores()
+        return 0 if cores < 2 else min(cores, AUTO_RECALL_PROCESSES)
 
     def ledger(self) -> str:
         """The ledger's backend: ``ledger_backend``, or the journal's when that is empty."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
+from pathlib import Path
 
 from gateway.core.events import AppliedEvents
 from gateway.core.metrics import Metrics
@@ -29,6 +30,8 @@ from gateway.core.service import MemoryService
 from gateway.core.tracing import NULL_TRACER, Tracer
 from gateway.embedding import build_embedder
 from gateway.formation.factory import build_formation
+from gateway.recall_workers.broadcast import BroadcastIndex, IndexListener
+from gateway.recall_workers.pool import RecallWorkers
 from gateway.settings import Settings
 from stores.breaker import Breaker, BreakerPolicy, guard
 from stores.faiss_index import ShardedFaissIndex
@@ -49,13 +52,8 @@ def replica_id(settings: Settings) -> str:
 _REPLICA_ID = ""
 
 
-def build_stores(
-    settings: Settings,
-    dim: int = 384,
-    metrics: Metrics | None = None,
-    tracer: Tracer = NULL_TRACER,
-    events: AppliedEvents | None = None,
-) -> Stores:
+def _backends(settings: Settings) -> tuple[WorkingStore, RecordStore, EpisodicGraph]:
+    """The working store, the records and the episodic graph ``settings`` name (unguarded)."""
     data = settings.data_dir
     working: WorkingStore
     records: RecordStore
@@ -94,9 +92,25 @@ def build_stores(
 
         records = SqliteRecordStore(data / "records.db", common_terms=settings.lexical_common_terms)
         graph = SqliteEpisodicGraph(data / "graph.db")
+    return working, records, graph
+
+
+def build_stores(
+    settings: Settings,
+    dim: int = 384,
+    metrics: Metrics | None = None,
+    tracer: Tracer = NULL_TRACER,
+    events: AppliedEvents | None = None,
+    index_changes: IndexListener | None = None,
+) -> Stores:
+    """``index_changes`` hears every change of this process's FAISS shards (recall workers
+    follow them)."""
+    working, records, graph = _backends(settings)
     # index files are tied to the record store they mirror
-    index_dir = data / ("faiss-neo4j" if settings.neo4j_uri else "faiss")
+    index_dir = settings.data_dir / ("faiss-neo4j" if settings.neo4j_uri else "faiss")
     index: VectorIndex = ShardedFaissIndex(index_dir, dim=dim, shards=settings.shards)
+    if index_changes is not None:
+        index = BroadcastIndex(index, index_changes)
     if settings.journal_backend == "redis":  # replicas: follow each other's index changes
         from stores.redis_changes import ReplicatedIndex
 
@@ -115,6 +129,15 @@ def build_stores(
         metrics,
         tracer,
     )
+
+
+def build_reader_stores(settings: Settings, dim: int, index_dir: Path) -> Stores:
+    """A recall worker's stores: its own connections to the same working store, records and
+    graph, and its own FAISS shards under ``index_dir`` (filled from the records, then kept
+    current by the gateway)."""
+    working, records, graph = _backends(settings)
+    index = ShardedFaissIndex(index_dir, dim=dim, shards=settings.shards)
+    return guarded(Stores(working=working, records=records, graph=graph, index=index), settings)
 
 
 def guarded(
@@ -214,10 +237,16 @@ def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemorySer
     formation = build_formation(settings)
     metrics = Metrics()
     events = AppliedEvents()
-    return MemoryService(
+    workers = RecallWorkers(settings, build_reader_stores) if settings.recall_processes else None
+    service = MemoryService(
         settings=settings,
         stores=build_stores(
-            settings, dim=embedder.dim, metrics=metrics, tracer=tracer, events=events
+            settings,
+            dim=embedder.dim,
+            metrics=metrics,
+            tracer=tracer,
+            events=events,
+            index_changes=workers.on_index_change if workers else None,
         ),
         embedder=embedder,
         journal=build_journal(settings),
@@ -231,3 +260,7 @@ def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemorySer
         tracer=tracer,
         events=events,
     )
+    if workers is not None:
+        service.recaller.remote = workers
+        service.helpers.append(workers)
+    return service

@@ -4,6 +4,7 @@ The transport calls these objects; nothing here takes or reaches into the whole 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from gateway.core.apply import Applier, ApplySettings
 from gateway.core.control import JournalEntry
@@ -50,6 +51,15 @@ LONG_TERM_KINDS = (
 #: memory formation has a lane of its own: a slow model never holds up writes
 #: (and so have model summaries of working-memory overflow, core/overflow.py)
 FORMATION_KINDS = ("form", "summarise")
+
+
+class Helper(Protocol):
+    """Something the service starts after its own runtime and stops before it (e.g. recall
+    worker processes)."""
+
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
 
 
 class MemoryService:
@@ -194,6 +204,7 @@ class MemoryService:
             self.recaller.close,
             s.audit_retention_days * 86_400,
         )
+        self.helpers: list[Helper] = []
         events.subscribe(self.recaller.on_applied)
         events.subscribe(self.runtime.on_applied)
 
@@ -204,6 +215,10 @@ class MemoryService:
 
     async def start(self) -> None:
         await self.runtime.start()
+        for helper in self.helpers:
+            await helper.start()
 
     async def close(self) -> None:
+        for helper in reversed(self.helpers):
+            await helper.close()
         await self.runtime.close()
