@@ -7,6 +7,12 @@ import os
 
 import pytest
 
+# Gateways the tests start as processes (``memgate serve``, the demo, benchmarks) run without
+# recall worker processes unless a test asks for them: with the default (one per core) every
+# gateway would start two more interpreters, which tripled the suite's time on 2 cores. The
+# workers are tested in tests/e2e/test_recall_workers.py, the default ("auto") included.
+os.environ.setdefault("MEMGATE_RECALL_PROCESSES", "0")
+
 
 def _require(env: str, what: str, how: str) -> str:
     value = os.environ.get(env, "")

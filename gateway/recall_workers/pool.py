@@ -92,6 +92,10 @@ class RecallWorkers:
         self.spawned = 0
 
     @property
+    def configured(self) -> int:
+        return len(self._slots)
+
+    @property
     def ready(self) -> int:
         return sum(1 for s in self._slots if s.conn is not None and s.conn.ready)
 

@@ -23,6 +23,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from gateway.core.service import MemoryService
+from gateway.recall_workers.pool import RecallWorkers
 
 # ``*_created`` series double every counter for no dashboard's benefit
 disable_created_metrics()
@@ -119,6 +120,8 @@ class _Snapshot:
     breakers: list[Any] = field(default_factory=list)
     proposals: tuple[int, float] = (0, 0.0)
     taken_at: float = 0.0
+    #: recall workers: configured, ready, recalls they answered, recalls lost to a dead worker
+    workers: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
 class _StateCollector(Collector):
@@ -172,6 +175,21 @@ class _StateCollector(Collector):
         cache.add_metric(["hit"], s["recall_cache_hits"])
         cache.add_metric(["miss"], s["recall_cache_misses"])
         yield cache
+        configured, ready, answered, lost = snap.workers
+        workers = GaugeMetricFamily(
+            "memgate_recall_workers", "Recall worker processes.", labels=["state"]
+        )
+        workers.add_metric(["configured"], configured)
+        workers.add_metric(["ready"], ready)
+        yield workers
+        handed = CounterMetricFamily(
+            "memgate_recall_worker_recalls",
+            "Recalls handed to recall workers, by outcome (lost: run in the gateway instead).",
+            labels=["outcome"],
+        )
+        handed.add_metric(["answered"], answered)
+        handed.add_metric(["lost"], lost)
+        yield handed
         pending, oldest = snap.proposals
         yield _gauge(
             "memgate_proposals_pending",
@@ -183,6 +201,13 @@ class _StateCollector(Collector):
             "Age of the oldest pending proposal (0 when none).",
             max(0.0, snap.taken_at - oldest) if pending else 0.0,
         )
+
+
+def _workers(service: MemoryService) -> tuple[int, int, int, int]:
+    pool = service.recaller.remote
+    if not isinstance(pool, RecallWorkers):
+        return (0, 0, 0, 0)
+    return (pool.configured, pool.ready, pool.answered, pool.lost)
 
 
 def _gauge(name: str, help_: str, value: float) -> GaugeMetricFamily:
@@ -207,6 +232,7 @@ class GatewayMetrics:
             breakers=ops.breakers(),
             proposals=await self._service.ledger.proposal_backlog(),
             taken_at=time.time(),
+            workers=_workers(self._service),
         )
 
     async def render(self) -> bytes:

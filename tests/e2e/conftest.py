@@ -44,6 +44,8 @@ def gateway_settings(tmp_path: Path, **overrides: Any) -> Settings:
         # latency trips are for production; on a loaded CI box only failures should trip
         working_slow_ms=0.0,
         graph_slow_ms=0.0,
+        # recall workers only where a test asks (tests/conftest.py; test_recall_workers.py)
+        recall_processes=0,
     )
     return replace(base, **overrides)
 

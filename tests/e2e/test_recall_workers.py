@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import pickle
+import re
 import signal
 import socket
 import threading
@@ -25,8 +26,9 @@ from gateway.client import GatewayClient
 from gateway.core.recall_cache import RecallQuery, RecallResult
 from gateway.recall_workers import frames
 from gateway.recall_workers.pool import RecallWorkers
+from gateway.rpc.prometheus import GatewayMetrics
 from gateway.rpc.server import Gateway, create_server
-from gateway.settings import Settings
+from gateway.settings import Settings, usable_cores
 from tests.e2e import gateways
 from tests.e2e.conftest import gateway_settings
 
@@ -187,6 +189,10 @@ def test_concurrent_recalls_through_grpc_are_spread_over_the_workers(two: Runnin
         t.join(60)
     assert len(out) == 80 and all(hits and hits[0] == mid for hits in out)
     assert two.pool.answered > before  # under concurrency the workers took some
+    text = two.run(GatewayMetrics(two.gw.service).render()).decode()
+    assert 'memgate_recall_workers{state="ready"} 2.0' in text
+    answered = re.search(r'memgate_recall_worker_recalls_total\{outcome="answered"\} (\S+)', text)
+    assert answered and float(answered.group(1)) == two.pool.answered
 
 
 def test_a_dead_worker_costs_no_recall_and_comes_back(tmp_path: Path) -> None:
@@ -252,8 +258,9 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def test_workers_never_outlive_a_killed_gateway(tmp_path: Path) -> None:
-    gw = gateways.spawn(tmp_path / "data", [], env={"MEMGATE_RECALL_PROCESSES": "2"})
+@pytest.mark.skipif(usable_cores() < 2, reason="the default starts no worker on one core")
+def test_by_default_workers_start_and_never_outlive_a_killed_gateway(tmp_path: Path) -> None:
+    gw = gateways.spawn(tmp_path / "data", [], env={"MEMGATE_RECALL_PROCESSES": "-1"})
     try:
         deadline = time.monotonic() + 60
         while len(kids := _children(gw.proc.pid)) < 2:
