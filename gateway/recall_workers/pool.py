@@ -35,6 +35,9 @@ SUPERVISE_EVERY_S = 1.0
 RESPAWN_MIN_S, RESPAWN_MAX_S = 1.0, 30.0
 #: a worker must say who it is this soon after connecting
 HELLO_TIMEOUT_S = 10.0
+#: a worker that has not answered a request for this long is killed (and spawned again); its
+#: recalls run in the gateway
+HUNG_AFTER_S = 30.0
 
 
 class WorkerLost(Exception):
@@ -47,6 +50,8 @@ class _Conn:
     writer: asyncio.StreamWriter
     ready: bool = False
     pending: dict[int, asyncio.Future[Any]] = field(default_factory=dict)
+    #: when each pending request was sent (loop time)
+    sent: dict[int, float] = field(default_factory=dict)
 
     def send(self, data: bytes) -> None:
         if not self.writer.is_closing():
@@ -58,6 +63,7 @@ class _Conn:
             if not fut.done():
                 fut.set_exception(WorkerLost(why))
         self.pending.clear()
+        self.sent.clear()
 
 
 @dataclass(eq=False)
@@ -166,11 +172,13 @@ class RecallWorkers:
         rid = next(self._ids)
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         conn.pending[rid] = fut
+        conn.sent[rid] = asyncio.get_running_loop().time()
         conn.send(frames.encode((kind, rid, *args)))
         try:
             return await fut
         finally:
             conn.pending.pop(rid, None)
+            conn.sent.pop(rid, None)
 
     # ---- index changes (``BroadcastIndex`` listener)
     def on_index_change(self, change: IndexChange) -> None:
@@ -236,6 +244,12 @@ class RecallWorkers:
         loop = asyncio.get_running_loop()
         while True:
             for number, slot in enumerate(self._slots):
+                conn, process = slot.conn, slot.process
+                if conn and conn.sent and loop.time() - min(conn.sent.values()) > HUNG_AFTER_S:
+                    log.error("recall worker %d stopped answering: killing it", number)
+                    conn.lose(f"it did not answer for {HUNG_AFTER_S:.0f} s")
+                    if process is not None and process.poll() is None:
+                        process.kill()
                 if slot.process is not None and slot.process.poll() is None:
                     continue
                 if slot.process is not None:

@@ -6,6 +6,7 @@ children on their socket."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import pickle
 import re
@@ -215,6 +216,30 @@ def test_a_dead_worker_costs_no_recall_and_comes_back(tmp_path: Path) -> None:
         r.wait_ready(1, timeout=60)
         assert r.pool.spawned == 2
         assert ids(r.by_worker(q))[0] == mid  # the new worker filled its index from the records
+
+
+def test_a_hung_worker_is_killed_and_its_recalls_run_in_the_gateway(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gateway.recall_workers.pool as pool_module
+
+    monkeypatch.setattr(pool_module, "HUNG_AFTER_S", 1.0)
+    with running(gateway_settings(tmp_path, recall_processes=1)) as r:
+        r.wait_ready(1)
+        slot = r.pool._slots[0]
+        assert slot.process is not None
+        hung = slot.process.pid
+        os.kill(hung, signal.SIGSTOP)  # alive, and silent
+        try:
+            q = RecallQuery("anything at all", ("user/nobody",), top_k=3)
+            started = time.monotonic()
+            assert r.run(r.pool.answer(q), timeout=30) is None  # given up on: run here
+            assert time.monotonic() - started < 10
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(hung, signal.SIGCONT)
+        r.wait_ready(1, timeout=60)
+        assert slot.process is not None and slot.process.pid != hung
 
 
 def test_the_workers_socket_refuses_strangers(tmp_path: Path) -> None:
