@@ -33,6 +33,9 @@ log = logging.getLogger("memgate.recall_workers")
 
 SUPERVISE_EVERY_S = 1.0
 RESPAWN_MIN_S, RESPAWN_MAX_S = 1.0, 30.0
+#: a query goes to "its" worker (by a hash of its text) unless that worker has more than this
+#: many recalls in flight beyond the least busy one
+AFFINITY_SLACK = 4
 #: a worker must say who it is this soon after connecting
 HELLO_TIMEOUT_S = 10.0
 #: a worker that has not answered a request for this long is killed (and spawned again); its
@@ -146,7 +149,12 @@ class RecallWorkers:
         ready = [s.conn for s in self._slots if s.conn is not None and s.conn.ready]
         if not ready:
             return None
-        conn = min(ready, key=lambda c: len(c.pending))
+        # the same query to the same worker (its embedder's cache of query vectors), unless
+        # that one is clearly busier than the least busy
+        conn = ready[hash(q.query) % len(ready)]
+        least = min(ready, key=lambda c: len(c.pending))
+        if len(conn.pending) > len(least.pending) + AFFINITY_SLACK:
+            conn = least
         try:
             result: RecallResult = await self._ask(conn, "q", q)
         except WorkerLost as exc:
