@@ -26,7 +26,8 @@ per call), so its latencies are mostly its own.
 Reported per client count: recall calls/s, p50/p99 of the recalls that were served, recalls
 whose answer was degraded (a skipped layer, named in ``degraded``), RESOURCE_EXHAUSTED answers
 and their p99 latency (admission control must answer them promptly), other errors, writes/s
-acknowledged and applied (until the journal drained), the gateway process's CPU per served call
+acknowledged and applied (until the journal drained), the gateway's CPU per served call (its
+process and its recall workers)
 (recalls + writes; comparable across runs on a shared host, unlike wall-clock figures) and the
 client processes' CPU per call. Beside it, measured in the same run: the embedder alone, built
 as the gateway builds it — batches of 64 dialogue turns (texts/s), one query per call (p50,
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import multiprocessing as mp
 import os
 import random
@@ -112,17 +114,47 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def _serve(settings: Settings, ready: Any, stop: Any) -> None:
-    from gateway.rpc.server import serve_in_thread
+    from gateway.recall_workers.pool import RecallWorkers
+    from gateway.rpc.server import Gateway, create_server
 
-    with serve_in_thread(settings) as address:
-        ready.put(address)
-        stop.wait()
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+
+    async def boot() -> Gateway:
+        gw = await create_server(settings)
+        await gw.start()
+        return gw
+
+    gw = asyncio.run_coroutine_threadsafe(boot(), loop).result(300)
+    workers = gw.service.recaller.remote
+    deadline = time.monotonic() + 300
+    # measured from the moment its recall workers are up (each builds its embedder and fills
+    # its index: start-up, not throughput)
+    while isinstance(workers, RecallWorkers) and workers.ready < workers.configured:
+        if time.monotonic() > deadline:
+            raise SystemExit("recall workers did not start")
+        time.sleep(0.1)
+    ready.put(f"{settings.host}:{gw.port}")
+    stop.wait()
+    asyncio.run_coroutine_threadsafe(gw.stop(grace=1.0), loop).result(120)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(10)
 
 
 def process_cpu_s(pid: int) -> float:
-    """CPU seconds process ``pid`` has used (user + system, all its threads)."""
+    """CPU seconds process ``pid`` and its live descendants (recall workers) have used (user +
+    system, all their threads)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    children: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            children += [int(c) for c in (task / "children").read_text().split()]
+    for child in children:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            own += process_cpu_s(child)
+    return own
 
 
 class GatewayProcess:
