@@ -115,31 +115,19 @@ def percentile(values: list[float], p: float) -> float:
 
 def _serve(settings: Settings, ready: Any, stop: Any) -> None:
     from gateway.recall_workers.pool import RecallWorkers
-    from gateway.rpc.server import Gateway, create_server
+    from gateway.rpc.server import gateway_in_thread
 
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-
-    async def boot() -> Gateway:
-        gw = await create_server(settings)
-        await gw.start()
-        return gw
-
-    gw = asyncio.run_coroutine_threadsafe(boot(), loop).result(300)
-    workers = gw.service.recaller.remote
-    deadline = time.monotonic() + 300
-    # measured from the moment its recall workers are up (each builds its embedder and fills
-    # its index: start-up, not throughput)
-    while isinstance(workers, RecallWorkers) and workers.ready < workers.configured:
-        if time.monotonic() > deadline:
-            raise SystemExit("recall workers did not start")
-        time.sleep(0.1)
-    ready.put(f"{settings.host}:{gw.port}")
-    stop.wait()
-    asyncio.run_coroutine_threadsafe(gw.stop(grace=1.0), loop).result(120)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
+    with gateway_in_thread(settings) as (gw, _):
+        workers = gw.service.recaller.remote
+        deadline = time.monotonic() + 300
+        # measured from the moment its recall workers are up (each builds its embedder and
+        # fills its index: start-up, not throughput)
+        while isinstance(workers, RecallWorkers) and workers.ready < workers.configured:
+            if time.monotonic() > deadline:
+                raise SystemExit("recall workers did not start")
+            time.sleep(0.1)
+        ready.put(f"{settings.host}:{gw.port}")
+        stop.wait()
 
 
 def process_cpu_s(pid: int) -> float:

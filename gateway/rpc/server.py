@@ -139,10 +139,9 @@ async def create_server(settings: Settings, service: MemoryService | None = None
 
 
 @contextmanager
-def serve_in_thread(settings: Settings) -> Iterator[str]:
-    """Run a gateway on its own event loop in a background thread; yields its address.
-
-    For embedding memgate in a synchronous program (the demo, benchmarks, tests)."""
+def gateway_in_thread(settings: Settings) -> Iterator[tuple[Gateway, asyncio.AbstractEventLoop]]:
+    """Run a gateway on its own event loop in a background thread; yields it and its loop
+    (``asyncio.run_coroutine_threadsafe(coro, loop)`` reaches the service)."""
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="memgate-loop", daemon=True)
     thread.start()
@@ -155,10 +154,19 @@ def serve_in_thread(settings: Settings) -> Iterator[str]:
     try:
         gateway = asyncio.run_coroutine_threadsafe(boot(), loop).result(300)
         try:
-            yield f"{settings.host}:{gateway.port}"
+            yield gateway, loop
         finally:
             asyncio.run_coroutine_threadsafe(gateway.stop(grace=1.0), loop).result(120)
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
         loop.close()
+
+
+@contextmanager
+def serve_in_thread(settings: Settings) -> Iterator[str]:
+    """Run a gateway on its own event loop in a background thread; yields its address.
+
+    For embedding memgate in a synchronous program (the demo, benchmarks, tests)."""
+    with gateway_in_thread(settings) as (gateway, _):
+        yield f"{settings.host}:{gateway.port}"

@@ -6,7 +6,6 @@ idempotency key) is stored once. Slots are taken through the admission counters 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ import pytest
 
 from gateway.client import GatewayClient
 from gateway.client.errors import Overloaded
-from gateway.rpc.server import Gateway, create_server
+from gateway.rpc.server import Gateway, gateway_in_thread
 from tests.e2e.conftest import gateway_settings
 
 
@@ -31,23 +30,8 @@ def gateway(tmp_path: Path) -> Iterator[tuple[str, Gateway, asyncio.AbstractEven
         max_inflight_writes_per_agent=0,
         overload_retry_after_ms=300,
     )
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-
-    async def boot() -> Gateway:
-        gw = await create_server(settings)
-        await gw.start()
-        return gw
-
-    gw = asyncio.run_coroutine_threadsafe(boot(), loop).result(120)
-    try:
+    with gateway_in_thread(settings) as (gw, loop):
         yield f"127.0.0.1:{gw.port}", gw, loop
-    finally:
-        asyncio.run_coroutine_threadsafe(gw.stop(grace=1.0), loop).result(60)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
 
 
 def on_loop(loop: asyncio.AbstractEventLoop, fn: object, *args: object) -> None:

@@ -28,7 +28,7 @@ from gateway.core.recall_cache import RecallQuery, RecallResult
 from gateway.recall_workers import frames
 from gateway.recall_workers.pool import RecallWorkers
 from gateway.rpc.prometheus import GatewayMetrics
-from gateway.rpc.server import Gateway, create_server
+from gateway.rpc.server import Gateway, gateway_in_thread
 from gateway.settings import Settings, usable_cores
 from tests.e2e import gateways
 from tests.e2e.conftest import gateway_settings
@@ -69,23 +69,8 @@ class Running:
 
 @contextmanager
 def running(settings: Settings) -> Iterator[Running]:
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-
-    async def boot() -> Gateway:
-        gw = await create_server(settings)
-        await gw.start()
-        return gw
-
-    gw = asyncio.run_coroutine_threadsafe(boot(), loop).result(120)
-    try:
+    with gateway_in_thread(settings) as (gw, loop):
         yield Running(f"127.0.0.1:{gw.port}", gw, loop)
-    finally:
-        asyncio.run_coroutine_threadsafe(gw.stop(grace=1.0), loop).result(60)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
 
 
 def ids(result: RecallResult) -> list[str]:
