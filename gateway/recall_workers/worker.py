@@ -49,8 +49,9 @@ def run(
     """The process's entry point (``BOOT``); ``build_stores`` is
     ``gateway.wiring.build_reader_stores``, given by the composition root."""
     logging.basicConfig(
-        level=logging.INFO, format=f"memgate recall worker {number}: %(levelname)s %(message)s"
+        level=logging.WARNING, format=f"memgate recall worker {number}: %(levelname)s %(message)s"
     )
+    log.setLevel(logging.INFO)  # its own start-up line; the stores' notes are the gateway's
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve(settings, address, secret, number, build_stores))
 
