@@ -129,12 +129,11 @@ class RecallWorkers:
                 slot.conn.lose("the gateway is stopping")
                 slot.conn.writer.close()  # the worker exits at the end of its stream
                 slot.conn = None
+            elif slot.process is not None:
+                slot.process.terminate()  # still starting: it would not hear the socket close
         if self._server is not None:
             self._server.close()
         loop = asyncio.get_running_loop()
-        for slot in self._slots:
-            if slot.process is not None and slot.conn is None:
-                slot.process.terminate()  # still starting: it would not hear the socket close
         for slot in self._slots:
             if slot.process is not None:
                 await loop.run_in_executor(None, _stop, slot.process)
