@@ -162,13 +162,16 @@ def test_concurrent_recalls_through_grpc_are_spread_over_the_workers(two: Runnin
     mid = c.write(ns, "semantic", "the office wifi password is on the fridge", wait=True)
     before = two.pool.answered
     out: list[list[str]] = []
+    start = threading.Barrier(8)
 
-    def agent() -> None:
+    def agent(n: int) -> None:
         with two.client() as mine:
-            for _ in range(10):
-                out.append([h.id for h in mine.recall("wifi password", [ns], top_k=3).hits])
+            start.wait(30)
+            for i in range(10):  # distinct queries: the recall cache must not answer them
+                hits = mine.recall(f"wifi password, question {n}.{i}", [ns], top_k=3).hits
+                out.append([h.id for h in hits])
 
-    threads = [threading.Thread(target=agent) for _ in range(8)]
+    threads = [threading.Thread(target=agent, args=(n,)) for n in range(8)]
     for t in threads:
         t.start()
     for t in threads:
