@@ -184,6 +184,67 @@ def test_concurrent_recalls_through_grpc_are_spread_over_the_workers(two: Runnin
     assert answered and float(answered.group(1)) == two.pool.answered
 
 
+def test_an_erasure_under_constant_worker_reads_leaves_no_text_in_the_files(
+    tmp_path: Path,
+) -> None:
+    """The workers' SQLite readers never hold up the erasure's WAL truncation (SECURITY.md:
+    no page image of erased content stays in a ``-wal`` file)."""
+    words = ["amber", "walrus", "pickle", "saffron", "lantern", "meadow", "quartz", "tundra"]
+    pick = uuid.uuid4().int
+    secret = "-".join(words[(pick >> (3 * i)) % 8] for i in range(6))  # nothing to redact
+    data = tmp_path / "data"
+
+    def files_with(needle: str) -> list[str]:
+        return sorted(
+            p.name for p in data.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()
+        )
+
+    with running(gateway_settings(tmp_path, recall_processes=2)) as r:
+        r.wait_ready(2)
+        ns, other = f"user/gone-{uuid.uuid4().hex[:8]}", f"user/kept-{uuid.uuid4().hex[:8]}"
+        c = r.client()
+        items = [
+            {"namespace": ns, "layer": "semantic", "content": f"note {i} near {secret} park"}
+            for i in range(20)
+        ]
+        c.batch_write(items, wait=True)
+        c.write(other, "semantic", "the kept namespace remembers the harbour", wait=True)
+        assert {"records.db", "records.db-wal"} & set(files_with(secret))
+        stop, before = threading.Event(), r.pool.answered
+        errors: list[BaseException] = []
+
+        def reader(n: int) -> None:
+            with r.client() as mine:
+                i = 0
+                while not stop.is_set():
+                    i += 1
+                    try:
+                        mine.recall(f"note {n}.{i} near the park", [ns, other], top_k=5)
+                    except BaseException as exc:  # noqa: BLE001 - reported below
+                        errors.append(exc)
+                        return
+
+        threads = [threading.Thread(target=reader, args=(n,)) for n in range(6)]
+        for t in threads:
+            t.start()
+        try:
+            deadline = time.monotonic() + 30
+            while r.pool.answered < before + 20:  # the workers are reading
+                assert time.monotonic() < deadline and not errors, errors
+                time.sleep(0.05)
+            done = c.forget_namespace(ns, reason="account closed", wait=True)
+            assert done.applied
+            time.sleep(0.5)  # and go on reading after it
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(30)
+        assert errors == []
+        assert files_with(secret) == []
+        here = r.run(r.gw.service.stores.index.count())
+        assert r.run(r.pool.vectors()) == [here, here] and here == 1
+
+
 def test_a_dead_worker_costs_no_recall_and_comes_back(tmp_path: Path) -> None:
     settings = gateway_settings(tmp_path, recall_processes=1)
     with running(settings) as r:
