@@ -22,14 +22,12 @@ from typing import Any
 from gateway.core.ports import Stores
 from gateway.core.recall_cache import RecallQuery
 from gateway.core.recall_engine import RecallEngine
+from gateway.core.runtime import fill_index
 from gateway.embedding import build_embedder
 from gateway.recall_workers import frames
 from gateway.settings import Settings
 
 log = logging.getLogger("memgate.recall_worker")
-
-#: how many records' vectors one fill step reads
-FILL_BATCH = 2000
 
 
 #: what the gateway runs (``python -c``): this process's import path, then ``run``'s arguments,
@@ -115,12 +113,7 @@ class Worker:
                 task.cancel()
 
     async def _fill(self) -> None:
-        index, n = self._stores.index, 0
-        await index.reset()
-        async for batch in self._stores.records.iter_vectors(FILL_BATCH):
-            fit = [item for item in batch if item.vector.shape == (self._dim,)]
-            await index.upsert(fit)
-            n += len(fit)
+        n, _ = await fill_index(self._stores.records, self._stores.index, self._dim)
         while self._waiting:
             await self._change(self._waiting.pop(0))
         self._waiting = None  # no await since the list was seen empty: nothing slipped past
