@@ -122,17 +122,16 @@ def distinctive(
     most = text_analysis.most_documents(searched, common)
     if most is None:
         return list(terms)
-    conn.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_fts_vocab "
-        "USING fts5vocab(main, 'memory_fts', 'row')"
-    )
     # in how many documents of the whole index: an upper bound of the searched ones
-    anywhere = dict(
+    vocab = f"SELECT term, doc FROM temp.memory_fts_vocab WHERE term IN ({marks(len(terms))})"
+    try:
+        anywhere = dict(conn.execute(vocab, list(terms)).fetchall())
+    except sqlite3.OperationalError:  # the connection's first search: its view of the index
         conn.execute(
-            f"SELECT term, doc FROM temp.memory_fts_vocab WHERE term IN ({marks(len(terms))})",
-            list(terms),
-        ).fetchall()
-    )
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_fts_vocab "
+            "USING fts5vocab(main, 'memory_fts', 'row')"
+        )
+        anywhere = dict(conn.execute(vocab, list(terms)).fetchall())
     kept = []
     for term in terms:
         found = anywhere.get(term, 0)
@@ -180,32 +179,27 @@ def keyword_rows(
     searched = in_namespaces if not layers else scope_size(conn, sizes, namespaces, layers)
     scope = scope_of(namespaces, layers) if everything > searched else ""
     expr = match(terms, scope)
-    where = f"+m.status = 'active' AND +m.namespace IN ({marks(len(namespaces))})"
+    # the unary + keeps SQLite from scanning an index on these columns: the rows are looked up
+    # by rowid; the LEFT JOIN keeps every row of the page (its length says whether more follow),
+    # with a NULL id where the row is out of scope
+    on = f"+m.status = 'active' AND +m.namespace IN ({marks(len(namespaces))})"
     args: list[Any] = list(namespaces)
     if layers:
-        where += f" AND +m.layer IN ({marks(len(layers))})"
+        on += f" AND +m.layer IN ({marks(len(layers))})"
         args.extend(Layer(v).value for v in layers)
+    sql = (
+        f"SELECT f.score, m.when_at, m.id, f.rowid FROM (SELECT rowid, {_BM25} AS score "
+        "FROM memory_fts WHERE memory_fts MATCH ? ORDER BY score LIMIT ? OFFSET ?) f "
+        f"LEFT JOIN memories m ON m.rowid = f.rowid AND {on}"
+    )
     best: list[tuple[float, int, str, int]] = []  # (bm25, -when_at, id, rowid)
     size, offset = max(2 * limit, 32), 0
     while True:
-        page = conn.execute(
-            f"SELECT rowid, {_BM25} FROM memory_fts WHERE memory_fts MATCH ? "
-            "ORDER BY 2 LIMIT ? OFFSET ?",
-            (expr, size, offset),
-        ).fetchall()
-        score = dict(page)
-        for part in chunks(list(score)):
-            # the unary + keeps SQLite from scanning an index on these columns: the rows are
-            # looked up by rowid
-            for when_at, mid, rowid in conn.execute(
-                f"SELECT m.when_at, m.id, m.rowid FROM memories m "
-                f"WHERE m.rowid IN ({marks(len(part))}) AND {where}",
-                (*part, *args),
-            ):
-                best.append((score[rowid], -when_at, mid, rowid))
+        page = conn.execute(sql, (expr, size, offset, *args)).fetchall()
+        best.extend((s, -when_at, mid, rowid) for s, when_at, mid, rowid in page if mid is not None)
         best.sort()
         del best[limit:]
-        if len(page) < size or (len(best) == limit and page[-1][1] > best[-1][0]):
+        if len(page) < size or (len(best) == limit and max(r[0] for r in page) > best[-1][0]):
             break  # no more matches, or every later one scores worse than the last kept
         offset += size
         size *= 2

@@ -75,3 +75,37 @@ async def test_an_older_fts_layout_is_reindexed_with_the_same_ranking(tmp_path: 
         assert [h[0] for h in hits] == [extra.id]
     finally:
         await store.close()
+
+
+async def test_a_stale_scope_size_still_finds_the_scoped_matches_pages_down(
+    tmp_path: Path,
+) -> None:
+    """When the remembered size of a scope says it is the whole index, the search leaves the
+    scope out of the MATCH: another namespace's better matches then fill the first pages and are
+    dropped row by row, and the search must page on until it has the scoped ones."""
+    store = SqliteRecordStore(tmp_path / "records.db")
+    await store.start()
+    try:
+        crowd = [
+            Memory(
+                id=f"big-{i}",
+                namespace="user/big",
+                layer=Layer.SEMANTIC,
+                content=f"dark dark dark note {i}",
+                created_at=T0,
+                updated_at=T0,
+            )
+            for i in range(90)
+        ]
+        await store.put(crowd + _mems("user/a"))
+        scoped = ["user/a"], [Layer.SEMANTIC]
+        want = await store.keyword_search(*scoped, "dark", 2)
+        assert [i for i, _ in want] == ["user/a-m1", "user/a-m0"]
+
+        everything = len(crowd) + len(TEXTS)
+        store._sizes.remember(store._sizes.key(["user/a"], ()), everything)
+        store._sizes.remember(store._sizes.key(*scoped), everything)
+        got = await store.keyword_search(*scoped, "dark", 2)
+        assert got == want
+    finally:
+        await store.close()

@@ -1,0 +1,30 @@
+"""``bench.recall_speed`` runs end to end at a tiny size and prints, per size, recall beside the
+query embedding alone and beside the floor (embedding + flat search), from the same run."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bench import recall_speed
+
+LINE = re.compile(
+    r"embedded +(\d+) memories: recall p50 +([\d.]+) ms, p95 +([\d.]+) ms \| query embed p50 +"
+    r"([\d.]+) ms, \+ flat search \(floor\) +([\d.]+) ms \| recall - embed +([+-][\d.]+) ms "
+    r"\(target <= \+5\), recall - floor +([+-][\d.]+) ms"
+)
+
+
+def test_recall_speed_prints_recall_beside_the_embedding_and_the_floor(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert recall_speed.main(["--memories", "30,60", "--questions", "4", "--embedder", "hash"]) == 0
+    found = [LINE.search(line) for line in capsys.readouterr().out.splitlines()]
+    rows = [m for m in found if m]
+    assert [int(m.group(1)) for m in rows] == [30, 60]
+    for m in rows:
+        recall, embed, floor = float(m.group(2)), float(m.group(4)), float(m.group(5))
+        assert recall > 0 and 0 < embed <= floor
+        assert float(m.group(6)) == pytest.approx(recall - embed, abs=0.11)
+        assert float(m.group(7)) == pytest.approx(recall - floor, abs=0.11)
