@@ -114,19 +114,11 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def _serve(settings: Settings, ready: Any, stop: Any) -> None:
-    from gateway.recall_workers.pool import RecallWorkers
-    from gateway.rpc.server import gateway_in_thread
+    from bench.serving import ready_gateway
 
-    with gateway_in_thread(settings) as (gw, _):
-        workers = gw.service.recaller.remote
-        deadline = time.monotonic() + 300
-        # measured from the moment its recall workers are up (each builds its embedder and
-        # fills its index: start-up, not throughput)
-        while isinstance(workers, RecallWorkers) and workers.ready < workers.configured:
-            if time.monotonic() > deadline:
-                raise SystemExit("recall workers did not start")
-            time.sleep(0.1)
-        ready.put(f"{settings.host}:{gw.port}")
+    # measured from the moment its recall workers are up (start-up, not throughput)
+    with ready_gateway(settings) as address:
+        ready.put(address)
         stop.wait()
 
 

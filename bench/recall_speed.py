@@ -35,9 +35,9 @@ import numpy as np
 
 from bench.dialogues.generate import load
 from bench.recall_eval import DATA, backend_settings, percentile
+from bench.serving import ready_gateway
 from gateway.client import GatewayClient
 from gateway.embedding import build_embedder
-from gateway.rpc.server import serve_in_thread
 
 
 def turns(n: int) -> list[dict[str, Any]]:
@@ -99,7 +99,7 @@ def run(backend: str, size: int, qs: list[str], embedder_kind: str) -> dict[str,
     with tempfile.TemporaryDirectory(prefix="memgate-speed-") as tmp:
         settings = backend_settings(backend, Path(tmp), embedder_kind)
         with (
-            serve_in_thread(settings) as address,
+            ready_gateway(settings) as address,
             GatewayClient(address, agent_id="master", timeout=300) as client,
         ):
             ns = f"user/speed-{uuid.uuid4().hex[:8]}"
