@@ -209,6 +209,9 @@ class Settings:
     #: is searched like a stop word: a speaker's name in every turn adds thousands of matches
     #: and nothing to the ranking (docs/BENCHMARKS.md); 0 keeps every term
     lexical_common_terms: float = 0.05
+    #: embedded records: decoded memories a recall's loads are answered from without a trip to
+    #: SQLite (``stores/row_cache.py``; ~1-2 KB each; 0 = off). Redis + Neo4j: not used.
+    record_cache_entries: int = 20_000
     #: a dialogue turn whose speaker the query names: its relevance x (1 + this)
     speaker_boost: float = 0.3
     #: the query's dense vector is computed with its proper names masked (``core/query_text.py``)
@@ -308,6 +311,8 @@ class Settings:
             out.append("w_dense and w_lexical must be >= 0, not both 0")
         if not 0 <= self.lexical_common_terms <= 1:
             out.append("lexical_common_terms must be between 0 and 1 (0 keeps every term)")
+        if not 0 <= self.record_cache_entries <= 1_000_000:
+            out.append("record_cache_entries must be between 0 (off) and 1000000")
         if not (0 <= self.rank_nudge <= 0.2 and 0 <= self.speaker_boost <= 1):
             out.append("rank_nudge must be between 0 and 0.2, speaker_boost between 0 and 1")
         return out

@@ -52,8 +52,11 @@ def replica_id(settings: Settings) -> str:
 _REPLICA_ID = ""
 
 
-def _backends(settings: Settings) -> tuple[WorkingStore, RecordStore, EpisodicGraph]:
-    """The working store, the records and the episodic graph ``settings`` name (unguarded)."""
+def _backends(
+    settings: Settings, reader: bool = False
+) -> tuple[WorkingStore, RecordStore, EpisodicGraph]:
+    """The working store, the records and the episodic graph ``settings`` name (unguarded).
+    ``reader``: a recall worker's, which sees another process's writes (no row cache)."""
     data = settings.data_dir
     working: WorkingStore
     records: RecordStore
@@ -90,7 +93,11 @@ def _backends(settings: Settings) -> tuple[WorkingStore, RecordStore, EpisodicGr
         from stores.sqlite_graph import SqliteEpisodicGraph
         from stores.sqlite_records import SqliteRecordStore
 
-        records = SqliteRecordStore(data / "records.db", common_terms=settings.lexical_common_terms)
+        records = SqliteRecordStore(
+            data / "records.db",
+            common_terms=settings.lexical_common_terms,
+            row_cache=0 if reader else settings.record_cache_entries,
+        )
         graph = SqliteEpisodicGraph(data / "graph.db")
     return working, records, graph
 
@@ -135,7 +142,7 @@ def build_reader_stores(settings: Settings, dim: int, index_dir: Path) -> Stores
     """A recall worker's stores: its own connections to the same working store, records and
     graph, and its own FAISS shards under ``index_dir`` (filled from the records, then kept
     current by the gateway)."""
-    working, records, graph = _backends(settings)
+    working, records, graph = _backends(settings, reader=True)
     index = ShardedFaissIndex(index_dir, dim=dim, shards=settings.shards)
     return guarded(Stores(working=working, records=records, graph=graph, index=index), settings)
 

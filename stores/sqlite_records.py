@@ -32,7 +32,7 @@ One connection, guarded by a lock; every call runs on a worker thread (``asyncio
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -43,6 +43,7 @@ from gateway.core.errors import Conflict
 from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
 from stores import sqlite_fts, text_analysis
 from stores.codec import LAYER_OF, STATUS_OF, dump_json, from_micros, load_json, to_micros
+from stores.row_cache import RowCache
 from stores.sqlite_base import SqliteBacked, SqliteDb, chunks, marks
 
 T = TypeVar("T")
@@ -218,16 +219,35 @@ def _claims_fact(m: Memory) -> bool:
 class SqliteRecordStore(SqliteBacked):
     """``RecordStore`` over an embedded SQLite database at ``path`` (``:memory:`` works too)."""
 
-    def __init__(self, path: Path, common_terms: float = 0.0) -> None:
+    def __init__(self, path: Path, common_terms: float = 0.0, row_cache: int = 0) -> None:
         """``common_terms``: a query term in more than this fraction of the searched memories is
-        left out of the lexical search (``sqlite_fts.distinctive``); 0 keeps every term."""
+        left out of the lexical search (``sqlite_fts.distinctive``); 0 keeps every term.
+        ``row_cache``: how many decoded rows ``get(ids, embeddings=False)`` keeps
+        (``stores.row_cache``); only for the one writer of the file (0: none)."""
         self._db = SqliteDb(path, _SCHEMA, "record store")
         self._common = common_terms
         self._sizes = text_analysis.ScopeSizes()
+        self._rows = RowCache(row_cache)
 
     async def start(self) -> None:
         await self._db.start()
-        await self._db.write(_migrate)
+        await self._write(_migrate, None)
+
+    async def _write(self, fn: Callable[[sqlite3.Connection], T], ids: Iterable[str] | None) -> T:
+        """Every write of this store: on the SQLite thread, the cached rows of ``ids`` (None:
+        all) are dropped before the transaction (``stores.row_cache``)."""
+
+        def run(conn: sqlite3.Connection) -> T:
+            self._rows.drop(ids)
+            return fn(conn)
+
+        try:
+            return await self._db.write(run)
+        except BaseException:
+            # rolled back (or not known to be): what ``fn`` applied to the cache goes too (only
+            # filling must keep to the SQLite thread; dropping is safe from any thread)
+            self._rows.drop(None)
+            raise
 
     # ------------------------------------------------------------------ writes
 
@@ -239,7 +259,7 @@ class SqliteRecordStore(SqliteBacked):
         # higher version, so this reordering cannot change which version ends up current.
         ordered = sorted(memories, key=_claims_fact)
         rows = [(_row_of(m), sqlite_fts.document(m)) for m in ordered]
-        await self._db.write(lambda c: self._put(c, rows))
+        await self._write(lambda c: self._put(c, rows), [m.id for m in ordered])
 
     @staticmethod
     def _put(
@@ -276,7 +296,7 @@ class SqliteRecordStore(SqliteBacked):
                     sqlite_fts.index(conn, row[0], doc)
 
         if rows:
-            await self._db.write(run)
+            await self._write(run, [m.id for m in memories])
 
     async def touch(self, ids: Sequence[str], at: datetime) -> None:
         unique = list(dict.fromkeys(ids))
@@ -291,8 +311,9 @@ class SqliteRecordStore(SqliteBacked):
                     f"WHERE id IN ({marks(len(part))})",
                     (us, *part),
                 )
+            self._rows.touched(unique, from_micros(us))  # the same change to the cached rows
 
-        await self._db.write(run)
+        await self._write(run, ())
 
     # ------------------------------------------------------------------ erasure
 
@@ -307,14 +328,14 @@ class SqliteRecordStore(SqliteBacked):
             conn.executemany(_INSERT_VERSION, rows)
             conn.executemany(_UPSERT_CURRENT, rows)
 
-        await self._db.write(run)
+        await self._write(run, list(latest))
         await self._db.checkpoint()
 
     async def delete(self, ids: Sequence[str]) -> None:
         unique = list(dict.fromkeys(ids))
         if not unique:
             return
-        await self._db.write(lambda c: self._delete(c, unique))
+        await self._write(lambda c: self._delete(c, unique), unique)
         await self._db.checkpoint()
 
     @staticmethod
@@ -346,8 +367,21 @@ class SqliteRecordStore(SqliteBacked):
         unique = list(dict.fromkeys(ids))
         if not unique:
             return {}
-        columns = _COLUMNS if embeddings else _COLUMNS_NO_EMBEDDING
-        return await self._db.read(lambda c: _get_rows(c, unique, columns))
+        if embeddings or not self._rows.enabled:
+            columns = _COLUMNS if embeddings else _COLUMNS_NO_EMBEDDING
+            return await self._db.read(lambda c: _get_rows(c, unique, columns))
+        cached = self._rows.lookup(unique)  # every row decoded already: no trip to SQLite
+        if cached is not None:
+            return cached
+
+        def run(conn: sqlite3.Connection) -> dict[str, Memory]:
+            # looked up again on the SQLite thread: a write in between dropped what it changed
+            found, missing = self._rows.split(unique)
+            fresh = _get_rows(conn, missing, _COLUMNS_NO_EMBEDDING)
+            self._rows.keep(fresh)
+            return found | fresh
+
+        return await self._db.read(run)
 
     async def history(self, memory_id: str) -> list[Memory]:
         def run(conn: sqlite3.Connection) -> list[Memory]:

@@ -30,11 +30,11 @@ def make_record_store(request: pytest.FixtureRequest, tmp_path: Path) -> Callabl
         from stores.sqlite_records import SqliteRecordStore
 
         return lambda: SqliteRecordStore(tmp_path / "records.db")
-    if request.param == "sqlite+breaker":  # the breaker keeps the contract
+    if request.param == "sqlite+breaker":  # as the gateway has it: breaker and row cache
         from stores.sqlite_records import SqliteRecordStore
 
         def guarded() -> RecordStore:
-            store = SqliteRecordStore(tmp_path / "records.db")
+            store = SqliteRecordStore(tmp_path / "records.db", row_cache=64)
             return guard(RecordStore, store, Breaker("RecordStore", store, BreakerPolicy()))
 
         return guarded
@@ -715,3 +715,72 @@ async def test_terms_in_most_searched_memories_are_left_out(pruning_store: Recor
     assert len(await pruning_store.keyword_search([small], layers, "Leo", 10)) == 5
     # in ``other`` the kayak term is in every memory: left out there
     assert await pruning_store.keyword_search([other], layers, "kayak", 10) == []
+
+
+# ---- lean reads see every write (the embedded store answers them from its row cache)
+
+
+async def lean(store: RecordStore, *ids: str) -> dict[str, Memory]:
+    return await store.get(list(ids), embeddings=False)
+
+
+async def test_lean_reads_see_new_versions_context_and_touches(record_store: RecordStore) -> None:
+    ns = uid("ns")
+    m = mem(ns, "likes tea", embedding=vec(3), access_count=0)
+    other = mem(ns, "unrelated")
+    await record_store.put([m, other])
+    assert (await lean(record_store, m.id, other.id))[m.id].content == "likes tea"  # read once
+
+    v2 = m.with_changes(content="likes green tea", version=2, updated_at=T0 + timedelta(days=1))
+    await record_store.put([v2])
+    got = (await lean(record_store, m.id, other.id))[m.id]
+    assert (got.content, got.version, got.embedding) == ("likes green tea", 2, None)
+
+    await record_store.set_context([v2.with_changes(context="Bob: what do you drink?")])
+    assert (await lean(record_store, m.id))[m.id].context == "Bob: what do you drink?"
+
+    at = datetime(2024, 5, 3, 8, 0, 0, 123456, tzinfo=CST)
+    await record_store.touch([m.id, m.id], at)
+    await record_store.touch([m.id], at + timedelta(hours=1))
+    got = (await lean(record_store, m.id))[m.id]
+    assert got.access_count == 2 and got.last_accessed_at == at + timedelta(hours=1)
+    assert_same(got, (await record_store.get([m.id]))[m.id].with_changes(embedding=None))
+    assert (await lean(record_store, other.id))[other.id].access_count == other.access_count
+
+
+async def test_lean_reads_see_erasure_and_deletion(record_store: RecordStore) -> None:
+    ns = f"user/{uid('u')}"
+    gone, erased, kept = (mem(ns, f"secret {uid('s')}") for _ in range(3))
+    await record_store.put([gone, erased, kept])
+    assert len(await lean(record_store, gone.id, erased.id, kept.id)) == 3
+    grave = erased.with_changes(content="", version=2, status=Status.FORGOTTEN)
+    await record_store.erase([grave])
+    await record_store.delete([gone.id])
+    got = await lean(record_store, gone.id, erased.id, kept.id)
+    assert set(got) == {erased.id, kept.id}
+    assert (got[erased.id].content, got[erased.id].status) == ("", Status.FORGOTTEN)
+    assert got[kept.id].content == kept.content
+
+
+async def test_a_lean_read_hands_out_its_own_copy(record_store: RecordStore) -> None:
+    m = mem(uid("ns"), "prefers dark mode")
+    await record_store.put([m])
+    for _ in range(2):  # the first read and a repeated one (answered from a cache, if any)
+        got = (await lean(record_store, m.id))[m.id]
+        got.content = "changed by a caller"
+        got.embedding = vec(4)
+    again = (await lean(record_store, m.id))[m.id]
+    assert (again.content, again.embedding) == ("prefers dark mode", None)
+
+
+async def test_a_failed_write_leaves_lean_reads_on_what_is_stored(
+    record_store: RecordStore,
+) -> None:
+    ns = uid("ns")
+    holder = mem(ns, "lives in Paris", fact_key="home")
+    await record_store.put([holder])
+    assert (await lean(record_store, holder.id))[holder.id].content == "lives in Paris"
+    renamed = holder.with_changes(content="lives in Rome", version=2)
+    with pytest.raises(Conflict):
+        await record_store.put([renamed, mem(ns, "also home", fact_key="home")])
+    assert (await lean(record_store, holder.id))[holder.id].content == "lives in Paris"
