@@ -10,11 +10,12 @@ Never stale, by construction:
 * only the gateway's own ``SqliteRecordStore`` (the one writer of ``records.db``: one gateway per
   data dir) has a cache; a recall worker's reader store sees other processes' commits and has
   none;
-* every change happens on the store's one SQLite thread: fills after a read, and each write first
-  drops the rows it touches (or everything) before its transaction. A read running before the
-  write can only have filled the cache before that drop, so once a write has returned, no row it
-  changed is here in its old form; access statistics (``touch``) are applied to the cached rows
-  instead of dropping the hottest ones every half second;
+* every change happens on the store's one SQLite thread: fills after a read and after a put (the
+  rows it made current, decoded from the very values it stored), and each write first drops the
+  rows it touches (or everything) before its transaction. A read running before the write can
+  only have filled the cache before that drop, so once a write has returned, no row it changed is
+  here in its old form; a write that fails empties the cache; access statistics (``touch``) are
+  applied to the cached rows instead of dropping the hottest ones every half second;
 * lookups (any thread) only read the dict, one ``get`` at a time (atomic under the GIL), and hand
   out copies: a caller that sets a field changes its copy, not the cache.
 

@@ -179,6 +179,14 @@ def _row_of(m: Memory) -> tuple[Any, ...]:
     )
 
 
+_EMBEDDING = _COLUMNS.split(", ").index("embedding")
+
+
+def _lean(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A ``_row_of`` row as ``_COLUMNS_NO_EMBEDDING`` reads it."""
+    return (*row[:_EMBEDDING], None, *row[_EMBEDDING + 1 :])
+
+
 def _memory_of(row: Sequence[Any]) -> Memory:
     (
         mid, version, namespace, layer, content, type_, importance, confidence, source_agent,
@@ -259,12 +267,20 @@ class SqliteRecordStore(SqliteBacked):
         # higher version, so this reordering cannot change which version ends up current.
         ordered = sorted(memories, key=_claims_fact)
         rows = [(_row_of(m), sqlite_fts.document(m)) for m in ordered]
-        await self._write(lambda c: self._put(c, rows), [m.id for m in ordered])
+
+        def run(conn: sqlite3.Connection) -> None:
+            current = self._put(conn, rows)
+            if self._rows.enabled:  # what a read of these rows would decode, without embeddings
+                self._rows.keep({row[0]: _memory_of(_lean(row)) for row in current})
+
+        await self._write(run, [m.id for m in ordered])
 
     @staticmethod
     def _put(
         conn: sqlite3.Connection, rows: list[tuple[tuple[Any, ...], tuple[str, str] | None]]
-    ) -> None:
+    ) -> list[tuple[Any, ...]]:
+        """The rows that became current."""
+        current = []
         for row, doc in rows:
             if not conn.execute(_INSERT_VERSION, row).rowcount:
                 continue  # this (id, version) is stored already: a replay
@@ -282,6 +298,8 @@ class SqliteRecordStore(SqliteBacked):
                     "SELECT rowid FROM memories WHERE id = ?", (row[0],)
                 ).fetchone()
                 sqlite_fts.index(conn, rowid, doc)
+                current.append(row)
+        return current
 
     async def set_context(self, memories: Sequence[Memory]) -> None:
         rows = [(m.context, m.id, int(m.version), sqlite_fts.document(m)) for m in memories]
