@@ -210,7 +210,8 @@ class Settings:
     #: and nothing to the ranking (docs/BENCHMARKS.md); 0 keeps every term
     lexical_common_terms: float = 0.05
     #: embedded records: decoded memories a recall's loads are answered from without a trip to
-    #: SQLite (``stores/row_cache.py``; ~1-2 KB each; 0 = off). Redis + Neo4j: not used.
+    #: SQLite (``stores/row_cache.py``; ~1-2 KB each; 0 = off). Only with the SQLite journal,
+    #: whose lock makes this process the one writer of the data dir; Neo4j records: not used.
     record_cache_entries: int = 20_000
     #: a dialogue turn whose speaker the query names: its relevance x (1 + this)
     speaker_boost: float = 0.3

@@ -56,7 +56,9 @@ def _backends(
     settings: Settings, reader: bool = False
 ) -> tuple[WorkingStore, RecordStore, EpisodicGraph]:
     """The working store, the records and the episodic graph ``settings`` name (unguarded).
-    ``reader``: a recall worker's, which sees another process's writes (no row cache)."""
+    ``reader``: a recall worker's, which sees another process's writes (no row cache). The
+    embedded records cache rows only where this process is their one writer: a reader never, a
+    replica (``journal_backend`` redis, whose data dir no journal lock guards) neither."""
     data = settings.data_dir
     working: WorkingStore
     records: RecordStore
@@ -96,7 +98,9 @@ def _backends(
         records = SqliteRecordStore(
             data / "records.db",
             common_terms=settings.lexical_common_terms,
-            row_cache=0 if reader else settings.record_cache_entries,
+            row_cache=settings.record_cache_entries
+            if not reader and settings.journal_backend == "sqlite"
+            else 0,
         )
         graph = SqliteEpisodicGraph(data / "graph.db")
     return working, records, graph

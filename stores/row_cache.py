@@ -7,9 +7,10 @@ leaving the event loop.
 
 Never stale, by construction:
 
-* only the gateway's own ``SqliteRecordStore`` (the one writer of ``records.db``: one gateway per
-  data dir) has a cache; a recall worker's reader store sees other processes' commits and has
-  none;
+* only the gateway's own ``SqliteRecordStore`` has a cache, and only with the SQLite journal,
+  whose lock on the data dir makes this process the one writer of ``records.db``
+  (``gateway/wiring.py``); a recall worker's reader store, which sees another process's commits,
+  and a replica's (Redis journal: no lock) have none;
 * every change happens on the store's one SQLite thread: fills after a read and after a put (the
   rows it made current, decoded from the very values it stored), and each write first drops the
   rows it touches (or everything) before its transaction. A read running before the write can

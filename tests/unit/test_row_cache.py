@@ -77,5 +77,10 @@ def test_only_the_gateways_own_record_store_caches_rows(tmp_path: Path) -> None:
     _, reader, _ = _backends(settings, reader=True)
     assert isinstance(records, SqliteRecordStore) and isinstance(reader, SqliteRecordStore)
     assert records._rows.enabled and not reader._rows.enabled
+    # a replica's data dir is not locked by a SQLite journal: another process may write its
+    # records, so it caches nothing either
+    replica = Settings(data_dir=tmp_path, journal_backend="redis", redis_url="redis://127.0.0.1:1")
+    _, shared, _ = _backends(replica)
+    assert isinstance(shared, SqliteRecordStore) and not shared._rows.enabled
     with pytest.raises(ValueError, match="record_cache_entries"):
         Settings(data_dir=tmp_path, record_cache_entries=-1).validate()
