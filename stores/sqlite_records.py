@@ -26,7 +26,9 @@ unique index). A put that would break it raises ``Conflict`` and stores nothing:
 transaction. Within a batch, memories that release a fact (not active, or no fact_key) are applied
 before those that claim one, so "supersede the old holder + add the new one" works in any order.
 
-One connection, guarded by a lock; every call runs on a worker thread (``asyncio.to_thread``).
+One connection, guarded by a lock; every call runs on a worker thread (``asyncio.to_thread``),
+except a lean ``get`` (no embeddings) whose every row is in the store's row cache
+(``stores/row_cache.py``: the gateway's own store only; writes drop what they change).
 """
 
 from __future__ import annotations
