@@ -4,13 +4,14 @@ process's writes, so it must not cache)."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from gateway.core.models import Layer, Memory
+from gateway.core.models import Layer, Memory, Status
 from gateway.settings import Settings
 from gateway.wiring import _backends
 from stores.row_cache import RowCache, clone
@@ -43,6 +44,44 @@ def test_lookup_is_all_or_nothing_and_hands_out_copies_without_embeddings() -> N
     assert cache.lookup(["m1"]) == {"m1": clone(m(1)).with_changes(embedding=None)}
     found, missing = cache.split(["m3", "m2"])
     assert list(found) == ["m2"] and missing == ["m3"]
+
+
+def test_clone_copies_every_field_into_a_new_object() -> None:
+    # every field set away from its default, so a field the copy forgets shows up
+    full = Memory(
+        id="m1",
+        namespace="user/a",
+        layer=Layer.EPISODIC,
+        content="turn",
+        type="event",
+        importance=0.9,
+        confidence=0.7,
+        source_agent="a1",
+        source_session="s1",
+        task_id="t1",
+        created_at=T0,
+        updated_at=T0,
+        last_accessed_at=T0,
+        access_count=3,
+        version=4,
+        metadata={"k": "v"},
+        evidence=["e1"],
+        event_time=T0,
+        status=Status.SUPERSEDED,
+        fact_key="key",
+        entities=["alice"],
+        embedding=np.ones(4, dtype=np.float32),
+        context="before",
+    )
+    defaults = Memory(id="", namespace="", layer=Layer.SEMANTIC, content="")
+    for f in dataclasses.fields(Memory):
+        assert getattr(full, f.name) is not getattr(defaults, f.name) or f.name == "embedding"
+    copy = clone(full)
+    assert copy is not full
+    for f in dataclasses.fields(Memory):
+        assert getattr(copy, f.name) is getattr(full, f.name), f.name
+    copy.content = "mine"
+    assert full.content == "turn"
 
 
 def test_bounded_dropping_the_oldest_first() -> None:
