@@ -14,7 +14,9 @@ the query embedding alone, and recall p50 minus each: minus the embedding is iss
 most +5 ms on the embedded default: everything but the embedding, the vector search included);
 minus the floor is the gateway's own cost (gRPC, lexical search, fusion, loading the hits).
 ``--backend both`` runs the embedded gateway and Redis + Neo4j (``real``) one after the other per
-size and also prints real / embedded recall p50 (the target is at most 2).
+size and also prints real / embedded recall p50 (the target is at most 2). ``--stages`` also prints
+where the time goes: the p50 of each traced stage of the same recalls (``bench/stage_timer.py``),
+and the call minus its server span (gRPC and the client).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import numpy as np
 from bench.dialogues.generate import load
 from bench.recall_eval import DATA, backend_settings, percentile
 from bench.serving import ready_gateway
+from bench.stage_timer import StageTimer
 from gateway.client import GatewayClient
 from gateway.embedding import build_embedder
 
@@ -93,13 +96,24 @@ class Floor:
         return (t1 - t0) * 1000, (time.perf_counter() - t0) * 1000
 
 
-def run(backend: str, size: int, qs: list[str], embedder_kind: str) -> dict[str, float]:
+#: the server span around a whole call (``gateway/rpc/interceptors.py``)
+RPC_SPAN = "rpc Recall"
+#: what is left of a call outside its server span
+TRANSPORT = "gRPC + client"
+
+
+def run(
+    backend: str, size: int, qs: list[str], embedder_kind: str, stages: bool = False
+) -> dict[str, Any]:
+    """Recall and floor figures; with ``stages``, also ``stages``: stage name -> ms per recall."""
     embedder = build_embedder(embedder_kind, cache_size=0)
     floor = Floor(embedder, size)
+    timer = StageTimer() if stages else None
+    per_stage: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="memgate-speed-") as tmp:
         settings = backend_settings(backend, Path(tmp), embedder_kind)
         with (
-            ready_gateway(settings) as address,
+            ready_gateway(settings, timer) as address,
             GatewayClient(address, agent_id="master", timeout=300) as client,
         ):
             ns = f"user/speed-{uuid.uuid4().hex[:8]}"
@@ -112,10 +126,18 @@ def run(backend: str, size: int, qs: list[str], embedder_kind: str) -> dict[str,
                 client.recall(q, namespaces=[ns], top_k=10)
                 floor.time_ms(q)
             latencies, embeds, floors = [], [], []
+            if timer is not None:
+                timer.take()
             for q in qs:
                 t0 = time.perf_counter()
                 client.recall(q, namespaces=[ns], top_k=10)
                 latencies.append((time.perf_counter() - t0) * 1000)
+                if timer is not None:
+                    spans = timer.take()
+                    if RPC_SPAN in spans:
+                        spans[TRANSPORT] = latencies[-1] - spans[RPC_SPAN]
+                    for name, ms in spans.items():
+                        per_stage.setdefault(name, []).append(ms)
                 embed_ms, floor_ms = floor.time_ms(q)
                 embeds.append(embed_ms)
                 floors.append(floor_ms)
@@ -126,10 +148,24 @@ def run(backend: str, size: int, qs: list[str], embedder_kind: str) -> dict[str,
         "recall_p95_ms": percentile(latencies, 95),
         "embed_p50_ms": statistics.median(embeds),
         "floor_p50_ms": statistics.median(floors),
+        "recalls": len(latencies),
+        "stages": per_stage,
     }
 
 
-def line(backend: str, r: dict[str, float]) -> str:
+def stage_lines(r: dict[str, Any]) -> list[str]:
+    """The stages of ``run(..., stages=True)``, longest p50 first, each over the recalls that
+    had it. Side by side stages (the keyword search runs beside the embedding) overlap: they do
+    not add up to the call."""
+    stages: dict[str, list[float]] = r["stages"]
+    out = []
+    for name, times in sorted(stages.items(), key=lambda kv: -statistics.median(kv[1])):
+        share = "" if len(times) == r["recalls"] else f" (in {len(times)} of {r['recalls']})"
+        out.append(f"{'':>10}{name:<32} p50 {statistics.median(times):6.2f} ms{share}")
+    return out
+
+
+def line(backend: str, r: dict[str, Any]) -> str:
     over = r["recall_p50_ms"] - r["floor_p50_ms"]
     over_embed = r["recall_p50_ms"] - r["embed_p50_ms"]
     return (
@@ -148,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memories", default="600,10000")
     ap.add_argument("--questions", type=int, default=200)
     ap.add_argument("--embedder", choices=["minilm", "hash"], default="minilm")
+    ap.add_argument("--stages", action="store_true", help="also print each stage's p50")
     args = ap.parse_args(argv)
     qs = questions(args.questions)
     backends = ["embedded", "real"] if args.backend == "both" else [args.backend]
@@ -155,8 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     for size in (int(s) for s in args.memories.split(",")):
         results = {}
         for backend in backends:
-            results[backend] = run(backend, size, qs, args.embedder)
+            results[backend] = run(backend, size, qs, args.embedder, args.stages)
             print(line(backend, results[backend]), flush=True)
+            if args.stages:
+                print("\n".join(stage_lines(results[backend])), flush=True)
         if len(results) == 2:
             ratio = results["real"]["recall_p50_ms"] / results["embedded"]["recall_p50_ms"]
             print(

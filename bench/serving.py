@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from gateway.core.tracing import Tracer
 from gateway.recall_workers.pool import RecallWorkers
 from gateway.rpc.server import Gateway, gateway_in_thread
 from gateway.settings import Settings
@@ -25,8 +26,8 @@ def wait_for_workers(gateway: Gateway, timeout_s: float = 300.0) -> None:
 
 
 @contextmanager
-def ready_gateway(settings: Settings) -> Iterator[str]:
+def ready_gateway(settings: Settings, tracer: Tracer | None = None) -> Iterator[str]:
     """Yields the address of a gateway whose recall workers (if any) are all ready."""
-    with gateway_in_thread(settings) as (gateway, _):
+    with gateway_in_thread(settings, tracer) as (gateway, _):
         wait_for_workers(gateway)
         yield f"{settings.host}:{gateway.port}"

@@ -15,6 +15,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from gateway.core.service import MemoryService
+from gateway.core.tracing import Tracer
 from gateway.rpc.admission import Admission, Bounds
 from gateway.rpc.interceptors import ErrorMapping
 from gateway.rpc.metrics_http import MetricsServer
@@ -139,15 +140,19 @@ async def create_server(settings: Settings, service: MemoryService | None = None
 
 
 @contextmanager
-def gateway_in_thread(settings: Settings) -> Iterator[tuple[Gateway, asyncio.AbstractEventLoop]]:
+def gateway_in_thread(
+    settings: Settings, tracer: Tracer | None = None
+) -> Iterator[tuple[Gateway, asyncio.AbstractEventLoop]]:
     """Run a gateway on its own event loop in a background thread; yields it and its loop
-    (``asyncio.run_coroutine_threadsafe(coro, loop)`` reaches the service)."""
+    (``asyncio.run_coroutine_threadsafe(coro, loop)`` reaches the service). ``tracer`` replaces
+    the one the settings configure (a benchmark's stage timer)."""
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="memgate-loop", daemon=True)
     thread.start()
 
     async def boot() -> Gateway:
-        gateway = await create_server(settings)
+        service = None if tracer is None else build_service(settings, tracer)
+        gateway = await create_server(settings, service)
         await gateway.start()
         return gateway
 

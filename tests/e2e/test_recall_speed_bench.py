@@ -28,3 +28,36 @@ def test_recall_speed_prints_recall_beside_the_embedding_and_the_floor(
         assert recall > 0 and 0 < embed <= floor
         assert float(m.group(6)) == pytest.approx(recall - embed, abs=0.11)
         assert float(m.group(7)) == pytest.approx(recall - floor, abs=0.11)
+
+
+STAGE = re.compile(r"^ {10}(.+?) +p50 +([\d.]+) ms(?: \(in (\d+) of (\d+)\))?$")
+
+
+def test_stages_break_each_recall_down_by_its_traced_spans(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert (
+        recall_speed.main(
+            ["--memories", "40", "--questions", "6", "--embedder", "hash", "--stages"]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out.splitlines()
+    (recall_line,) = [m for m in map(LINE.search, out) if m]
+    stages = {m.group(1): m for m in map(STAGE.match, out) if m}
+    for name in (
+        recall_speed.RPC_SPAN,
+        "recall",
+        "recall.embed",
+        "recall.keyword_search",
+        "recall.vector_search",
+        recall_speed.TRANSPORT,
+    ):
+        assert name in stages, f"no {name!r} stage in {list(stages)}"
+        assert stages[name].group(3) is None, f"{name} missing from some recalls"
+    p50 = {name: float(m.group(2)) for name, m in stages.items()}
+    # nested spans: the server span holds the pipeline, which holds the embedding
+    assert 0 < p50["recall.embed"] <= p50["recall"] <= p50[recall_speed.RPC_SPAN]
+    # the call's p50 is printed to 0.1 ms
+    assert p50[recall_speed.RPC_SPAN] <= float(recall_line.group(2)) + 0.05
+    assert p50[recall_speed.TRANSPORT] > 0
