@@ -359,6 +359,8 @@ class RedisJournal:
                 if await self._r.set(
                     self._k(p, "lease"), self.consumer, nx=True, px=self._lease_ms
                 ):
+                    # taken (back): whoever held it since may have left entries pending
+                    self._settled.discard(p)
                     self._owned.add(p)
 
     async def _settle_ownership(self, p: int) -> bool:
@@ -380,6 +382,10 @@ class RedisJournal:
             c for c in info.get("consumers", []) if _s(c["name"]) != self.consumer and c["pending"]
         ]
         if others:
+            return False
+        if p not in self._owned:
+            # given back while this ran: a later holder's entries may follow, so taking it
+            # again must settle again (a stale mark read new entries past a dead consumer's)
             return False
         self._settled.add(p)
         return True

@@ -337,3 +337,66 @@ async def test_a_dead_consumers_entries_are_reclaimed_in_order(
     assert (await r.xpending(f"{redis_prefix}:{{j{p}}}:s", "apply"))["pending"] == 0
     await b.close()
     await a.close()
+
+
+@pytest.mark.real
+async def test_a_partition_given_back_while_settling_is_settled_again_when_taken_back(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """Replica a settles partition 3 (checks no other consumer holds entries there) while its
+    lease loop gives the partition back to b. b reads entries there and dies before applying
+    them. When a takes the partition back it must claim b's entries first: a settlement that
+    finished after the release must not count (it once let a read past them, and they stayed
+    pending for good)."""
+    ns = "user/p5"  # journal partition 3 of 4: the first one a gives back
+    a = _redis_journal(redis_url, redis_prefix, "a")
+    await a.start()
+    assert a.owned == frozenset(range(4))
+    r = a._r
+    assert r is not None
+    real_xpending = r.xpending
+    in_settlement, given_back = asyncio.Event(), asyncio.Event()
+
+    async def slow_xpending(*args, **kwargs):  # type: ignore[no-untyped-def]
+        in_settlement.set()
+        await given_back.wait()
+        return await real_xpending(*args, **kwargs)
+
+    r.xpending = slow_xpending  # type: ignore[method-assign]
+    settling = asyncio.create_task(a._settle_ownership(3))
+    await in_settlement.wait()
+    b = _redis_journal(redis_url, redis_prefix, "b")
+    await b.start()
+    await a._balance()  # two members: a keeps two partitions, gives 3 and 2 back
+    assert 3 not in a.owned
+    given_back.set()
+    await settling
+    r.xpending = real_xpending  # type: ignore[method-assign]
+    assert 3 not in a._settled
+    await b._balance()
+    assert 3 in b.owned
+    writes = [
+        NewEntry(f"w{i}", "ag", "", MemoryWrite(ns, Layer.SEMANTIC, f"c{i}")) for i in range(5)
+    ]
+    await a.append(writes)
+    taken = await b.pending(3)  # delivered to b; then b dies (no ack, no lease renewal)
+    assert [e.write_id for e in taken] == ["w0", "w1", "w2"]
+    assert b._lease_task is not None
+    b._lease_task.cancel()
+    deadline = asyncio.get_running_loop().time() + 10
+    order: list[str] = []
+    while len(order) < 5 and asyncio.get_running_loop().time() < deadline:
+        await a._balance()  # b's lease and membership expire: a takes 3 back
+        order += await _drain(a)
+        await asyncio.sleep(0.1)
+    assert order == ["w0", "w1", "w2", "w3", "w4"]  # b's entries first, none left behind
+    p = partition_of_test(ns)
+    assert (await r.xpending(f"{redis_prefix}:{{j{p}}}:s", "apply"))["pending"] == 0
+    await a.close()
+    await b.close()
+
+
+def partition_of_test(namespace: str) -> int:
+    from stores.redis_journal import partition_of
+
+    return partition_of(namespace, int(_REDIS_KW["partitions"]))
