@@ -11,8 +11,10 @@ Reclaim. Entries are read with ``XREADGROUP`` (they join the reader's pending-en
 leave the stream once applied (``XACK`` + ``XDEL``). When a replica dies, its leases expire; the
 next holder first takes the dead consumer's pending entries with ``XAUTOCLAIM`` (once they have
 been idle ``reclaim_idle_ms``) and reads new entries only after no other consumer holds any, so the
-order within a partition survives the failover. Applying twice is harmless (stores are idempotent
-by ids), so at-least-once delivery applies each write once.
+order within a partition survives the failover. The holder also takes, at each lease renewal,
+entries another consumer has left idle in its partitions since (a replica that had lost its
+lease without noticing yet may still have read some). Applying twice is harmless (stores are
+idempotent by ids), so at-least-once delivery applies each write once.
 
 Keys (one hash tag per partition, so each partition's keys share one Redis Cluster slot)::
 
@@ -349,6 +351,10 @@ class RedisJournal:
                 await self._scripts["release"](keys=[self._k(p, "lease")], args=[self.consumer])
                 self._owned.discard(p)
                 self._settled.discard(p)
+            # a replica that lost a lease it had not noticed yet may have read new entries of
+            # the partition after we settled it: they would wait in its list for good
+            for p in sorted(self._owned & self._settled):
+                await self._claim_idle(p)
             start = zlib.crc32(self.consumer.encode()) % self.partitions
             for i in range(self.partitions):
                 if len(self._owned) >= share:
@@ -363,20 +369,25 @@ class RedisJournal:
                     self._settled.discard(p)
                     self._owned.add(p)
 
+    async def _claim_idle(self, p: int) -> None:
+        """Take the entries of partition ``p`` that other consumers have left idle."""
+        assert self._r is not None
+        cursor: Any = "0-0"
+        while True:
+            res = await self._r.execute_command(
+                "XAUTOCLAIM", self._k(p, "s"), GROUP, self.consumer, self._reclaim_idle_ms,
+                cursor, "COUNT", 500,
+            )  # fmt: skip
+            cursor = res[0]
+            if cursor in (b"0-0", "0-0"):
+                break
+
     async def _settle_ownership(self, p: int) -> bool:
         """Take over the pending entries earlier consumers left in partition ``p``; True once
         no other consumer holds any (only then may new entries be read, to keep the order)."""
         assert self._r is not None
         stream = self._k(p, "s")
-        cursor: Any = "0-0"
-        while True:
-            res = await self._r.execute_command(
-                "XAUTOCLAIM", stream, GROUP, self.consumer, self._reclaim_idle_ms, cursor,
-                "COUNT", 500,
-            )  # fmt: skip
-            cursor = res[0]
-            if cursor in (b"0-0", "0-0"):
-                break
+        await self._claim_idle(p)
         info = await self._r.xpending(stream, GROUP)
         others = [
             c for c in info.get("consumers", []) if _s(c["name"]) != self.consumer and c["pending"]

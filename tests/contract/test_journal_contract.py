@@ -400,3 +400,33 @@ def partition_of_test(namespace: str) -> int:
     from stores.redis_journal import partition_of
 
     return partition_of(namespace, int(_REDIS_KW["partitions"]))
+
+
+@pytest.mark.real
+async def test_entries_another_consumer_read_after_the_owner_settled_are_claimed(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """A replica whose lease ran out before it noticed may still read new entries of the
+    partition into its own list after the new holder settled it: the holder claims them once
+    idle, at its next lease renewal, instead of leaving them pending for good."""
+    ns = "user/p5"
+    a = _redis_journal(redis_url, redis_prefix, "a")
+    await a.start()
+    assert a._lease_task is not None
+    a._lease_task.cancel()  # renewals by hand below
+    assert await _drain(a) == []  # every partition settled: a reads new entries directly
+    await a.append(
+        [NewEntry(f"w{i}", "ag", "", MemoryWrite(ns, Layer.SEMANTIC, f"c{i}")) for i in range(3)]
+    )
+    r = a._r
+    assert r is not None
+    p = partition_of_test(ns)
+    stream = f"{redis_prefix}:{{j{p}}}:s"
+    # a late reader takes the new entries into its own list, and never comes back for them
+    await r.xreadgroup("apply", "late", {stream: ">"}, count=10)
+    assert await _drain(a) == []
+    await asyncio.sleep(int(_REDIS_KW["reclaim_idle_ms"]) / 1000 + 0.1)
+    await a._balance()
+    assert await _drain(a) == ["w0", "w1", "w2"]
+    assert (await r.xpending(stream, "apply"))["pending"] == 0
+    await a.close()
