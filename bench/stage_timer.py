@@ -14,15 +14,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 
-from gateway.core.tracing import AttributeValue, Span, SpanKind
-
-
-class _Span:
-    def set_attribute(self, key: str, value: AttributeValue) -> None:
-        pass
-
-    def set_error(self, message: str) -> None:
-        pass
+from gateway.core.tracing import NULL_SPAN, AttributeValue, Span, SpanKind
 
 
 class StageTimer:
@@ -42,7 +34,7 @@ class StageTimer:
     ) -> Iterator[Span]:
         start = time.perf_counter()
         try:
-            yield _Span()
+            yield NULL_SPAN
         finally:
             ms = (time.perf_counter() - start) * 1000
             with self._lock:

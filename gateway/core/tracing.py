@@ -41,6 +41,10 @@ class _NullSpan:
         pass
 
 
+#: a span that records nothing (for tracers that only time, or do nothing)
+NULL_SPAN: Span = _NullSpan()
+
+
 class NullTracer:
     """Tracing off: spans cost one context manager."""
 
@@ -52,7 +56,7 @@ class NullTracer:
         kind: SpanKind = "internal",
         carrier: Mapping[str, str] | None = None,
     ) -> Iterator[Span]:
-        yield _NullSpan()
+        yield NULL_SPAN
 
 
 NULL_TRACER: Tracer = NullTracer()
