@@ -47,11 +47,12 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import faiss
 import numpy as np
 
+from gateway.core import scan_hint
 from gateway.core.errors import InvalidArgument
 from gateway.core.models import Layer, VectorItem
 
@@ -63,6 +64,12 @@ MANIFEST_NAME = "manifest.json"
 #: worker thread instead of on the event loop.
 OFFLOAD_ITEMS = 1024
 OFFLOAD_VECTORS = 50_000
+
+#: The only recall in flight (``gateway.core.scan_hint``) scans a partition of at least this
+#: many vectors with BLAS (``_gemv_search``) rather than faiss: 0.46 against 0.81 ms at 10k x 384
+#: alone, -0.55 to -0.76 ms per recall at 10k. Below it the product is too small to gain from
+#: BLAS's threads; beside other recalls the threads wait for busy cores (-15% recalls/s).
+GEMV_SCAN_MIN = 4096
 
 _SHARD_DIR = re.compile(r"^shard-(\d+)$")
 
@@ -104,6 +111,21 @@ def _write_atomic(path: Path, chunks: Iterable[bytes | memoryview | np.ndarray])
             os.unlink(tmp)
         raise
     return h.hexdigest()
+
+
+def _gemv_search(index: faiss.IndexIDMap, query: np.ndarray, k: int) -> tuple[Any, Any]:
+    """``index.search`` of one query, as one BLAS matrix-vector product over the flat index's
+    own storage (no copy) and a partial sort: the same exact scores, in ~half the time of faiss's
+    one-query scan, which runs on one thread (faiss spreads a search over queries, not rows);
+    numpy's BLAS spreads the product over rows. Caller holds the shard lock (the storage must not
+    move) and ``0 < k < ntotal``. Returns (scores, ids) shaped as faiss's, in no order."""
+    n = index.ntotal
+    flat = cast(faiss.IndexFlat, faiss.downcast_index(index.index))
+    vectors = faiss.rev_swig_ptr(flat.get_xb(), n * flat.d).reshape(n, flat.d)
+    scores = vectors @ query
+    top = np.argpartition(scores, n - k)[n - k :]  # unordered: the caller sorts all hits
+    ids = faiss.rev_swig_ptr(index.id_map.data(), n)[top]
+    return scores[top][None, :], ids[None, :]
 
 
 class _CorruptState(Exception):
@@ -467,6 +489,8 @@ class ShardedFaissIndex:
     ) -> list[list[tuple[str, float]]]:
         """The best ``k`` per query row (``queries`` is (n, dim), normalised)."""
         self._pin_threads()
+        # one query of the only recall in flight: BLAS may spread the scan over idle cores
+        spread = queries.shape[0] == 1 and scan_hint.alone()
         hits: list[list[tuple[float, str]]] = [[] for _ in range(queries.shape[0])]
         with self._shard_locks(groups):
             for s, nss in groups.items():
@@ -476,8 +500,12 @@ class ShardedFaissIndex:
                     for layer, part in shard.parts.get(ns, {}).items():
                         if layers is not None and layer not in layers:
                             continue
-                        kk = min(k, part.index.ntotal)
-                        scores, fids = part.index.search(queries, kk)
+                        size = part.index.ntotal
+                        kk = min(k, size)
+                        if spread and size >= GEMV_SCAN_MIN and kk < size:
+                            scores, fids = _gemv_search(part.index, queries[0], kk)
+                        else:
+                            scores, fids = part.index.search(queries, kk)
                         rev = part.rev
                         for row, (srow, frow) in enumerate(
                             zip(scores.tolist(), fids.tolist(), strict=True)

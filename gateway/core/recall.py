@@ -53,7 +53,7 @@ class Recaller:
         self._tracer = tracer
         self._s = settings
         self._stores = stores
-        self.engine = RecallEngine(settings, stores, embedder, tracer)
+        self.engine = RecallEngine(settings, stores, embedder, tracer, self._alone)
         self.remote: RemoteAnswers | None = None
         # A recall runs here when no other is running anywhere (a lone agent: no hop, and the
         # embedder's every thread); under concurrency the workers take them (docs/SCALING.md).
@@ -108,6 +108,10 @@ class Recaller:
             span.set_attribute("memgate.layers", ",".join(x.value for x in result.routed))
         self.audit.add(AuditEntry(agent, "recall", ",".join(q.namespaces), "", q.query[:200]))
         return result
+
+    def _alone(self) -> bool:
+        """The recall answered here is the only one under way, here or in a worker."""
+        return self._running == 1 and (self.remote is None or not self.remote.in_flight())
 
     def on_applied(self, namespaces: frozenset[str]) -> None:
         """Writes to these namespaces were applied: cached recalls over them are stale."""

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import numpy as np
 
-from gateway.core import dialogue, fusion, query_text, routing, scoring, timecues
+from gateway.core import dialogue, fusion, query_text, routing, scan_hint, scoring, timecues
 from gateway.core.errors import BackendUnavailable
 from gateway.core.fusion import Candidates
 from gateway.core.models import (
@@ -68,7 +68,10 @@ class RecallEngine:
         stores: Stores,
         embedder: Embedder,
         tracer: Tracer = NULL_TRACER,
+        alone: Callable[[], bool] | None = None,
     ) -> None:
+        """``alone``: whether a recall searching now is the host's only one (``scan_hint``);
+        by default, whether it is this engine's only answer under way."""
         self._tracer = tracer
         self._s = settings
         self._stores = stores
@@ -84,12 +87,21 @@ class RecallEngine:
         self.queries = QueryBatcher(
             embedder, settings.query_embed_threads, settings.query_embed_batch
         )
+        self._in_flight = 0  # answers under way
+        self._alone = alone or (lambda: self._in_flight == 1)
 
     async def _embed(self, texts: list[str]) -> np.ndarray:
         return await self.queries.embed(texts)
 
     async def answer(self, q: RecallQuery) -> RecallResult:
         """Route, gather, fuse, rank and budget ``q`` (already checked)."""
+        self._in_flight += 1
+        try:
+            return await self._answer(q)
+        finally:
+            self._in_flight -= 1
+
+    async def _answer(self, q: RecallQuery) -> RecallResult:
         layers = q.layers or routing.route(q.query)
         if q.session_id and Layer.WORKING not in layers:
             layers = (*layers, Layer.WORKING)
@@ -156,7 +168,10 @@ class RecallEngine:
         k = q.top_k * OVERFETCH
         records = self._stores.records
         try:
-            with self._tracer.span("recall.vector_search"):
+            with (
+                self._tracer.span("recall.vector_search"),
+                scan_hint.searching(self._alone()),
+            ):
                 dense = await self._stores.index.search(vector, q.namespaces, k, layers)
         except BaseException:
             lexical_task.cancel()

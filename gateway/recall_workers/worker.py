@@ -73,7 +73,8 @@ async def _serve(
         stores = build_stores(settings, embedder.dim, Path(tmp))
         for store in stores.all():
             await store.start()
-        engine = RecallEngine(settings, stores, embedder)
+        # a worker shares the host with the gateway and the other workers: never alone on it
+        engine = RecallEngine(settings, stores, embedder, alone=lambda: False)
         try:
             await Worker(engine, stores, embedder.dim, reader, writer).run()
         finally:

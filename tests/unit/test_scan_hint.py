@@ -1,0 +1,80 @@
+"""The recall pipeline tells the vector index whether a search is the only recall in flight
+(``gateway.core.scan_hint``): only then may a large scan spread over the host's cores."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import stores.faiss_index as fi
+from gateway.core import scan_hint
+from gateway.core.inputs import WriteInput
+from gateway.core.recall import RecallQuery
+from gateway.core.recall_engine import RecallEngine
+from gateway.settings import Settings
+from gateway.wiring import build_service
+
+
+@pytest.fixture
+def seen(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """``scan_hint.alone()`` as each search of the FAISS index saw it."""
+    out: list[bool] = []
+    search = fi.ShardedFaissIndex._search_sync
+
+    def spy(self: fi.ShardedFaissIndex, *args: Any) -> Any:
+        out.append(scan_hint.alone())
+        return search(self, *args)
+
+    monkeypatch.setattr(fi.ShardedFaissIndex, "_search_sync", spy)
+    return out
+
+
+async def test_a_lone_recall_is_alone_and_concurrent_ones_are_not(
+    tmp_path: Path, seen: list[bool]
+) -> None:
+    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", recall_processes=0))
+    await svc.start()
+    try:
+        turns = ["Booked a hotel near Kyoto station", "The ferry to Miyajima leaves at nine"]
+        await svc.writer.write(
+            "master",
+            [WriteInput(namespace="user/u", layer="episodic", content=t) for t in turns],
+            wait=True,
+        )
+        seen.clear()
+        await svc.recaller.recall_as("master", RecallQuery("hotel in Kyoto", ("user/u",)))
+        assert seen == [True]
+        assert not scan_hint.alone()  # the hint does not outlive the search
+        seen.clear()
+        await asyncio.gather(
+            svc.recaller.recall_as("master", RecallQuery("the ferry", ("user/u",))),
+            svc.recaller.recall_as("master", RecallQuery("a station hotel", ("user/u",))),
+        )
+        # the first search happens while the other recall is still under way
+        assert len(seen) == 2 and seen[0] is False
+    finally:
+        await svc.close()
+
+
+async def test_an_engine_told_it_is_never_alone_never_spreads(
+    tmp_path: Path, seen: list[bool]
+) -> None:
+    # what a recall worker does: it shares the host with the gateway and the other workers
+    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", recall_processes=0))
+    await svc.start()
+    try:
+        await svc.writer.write(
+            "master", [WriteInput(namespace="user/u", layer="episodic", content="x y")], wait=True
+        )
+        engine = RecallEngine(svc.settings, svc.stores, svc.embedder, alone=lambda: False)
+        try:
+            seen.clear()
+            await engine.answer(RecallQuery("x y", ("user/u",)))
+            assert seen == [False]
+        finally:
+            engine.close()
+    finally:
+        await svc.close()
