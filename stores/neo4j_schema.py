@@ -113,6 +113,11 @@ class Neo4jSession:
             "connection_acquisition_timeout": acquisition_timeout,
             "max_transaction_retry_time": retry_time,
             "max_connection_pool_size": max_concurrency,
+            # "property/label does not exist": what every statement says on an empty database
+            # (a fresh install), a warning per statement in the gateway's log, for nothing
+            "notifications_disabled_classifications": [
+                neo4j.NotificationDisabledClassification.UNRECOGNIZED
+            ],
         }
         # Calls beyond the pool wait here, in our own queue, and not for a pooled connection:
         # a pool acquisition timeout under load would look like a dead server to the breaker.

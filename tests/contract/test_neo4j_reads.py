@@ -70,3 +70,18 @@ async def test_a_closed_store_answers_unavailable(neo4j_uri: str) -> None:
     await store.close()
     with pytest.raises(BackendUnavailable):
         await store.get([mems[0].id])
+
+
+async def test_a_property_no_node_has_yet_logs_no_warning(
+    neo4j_uri: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # on a fresh database every statement names properties that do not exist yet: the server's
+    # "property key does not exist" notification must not reach the log
+    store, mems = await _store(neo4j_uri, threads=1)
+    key = f"never_{uuid.uuid4().hex[:8]}"
+    try:
+        with caplog.at_level("INFO", logger="neo4j"):
+            await store._db.read(f"MATCH (m:Memory) WHERE m.{key} IS NOT NULL RETURN m.id", {})
+        assert not [r for r in caplog.records if "does not exist" in r.getMessage()]
+    finally:
+        await store.close()
