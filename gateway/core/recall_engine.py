@@ -87,6 +87,7 @@ class RecallEngine:
         self.queries = QueryBatcher(
             embedder, settings.query_embed_threads, settings.query_embed_batch
         )
+        self._after_dense = settings.lexical_after_dense()
         self._in_flight = 0  # answers under way
         self._alone = alone or (lambda: self._in_flight == 1)
 
@@ -106,14 +107,17 @@ class RecallEngine:
         if q.session_id and Layer.WORKING not in layers:
             layers = (*layers, Layer.WORKING)
         long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
-        # the lexical search needs no vector: it runs while the query is embedded
-        lexical = self._start_lexical(q, long_term) if long_term else None
+        # the lexical search needs no vector: it runs while the query is embedded, or after the
+        # vector search in one round trip with the dense hits' memories (``lexical_schedule``)
+        lexical = None
+        if long_term and not self._after_dense:
+            lexical = self._start_lexical(q, long_term)
         vector = await self._query_vector(q.query, lexical)
         now = utcnow()
         cues = timecues.cues(q.query, now)
         degraded: list[str] = []
         c = Candidates()
-        if lexical is not None:
+        if long_term:
             try:
                 await self._long_term(c, q, long_term, vector, cues, lexical)
             except BackendUnavailable as exc:
@@ -163,7 +167,7 @@ class RecallEngine:
         layers: tuple[Layer, ...],
         vector: np.ndarray,
         cues: timecues.Cues,
-        lexical_task: LexicalTask,
+        lexical_task: LexicalTask | None,
     ) -> None:
         k = q.top_k * OVERFETCH
         records = self._stores.records
@@ -174,21 +178,22 @@ class RecallEngine:
             ):
                 dense = await self._stores.index.search(vector, q.namespaces, k, layers)
         except BaseException:
-            lexical_task.cancel()
+            if lexical_task is not None:
+                lexical_task.cancel()
             raise
         # one load of the dense hits' memories (ranking reads ~35 deep for top_k 10; a round trip
-        # costs 2-5 ms on Neo4j), beside the lexical search on Neo4j, after it on SQLite
-        found = _found(lexical_task)
-        ids = [i for i, _ in dense if i not in found]
-        preload = asyncio.ensure_future(records.get(ids, embeddings=False))
-        preload.add_done_callback(lambda t: t.cancelled() or t.exception())
-        try:
-            lexical, loaded = await lexical_task
-        except BaseException:
-            preload.cancel()
-            raise
+        # costs 2-5 ms on Neo4j): with the lexical search, or beside / after its task
+        ids = [i for i, _ in dense]
+        if lexical_task is None:
+            with self._tracer.span("recall.keyword_search"):
+                lexical, loaded = await records.keyword_memories(
+                    q.namespaces, layers, q.query, k, load=ids
+                )
+            preloaded: dict[str, Memory] = {}
+        else:
+            lexical, loaded, preloaded = await self._beside(lexical_task, ids)
         c.dense.update(dense)
-        c.memories.update(await preload)
+        c.memories.update(preloaded)
         c.memories.update(loaded)
         c.keyword.update((m.id, score) for m, score in lexical)
         # lexical hits the dense search did not bring: their cosine from their embeddings
@@ -200,6 +205,22 @@ class RecallEngine:
                 q.namespaces, (Layer.EPISODIC,), q.types, start=start, end=end, limit=k
             )
             c.add_similar(await records.query(flt), vector)
+
+    async def _beside(
+        self, lexical_task: LexicalTask, ids: list[str]
+    ) -> tuple[list[tuple[Memory, float]], dict[str, Memory], dict[str, Memory]]:
+        """The lexical task's hits and loads, and the dense hits' other memories, loaded
+        beside the task while it still runs."""
+        found = _found(lexical_task)
+        rest = [i for i in ids if i not in found]
+        preload = asyncio.ensure_future(self._stores.records.get(rest, embeddings=False))
+        preload.add_done_callback(lambda t: t.cancelled() or t.exception())
+        try:
+            lexical, loaded = await lexical_task
+        except BaseException:
+            preload.cancel()
+            raise
+        return lexical, loaded, await preload
 
     async def _hits(
         self,
