@@ -606,3 +606,48 @@ async def test_search_and_upsert_from_plain_threads(rng: np.random.Generator) ->
         assert all(f.result() > 0 for f in searches)
     assert await index.count() == 600
     check_consistent(index)
+
+
+async def test_calls_that_meet_a_held_lock_wait_off_the_event_loop(
+    rng: np.random.Generator,
+) -> None:
+    # a flush copies the shards under their locks (a 100k-vector flush held them ~170 ms): a
+    # search, an upsert or a delete that meets a held lock must not block the event loop,
+    # which serves every other request
+    index = ShardedFaissIndex(None, dim=DIM, shards=2)
+    vectors = unit(rng, 50)
+    await index.upsert(items_for("ns", Layer.SEMANTIC, vectors, prefix="m"))
+    shard = index._shards[index.shard_of("ns")]
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with index._write_lock, shard.lock:
+            held.set()
+            release.wait(5)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(5)
+    loop = asyncio.get_running_loop()
+    lags: list[float] = []
+
+    async def heartbeat() -> None:
+        for _ in range(20):
+            t = loop.time()
+            await asyncio.sleep(0.01)
+            lags.append(loop.time() - t - 0.01)
+
+    calls = asyncio.gather(
+        index.search(vectors[3], ["ns"], 1),
+        index.upsert(items_for("ns", Layer.SEMANTIC, unit(rng, 1), prefix="new")),
+        index.delete(["m-7"]),
+    )
+    await heartbeat()  # 200 ms while the calls wait for the lock
+    assert not calls.done()
+    release.set()
+    found, _, _ = await calls
+    holder.join()
+    assert max(lags) < 0.1
+    assert found[0][0] == "m-3"
+    assert await index.count() == 50  # one added, one deleted
+    check_consistent(index)
