@@ -15,7 +15,9 @@ Concurrency
     Writes (upsert, delete, reset, load, flush snapshots) are serialised by one lock; each shard has
     its own lock that writers and searchers take, always in ascending shard order, so a search sees
     a batch either wholly applied or not at all. The CPU work runs inline (it is fast) and moves to
-    a worker thread for large batches; file I/O always runs in a worker thread.
+    a worker thread for large batches, and whenever a lock it needs is held by another thread
+    (``_busy``), so the event loop does not wait out a flush. File I/O always runs in a worker
+    thread.
 
 Layout on disk (``data_dir`` set)
     ``manifest.json``             format version, dim, shard count, per-shard seq/files/digests
@@ -23,8 +25,9 @@ Layout on disk (``data_dir`` set)
     ``shard-XX/ids.<seq>.json``   sidecar: per partition its namespace, layer, byte range and
                                   string ids (in the order of the partition's faiss id map)
 
-    ``flush()`` writes only dirty shards, each under a new ``seq``: temp file, fsync,
-    ``os.replace``, fsync of the directory; then the manifest the same way. The manifest is the
+    ``flush()`` writes only dirty shards (copied under their locks, serialised outside them), each
+    under a new ``seq``: temp file, fsync, ``os.replace``, fsync of the directory; then the
+    manifest the same way. The manifest is the
     commit point: until it is replaced the previous files stay untouched (they are deleted only
     afterwards), so a crash at any moment leaves either the old or the new consistent state.
     Digests (blake2b) of every file are checked on ``start()``; a missing, unreadable or
