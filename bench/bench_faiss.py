@@ -6,7 +6,8 @@
 For every size, layout (all vectors in one namespace, or spread over 100) and shard count it
 reports: bulk upsert throughput (batches of --batch), single-query k=10 search latency p50/p99
 (over one namespace, and over all 100 namespaces for the spread layout), the latency of
-single-item writes (insert a new id, replace an existing one, delete one), and flush/start times.
+single-item writes (insert a new id, replace an existing one, delete one), flush/start times, and
+the event loop's longest stall (ms) while a flush runs beside a search and an upsert.
 """
 
 from __future__ import annotations
@@ -42,6 +43,37 @@ async def timed(coros) -> list[float]:  # type: ignore[no-untyped-def]
         await make()
         out.append(time.perf_counter() - t)
     return out
+
+
+async def flush_stall(index: ShardedFaissIndex, ns: str, fresh: np.ndarray) -> float:
+    """The event loop's longest stall (ms) while a flush of a dirtied shard runs beside one
+    search and one upsert (3 rounds): what every other request of the gateway waits."""
+    loop = asyncio.get_running_loop()
+    worst = 0.0
+    for i, vector in enumerate(fresh):
+        await index.upsert([VectorItem(f"stall-{i}", ns, Layer.SEMANTIC, vector)])  # dirty
+        done = asyncio.Event()
+
+        async def beat(done: asyncio.Event = done) -> float:
+            lag = 0.0
+            while not done.is_set():
+                t = loop.time()
+                await asyncio.sleep(0.001)
+                lag = max(lag, loop.time() - t - 0.001)
+            return lag
+
+        heartbeat = asyncio.ensure_future(beat())
+        flush = asyncio.ensure_future(index.flush())
+        await asyncio.sleep(0.002)
+        await asyncio.gather(
+            flush,
+            index.search(vector, [ns], 10),
+            index.upsert([VectorItem(f"stall-x{i}", ns, Layer.SEMANTIC, vector)]),
+        )
+        done.set()
+        worst = max(worst, await heartbeat)
+    await index.flush()  # what the rounds wrote after their flush started
+    return worst * 1000
 
 
 async def run_case(
@@ -107,11 +139,12 @@ async def run_case(
             t = time.perf_counter()
             await index.flush()
             res["flush_s"] = time.perf_counter() - t
+            res["stall_ms"] = await flush_stall(index, namespaces[0], unit(rng, 3, dim))
             again = ShardedFaissIndex(Path(tmp), dim=dim, shards=shards)
             t = time.perf_counter()
             await again.start()
             res["start_s"] = time.perf_counter() - t
-            assert not again.needs_rebuild and await again.count() == await index.count()
+            assert not again.needs_rebuild() and await again.count() == await index.count()
     return res
 
 
@@ -137,6 +170,7 @@ async def main() -> None:
         ("replace1_p50", "repl1 p50", "{:>9.3f}"),
         ("delete1_p50", "del1 p50", "{:>8.3f}"),
         ("flush_s", "flush s", "{:>7.2f}"),
+        ("stall_ms", "loop stall", "{:>10.1f}"),
         ("start_s", "start s", "{:>7.2f}"),
     ]
     threads = args.threads or None
