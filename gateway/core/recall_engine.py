@@ -189,11 +189,9 @@ class RecallEngine:
                 lexical, loaded = await records.keyword_memories(
                     q.namespaces, layers, q.query, k, load=ids
                 )
-            preloaded: dict[str, Memory] = {}
         else:
-            lexical, loaded, preloaded = await self._beside(lexical_task, ids)
+            lexical, loaded = await self._beside(lexical_task, ids)
         c.dense.update(dense)
-        c.memories.update(preloaded)
         c.memories.update(loaded)
         c.keyword.update((m.id, score) for m, score in lexical)
         # lexical hits the dense search did not bring: their cosine from their embeddings
@@ -208,8 +206,8 @@ class RecallEngine:
 
     async def _beside(
         self, lexical_task: LexicalTask, ids: list[str]
-    ) -> tuple[list[tuple[Memory, float]], dict[str, Memory], dict[str, Memory]]:
-        """The lexical task's hits and loads, and the dense hits' other memories, loaded
+    ) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
+        """The lexical task's hits, and its loads with the dense hits' other memories, loaded
         beside the task while it still runs."""
         found = _found(lexical_task)
         rest = [i for i in ids if i not in found]
@@ -220,7 +218,7 @@ class RecallEngine:
         except BaseException:
             preload.cancel()
             raise
-        return lexical, loaded, await preload
+        return lexical, {**await preload, **loaded}
 
     async def _hits(
         self,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from gateway.core import scan_hint
 from gateway.core.inputs import WriteInput
 from gateway.core.recall import RecallQuery
 from gateway.core.recall_engine import RecallEngine
+from gateway.core.service import MemoryService
 from gateway.settings import Settings
 from gateway.wiring import build_service
 
@@ -32,9 +34,9 @@ def seen(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return out
 
 
-async def test_a_lone_recall_is_alone_and_concurrent_ones_are_not(
-    tmp_path: Path, seen: list[bool]
-) -> None:
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[MemoryService]:
+    """An embedded gateway service (recalls answered in-process) holding two turns."""
     svc = build_service(Settings(data_dir=tmp_path, embedder="hash", recall_processes=0))
     await svc.start()
     try:
@@ -44,37 +46,35 @@ async def test_a_lone_recall_is_alone_and_concurrent_ones_are_not(
             [WriteInput(namespace="user/u", layer="episodic", content=t) for t in turns],
             wait=True,
         )
-        seen.clear()
-        await svc.recaller.recall_as("master", RecallQuery("hotel in Kyoto", ("user/u",)))
-        assert seen == [True]
-        assert not scan_hint.alone()  # the hint does not outlive the search
-        seen.clear()
-        await asyncio.gather(
-            svc.recaller.recall_as("master", RecallQuery("the ferry", ("user/u",))),
-            svc.recaller.recall_as("master", RecallQuery("a station hotel", ("user/u",))),
-        )
-        # the first search happens while the other recall is still under way
-        assert len(seen) == 2 and seen[0] is False
+        yield svc
     finally:
         await svc.close()
+
+
+async def test_a_lone_recall_is_alone_and_concurrent_ones_are_not(
+    service: MemoryService, seen: list[bool]
+) -> None:
+    seen.clear()
+    await service.recaller.recall_as("master", RecallQuery("hotel in Kyoto", ("user/u",)))
+    assert seen == [True]
+    assert not scan_hint.alone()  # the hint does not outlive the search
+    seen.clear()
+    await asyncio.gather(
+        service.recaller.recall_as("master", RecallQuery("the ferry", ("user/u",))),
+        service.recaller.recall_as("master", RecallQuery("a station hotel", ("user/u",))),
+    )
+    # the first search happens while the other recall is still under way
+    assert len(seen) == 2 and seen[0] is False
 
 
 async def test_an_engine_told_it_is_never_alone_never_spreads(
-    tmp_path: Path, seen: list[bool]
+    service: MemoryService, seen: list[bool]
 ) -> None:
     # what a recall worker does: it shares the host with the gateway and the other workers
-    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", recall_processes=0))
-    await svc.start()
+    engine = RecallEngine(service.settings, service.stores, service.embedder, alone=lambda: False)
     try:
-        await svc.writer.write(
-            "master", [WriteInput(namespace="user/u", layer="episodic", content="x y")], wait=True
-        )
-        engine = RecallEngine(svc.settings, svc.stores, svc.embedder, alone=lambda: False)
-        try:
-            seen.clear()
-            await engine.answer(RecallQuery("x y", ("user/u",)))
-            assert seen == [False]
-        finally:
-            engine.close()
+        seen.clear()
+        await engine.answer(RecallQuery("hotel in Kyoto", ("user/u",)))
+        assert seen == [False]
     finally:
-        await svc.close()
+        engine.close()
