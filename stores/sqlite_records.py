@@ -394,14 +394,20 @@ class SqliteRecordStore(SqliteBacked):
         if cached is not None:
             return cached
 
-        def run(conn: sqlite3.Connection) -> dict[str, Memory]:
-            # looked up again on the SQLite thread: a write in between dropped what it changed
-            found, missing = self._rows.split(unique)
+        # looked up again on the SQLite thread: a write in between dropped what it changed
+        return await self._db.read(lambda c: self._lean_rows(c, unique))
+
+    def _lean_rows(self, conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, Memory]:
+        """The current rows of ``ids`` without embeddings: the cached ones copied, the others
+        read and cached. On the SQLite thread only (``stores.row_cache``)."""
+        if not self._rows.enabled:
+            return _get_rows(conn, ids, _COLUMNS_NO_EMBEDDING)
+        found, missing = self._rows.split(ids)
+        if missing:
             fresh = _get_rows(conn, missing, _COLUMNS_NO_EMBEDDING)
             self._rows.keep(fresh)
-            return found | fresh
-
-        return await self._db.read(run)
+            found.update(fresh)
+        return found
 
     async def history(self, memory_id: str) -> list[Memory]:
         def run(conn: sqlite3.Connection) -> list[Memory]:
@@ -477,17 +483,40 @@ class SqliteRecordStore(SqliteBacked):
         def run(conn: sqlite3.Connection) -> tuple[list[tuple[Memory, float]], dict[str, Memory]]:
             hits: list[tuple[Memory, float]] = []
             if searched:
-                rows = sqlite_fts.keyword_rows(
-                    conn, terms, namespaces, layers, limit, _M_COLUMNS, self._sizes, self._common
-                )
-                hits = _relative([(_memory_of(row), s) for row, s in rows])
+                hits = _relative(self._keyword_hits(conn, terms, namespaces, layers, limit))
             found = {m.id for m, _ in hits}
-            rest = [i for i in unique if i not in found]
-            return hits, _get_rows(conn, rest, _COLUMNS_NO_EMBEDDING)
+            return hits, self._lean_rows(conn, [i for i in unique if i not in found])
 
         if not searched and not unique:
             return [], {}
         return await self._db.read(run)
+
+    def _keyword_hits(
+        self,
+        conn: sqlite3.Connection,
+        terms: Sequence[str],
+        namespaces: Sequence[str],
+        layers: Sequence[Layer],
+        limit: int,
+    ) -> list[tuple[Memory, float]]:
+        """``sqlite_fts.keyword_rows`` as (memory with its embedding, raw ``bm25()``). With the
+        row cache, only each hit's id and embedding are read: the rest of a cached row is
+        copied, not read and decoded again (~0.6 ms of every recall's 40 hits). On the SQLite
+        thread only."""
+        args = (terms, namespaces, layers, limit)
+        if not self._rows.enabled:
+            rows = sqlite_fts.keyword_rows(conn, *args, _M_COLUMNS, self._sizes, self._common)
+            return [(_memory_of(row), s) for row, s in rows]
+        ranked = sqlite_fts.keyword_rows(
+            conn, *args, "m.id, m.embedding", self._sizes, self._common
+        )
+        lean = self._lean_rows(conn, [mid for (mid, _), _ in ranked])
+        hits = []
+        for (mid, blob), s in ranked:
+            m = lean[mid]  # current: nothing wrote between the search and this read
+            m.embedding = None if blob is None else np.frombuffer(blob, dtype="<f4").copy()
+            hits.append((m, s))
+        return hits
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         if not fact_key:

@@ -22,6 +22,7 @@ from stores.breaker import Breaker, BreakerPolicy, guard
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 CST = timezone(timedelta(hours=8))
+DAY = timedelta(days=1)
 
 
 @pytest.fixture(params=["sqlite", "sqlite+breaker", pytest.param("neo4j", marks=pytest.mark.real)])
@@ -751,6 +752,33 @@ async def test_lean_reads_see_new_versions_context_and_touches(record_store: Rec
     assert got.access_count == 2 and got.last_accessed_at == at + timedelta(hours=1)
     assert_same(got, (await record_store.get([m.id]))[m.id].with_changes(embedding=None))
     assert (await lean(record_store, other.id))[other.id].access_count == other.access_count
+
+
+async def test_keyword_hits_are_current_after_new_versions_and_touches(
+    record_store: RecordStore,
+) -> None:
+    """The embedded store copies a lexical hit's row from its row cache and reads only the
+    embedding: the hit must still be the current version, with its own embedding."""
+    ns = uid("ns")
+    m = mem(ns, "kayak trip in June", embedding=vec(5), access_count=0)
+    await record_store.put([m, mem(ns, "unrelated note")])
+    layers = [Layer.SEMANTIC]
+    first, _ = await record_store.keyword_memories([ns], layers, "kayak", 10)
+    assert_same(first[0][0], m)  # cached by the put (and now by the search)
+    v2 = m.with_changes(
+        content="kayak trip moved to July", version=2, embedding=vec(6), updated_at=T0 + DAY
+    )
+    await record_store.put([v2])
+    at = T0 + 2 * DAY
+    await record_store.touch([m.id], at)
+    await record_store.set_context([v2.with_changes(context="Ana: any kayak news?")])
+    want = v2.with_changes(access_count=1, last_accessed_at=at, context="Ana: any kayak news?")
+    for _ in range(2):  # a caller that changes a hit changes its copy only
+        hits, _ = await record_store.keyword_memories([ns], layers, "kayak july", 10)
+        assert [h.id for h, _ in hits] == [m.id]
+        assert_same(hits[0][0], want)
+        hits[0][0].content, hits[0][0].embedding = "changed by a caller", vec(7)
+    assert_same((await lean(record_store, m.id))[m.id], want.with_changes(embedding=None))
 
 
 async def test_lean_reads_see_erasure_and_deletion(record_store: RecordStore) -> None:
