@@ -4,7 +4,8 @@
     python -m bench.recall_eval --backend real --conversations 4
     python -m bench.recall_eval --backend both --questions-per-category 15 --json out.json
 
-Starts a fresh gateway on 127.0.0.1 (port 0, a temporary data directory): embedded stores, or with
+Starts a fresh gateway on 127.0.0.1 (port 0, a temporary data directory; ``memgate serve`` as its
+own process unless ``--gateway thread``): embedded stores, or with
 ``--backend real`` Redis + Neo4j at ``MEMGATE_REDIS_URL`` / ``MEMGATE_NEO4J_URI`` (default
 redis://127.0.0.1:6390/0 and bolt://127.0.0.1:7690), always in fresh namespaces (nothing is wiped).
 
@@ -42,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.dialogues.generate import CATEGORIES, load
+from bench.serving import gateway_process
 from gateway.client import GatewayClient
 from gateway.rpc.server import serve_in_thread
 from gateway.settings import Settings
@@ -287,8 +289,12 @@ def backend_settings(backend: str, data_dir: Path, embedder: str) -> Settings:
 def run_backend(backend: str, convs: Sequence[Conv], args: argparse.Namespace) -> Run:
     with tempfile.TemporaryDirectory(prefix="memgate-recall-") as tmp:
         settings = backend_settings(backend, Path(tmp), args.embedder)
-        with serve_in_thread(settings) as address:
-            print(f"{backend}: gateway on {address}, embedder {args.embedder}", flush=True)
+        serving = serve_in_thread if args.gateway == "thread" else gateway_process
+        with serving(settings) as address:
+            print(
+                f"{backend}: gateway on {address} ({args.gateway}), embedder {args.embedder}",
+                flush=True,
+            )
             return evaluate(
                 address,
                 convs,
@@ -319,6 +325,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--content", choices=["speaker", "plain"], default="speaker")
     ap.add_argument("--json", default="", help="write the figures here")
     ap.add_argument("--dump", default="", help="write every question's hits and ranks here")
+    ap.add_argument(
+        "--gateway",
+        choices=["process", "thread"],
+        default="process",
+        help="process: `memgate serve` as its own process, as users run it (default); thread: "
+        "in a thread of this process",
+    )
     args = ap.parse_args(argv)
     args.ks = sorted(int(k) for k in args.k.split(","))
     convs = select(load(args.data), args.conversations, args.questions_per_category)

@@ -6,7 +6,8 @@
 
 Loads dialogue turns of ``bench/dialogues`` (repeated with a suffix past the dataset's 5,824) into
 one namespace of a fresh gateway per size, then asks longdialog questions through the public
-client (``top_k`` 10) and times each recall. The floor is what any retriever must pay for the
+client (``top_k`` 10) and times each recall. The gateway is ``memgate serve``, its own process, as
+users run it (with ``--stages``, a thread of this process, so that its spans can be timed). The floor is what any retriever must pay for the
 same question: the query embedding (the same embedder kind, in this process) plus an exact
 inner-product search over as many vectors (FAISS ``IndexFlatIP``), timed right after each recall
 (so both see the same load on a shared machine). Printed per size: recall p50/p95, floor p50,
@@ -37,7 +38,7 @@ import numpy as np
 
 from bench.dialogues.generate import load
 from bench.recall_eval import DATA, backend_settings, percentile
-from bench.serving import ready_gateway
+from bench.serving import gateway_process, ready_gateway
 from bench.stage_timer import StageTimer
 from gateway.client import GatewayClient
 from gateway.embedding import build_embedder
@@ -105,7 +106,9 @@ TRANSPORT = "gRPC + client"
 def run(
     backend: str, size: int, qs: list[str], embedder_kind: str, stages: bool = False
 ) -> dict[str, Any]:
-    """Recall and floor figures; with ``stages``, also ``stages``: stage name -> ms per recall."""
+    """Recall and floor figures; with ``stages``, also ``stages``: stage name -> ms per recall
+    (the gateway then runs in a thread of this process, to be traced; otherwise as its own
+    process, ``memgate serve``, as users run it)."""
     embedder = build_embedder(embedder_kind, cache_size=0)
     floor = Floor(embedder, size)
     timer = StageTimer() if stages else None
@@ -113,7 +116,7 @@ def run(
     with tempfile.TemporaryDirectory(prefix="memgate-speed-") as tmp:
         settings = backend_settings(backend, Path(tmp), embedder_kind)
         with (
-            ready_gateway(settings, timer) as address,
+            ready_gateway(settings, timer) if stages else gateway_process(settings) as address,
             GatewayClient(address, agent_id="master", timeout=300) as client,
         ):
             ns = f"user/speed-{uuid.uuid4().hex[:8]}"

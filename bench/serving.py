@@ -1,16 +1,32 @@
-"""A gateway for a benchmark: in a background thread, yielded once its recall workers are up
-(each builds its embedder and fills its index copy: start-up work that must not be timed)."""
+"""A gateway for a benchmark, yielded once its recall workers are up (each builds its embedder
+and fills its index copy: start-up work that must not be timed): in a background thread of the
+benchmark's process (``ready_gateway``: its stages can be traced), or as its own process, the way
+users run it (``gateway_process``: ``memgate serve``; the benchmark's client does not share the
+gateway's GIL)."""
 
 from __future__ import annotations
 
+import collections
+import os
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
 
 from gateway.core.tracing import Tracer
 from gateway.recall_workers.pool import RecallWorkers
 from gateway.rpc.server import Gateway, gateway_in_thread
 from gateway.settings import Settings
+
+_CHECKOUT = Path(__file__).resolve().parent.parent
+#: what ``memgate serve`` prints once it serves, and each recall worker once it is ready
+_LISTENING = "memgate: listening on "
+_WORKER_READY = "INFO ready: "
 
 
 def wait_for_workers(gateway: Gateway, timeout_s: float = 300.0) -> None:
@@ -31,3 +47,73 @@ def ready_gateway(settings: Settings, tracer: Tracer | None = None) -> Iterator[
     with gateway_in_thread(settings, tracer) as (gateway, _):
         wait_for_workers(gateway)
         yield f"{settings.host}:{gateway.port}"
+
+
+def _env_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """The ``MEMGATE_*`` variables that give ``memgate serve`` ``settings`` (those that differ
+    from the defaults; ``limits`` is not settable from the environment and must be default)."""
+    default = Settings()
+    if settings.limits != default.limits:
+        raise ValueError("gateway_process cannot pass limits: use ready_gateway")
+    return {
+        f"MEMGATE_{f.name.upper()}": _env_value(getattr(settings, f.name))
+        for f in fields(Settings)
+        if f.name != "limits" and getattr(settings, f.name) != getattr(default, f.name)
+    }
+
+
+@contextmanager
+def gateway_process(settings: Settings, timeout_s: float = 300.0) -> Iterator[str]:
+    """Yields the address of ``memgate serve`` run with ``settings`` as a child process, once it
+    listens and its recall workers are ready; stops it (SIGTERM: a clean shutdown) after."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
+    env.update(settings_env(settings))
+    # the gateway of this checkout, wherever the benchmark runs from
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_CHECKOUT), env.get("PYTHONPATH")]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gateway.cli", "serve"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
+    )
+    assert proc.stdout is not None
+    out = proc.stdout
+    tail: collections.deque[str] = collections.deque(maxlen=20)
+    address, ready, workers = "", 0, settings.recall_workers()
+    deadline = time.monotonic() + timeout_s
+    try:
+        while not address or ready < workers:
+            line = out.readline()
+            if not line:
+                raise SystemExit(
+                    f"memgate serve exited (code {proc.wait()}) before serving:\n" + "".join(tail)
+                )
+            tail.append(line)
+            if line.startswith(_LISTENING):
+                address = line[len(_LISTENING) :].strip()
+            elif _WORKER_READY in line:
+                ready += 1
+            if time.monotonic() > deadline:
+                raise SystemExit(
+                    f"memgate serve was not ready in {timeout_s:.0f} s:\n" + "".join(tail)
+                )
+        # keep reading its output, so that a full pipe never blocks it
+        threading.Thread(target=lambda: collections.deque(out, maxlen=0), daemon=True).start()
+        yield address
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

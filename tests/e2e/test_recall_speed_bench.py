@@ -4,10 +4,15 @@ query embedding alone and beside the floor (embedding + flat search), from the s
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from bench import recall_speed
+from bench.recall_eval import backend_settings
+from bench.serving import settings_env
+from gateway.settings import load_settings
 
 LINE = re.compile(
     r"embedded +(\d+) memories: recall p50 +([\d.]+) ms, p95 +([\d.]+) ms \| query embed p50 +"
@@ -61,3 +66,15 @@ def test_stages_break_each_recall_down_by_its_traced_spans(
     # the call's p50 is printed to 0.1 ms
     assert p50[recall_speed.RPC_SPAN] <= float(recall_line.group(2)) + 0.05
     assert p50[recall_speed.TRANSPORT] > 0
+
+
+@pytest.mark.parametrize("backend", ["embedded", pytest.param("real", id="redis-neo4j")])
+def test_the_gateway_process_gets_the_benchmarks_settings_through_its_environment(
+    backend: str, tmp_path: Path
+) -> None:
+    """``memgate serve`` (``bench.serving.gateway_process``) builds its settings from
+    ``MEMGATE_*`` variables: they must give back every setting the benchmark chose."""
+    settings = replace(
+        backend_settings(backend, tmp_path, "hash"), api_keys={"master": "k1", "a2": "k2"}
+    )
+    assert load_settings(env=settings_env(settings)) == settings
