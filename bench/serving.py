@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections
 import os
+import queue
 import subprocess
 import sys
 import threading
@@ -88,28 +89,42 @@ def gateway_process(settings: Settings, timeout_s: float = 300.0) -> Iterator[st
     )
     assert proc.stdout is not None
     out = proc.stdout
-    tail: collections.deque[str] = collections.deque(maxlen=20)
+    tail: collections.deque[str] = collections.deque(maxlen=40)  # its last lines, for errors
+    lines: queue.Queue[str | None] = queue.Queue()
+    serving = threading.Event()
+
+    def pump() -> None:  # reads all it prints: a full pipe would block it
+        for line in out:
+            tail.append(line)
+            if not serving.is_set():
+                lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
     address, ready, workers = "", 0, settings.recall_workers()
     deadline = time.monotonic() + timeout_s
     try:
         while not address or ready < workers:
-            line = out.readline()
-            if not line:
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise SystemExit(
+                    f"memgate serve was not ready in {timeout_s:.0f} s:\n" + "".join(tail)
+                ) from None
+            if line is None:
                 raise SystemExit(
                     f"memgate serve exited (code {proc.wait()}) before serving:\n" + "".join(tail)
                 )
-            tail.append(line)
             if line.startswith(_LISTENING):
                 address = line[len(_LISTENING) :].strip()
             elif _WORKER_READY in line:
                 ready += 1
-            if time.monotonic() > deadline:
-                raise SystemExit(
-                    f"memgate serve was not ready in {timeout_s:.0f} s:\n" + "".join(tail)
-                )
-        # keep reading its output, so that a full pipe never blocks it
-        threading.Thread(target=lambda: collections.deque(out, maxlen=0), daemon=True).start()
+        serving.set()
         yield address
+        if proc.poll() is not None:
+            raise SystemExit(
+                f"memgate serve exited (code {proc.returncode}) while serving:\n" + "".join(tail)
+            )
     finally:
         proc.terminate()
         try:

@@ -11,7 +11,7 @@ import pytest
 
 from bench import recall_speed
 from bench.recall_eval import backend_settings
-from bench.serving import settings_env
+from bench.serving import gateway_process, settings_env
 from gateway.settings import load_settings
 
 LINE = re.compile(
@@ -78,3 +78,11 @@ def test_the_gateway_process_gets_the_benchmarks_settings_through_its_environmen
         backend_settings(backend, tmp_path, "hash"), api_keys={"master": "k1", "a2": "k2"}
     )
     assert load_settings(env=settings_env(settings)) == settings
+
+
+def test_a_gateway_process_that_cannot_start_says_why(tmp_path: Path) -> None:
+    bad = replace(backend_settings("embedded", tmp_path, "hash"), embedder="no-such-model")
+    with pytest.raises(SystemExit) as exc, gateway_process(bad, timeout_s=60):
+        pass
+    assert "exited (code 2) before serving" in str(exc.value)
+    assert "embedder must be one of" in str(exc.value)
