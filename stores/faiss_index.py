@@ -296,6 +296,10 @@ class ShardedFaissIndex:
         self._flush_lock = threading.Lock()
         # Highest seq the manifest on disk named per shard, so new files never reuse its names.
         self._seq_floor = [0] * shards
+        #: whether ``start`` read the files: an index never started writes nothing, so closing
+        #: a gateway that failed to start (its data dir in use by another one) cannot replace
+        #: the other gateway's files with an empty index
+        self._opened = False
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -304,6 +308,7 @@ class ShardedFaissIndex:
             self._needs_rebuild = True
             return
         await asyncio.to_thread(self._load)
+        self._opened = True
 
     async def close(self) -> None:
         await self.flush()
@@ -408,7 +413,7 @@ class ShardedFaissIndex:
         return any(self._shards[s].lock.locked() for s in shard_ids)
 
     async def flush(self) -> None:
-        if self.data_dir is not None:
+        if self.data_dir is not None and self._opened:
             await asyncio.to_thread(self._flush_sync)
 
     async def count(self) -> int:

@@ -106,12 +106,16 @@ class Runtime:
         self._index_dirty = True
 
     async def start(self) -> None:
-        await self._journal.start()
+        await self._journal.start()  # the data dir's lock: nothing before it writes there
         await self._ledger.start()
+        # until a clean close, the index files may lag the records: a start that fails from
+        # here on (its close may still write the index) leaves them to be rebuilt
+        clean = await self._ledger.get_setting(INDEX_CLEAN_KEY)
+        await self._ledger.put_setting(INDEX_CLEAN_KEY, {"clean": False})
         for store in self._stores.all():
             await store.start()
         await self._check_durability()
-        await self._ensure_index()
+        await self._ensure_index(bool(clean and clean.get("clean")))
         self._index_ready = True
         self._lanes.start()
         self._tasks.append(asyncio.create_task(self._flush_loop(), name="index-flush"))
@@ -144,11 +148,10 @@ class Runtime:
         await bounded("the ledger", self._ledger.close())
         await bounded("the journal", self._journal.close())
 
-    async def _ensure_index(self) -> None:
+    async def _ensure_index(self, clean: bool) -> None:
         """Rebuild the vector index from the durable records unless it was closed cleanly."""
-        clean = await self._ledger.get_setting(INDEX_CLEAN_KEY)
         index = self._stores.index
-        if index.needs_rebuild() or not (clean and clean.get("clean")):
+        if index.needs_rebuild() or not clean:
             dim = self._embedder.dim
             n, skipped = await fill_index(self._stores.records, index, dim)
             log.info("vector index rebuilt from records: %d vectors", n)
@@ -160,7 +163,6 @@ class Runtime:
                     dim,
                 )
             await index.flush()
-        await self._ledger.put_setting(INDEX_CLEAN_KEY, {"clean": False})
 
     async def _flush_loop(self) -> None:
         loop = asyncio.get_running_loop()
