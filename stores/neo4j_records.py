@@ -141,8 +141,8 @@ CALL () {{
     YIELD score
     RETURN count(score) AS found
   }}
-  WITH p, found WHERE found <= $most
-  RETURN collect(p.phrase) AS kept
+  RETURN collect(CASE WHEN found <= $most THEN p.phrase END) AS kept,
+    collect(CASE WHEN p.count THEN [p.term, found] END) AS counted
 }}
 CALL (kept) {{
   WITH kept WHERE $search AND size(kept) > 0
@@ -161,7 +161,7 @@ CALL (hits) {{
   MATCH (m:Memory {{id: id}}) WHERE m.version IS NOT NULL
   RETURN collect(m {{.*, embedding: null, {_NO_INDEX}}}) AS loaded
 }}
-RETURN hits, loaded
+RETURN hits, loaded, counted
 """
 #: how many active memories the searched namespaces hold (``text_analysis.most_documents``)
 #: the (namespace, layer, status) index answers only with a predicate on each of its properties;
@@ -174,7 +174,7 @@ WHERE m.namespace IN $namespaces AND m.layer IS NOT NULL AND m.status = $active
 RETURN count(m) AS searched
 """
 #: ``keyword_search``: the probes of ``_KEYWORD_AND_LOAD`` alone
-_TERM_COUNTS = _KEYWORD_AND_LOAD.split("CALL (kept)")[0] + "RETURN kept\n"
+_TERM_COUNTS = _KEYWORD_AND_LOAD.split("CALL (kept)")[0] + "RETURN kept, counted\n"
 
 #: Active memories without ``search_text`` (written by a version before it), a batch at a time.
 _UNINDEXED = """
@@ -329,7 +329,7 @@ class Neo4jRecordStore(Neo4jBacked):
         left out of the lexical search (``text_analysis.most_documents``); 0 keeps every term."""
         super().__init__(uri, user, password, database, read_threads)
         self._common = common_terms
-        self._sizes = text_analysis.ScopeSizes()
+        self._sizes = text_analysis.ScopeStats()
 
     async def start(self) -> None:
         await super().start()
@@ -513,6 +513,7 @@ class Neo4jRecordStore(Neo4jBacked):
         rows = await self._db.read(_KEYWORD_AND_LOAD.replace("{layers}", layer_filter), params)
         if not rows:
             return [], {}
+        self._remember_counts(namespaces, params, rows[0]["counted"])
         hits = [(_memory_of(h["m"]), float(h["score"])) for h in rows[0]["hits"]]
         loaded = {m["id"]: _memory_of(m) for m in rows[0]["loaded"]}
         return _relative(hits), loaded
@@ -530,10 +531,13 @@ class Neo4jRecordStore(Neo4jBacked):
         probes = await self._probes(terms, namespaces)
         if any(p["count"] for p in probes["probes"]):
             rows = await self._db.read(_TERM_COUNTS, probes)
+            self._remember_counts(namespaces, probes, rows[0]["counted"])
             kept = set(rows[0]["kept"])
-            terms = [t for t in terms if _lucene_phrase(t) in kept]
-            if not terms:
-                return []
+        else:  # every term counted within the last seconds (those too common are not probed)
+            kept = {p["phrase"] for p in probes["probes"]}
+        terms = [t for t in terms if _lucene_phrase(t) in kept]
+        if not terms:
+            return []
         params: dict[str, Any] = {
             "lucene": _lucene_query(terms, list(namespaces)),
             "namespaces": list(namespaces),
@@ -551,7 +555,9 @@ class Neo4jRecordStore(Neo4jBacked):
         """The parameters that leave common terms out of a search, inside its statement (the
         rule of ``text_analysis.most_documents``, as ``stores.sqlite_fts.distinctive``):
         ``probes`` (each term's Lucene phrase and, when it must be counted, the Lucene query
-        of its matches in ``namespaces``), ``most`` (0: count nothing) and ``scope``.
+        of its matches in ``namespaces``), ``most`` (0: count nothing) and ``scope``. A term
+        counted within the last seconds is not counted again (``ScopeStats.term_count``): left
+        out when it was common, searched without a count when it was not.
 
         Only active memories carry ``search_text``, so a count needs no node: Lucene counts
         the term's matches in the namespaces, up to ``most + 1``."""
@@ -566,15 +572,27 @@ class Neo4jRecordStore(Neo4jBacked):
                 )
                 searched = self._sizes.remember(key, rows[0]["searched"] if rows else 0)
             most = text_analysis.most_documents(searched, self._common)
-        probes = [
-            {
-                "phrase": _lucene_phrase(t),
-                "count": most is not None,
-                "lucene": f"search_text:{_lucene_phrase(t)}{scope}",
-            }
-            for t in terms[:_MAX_LUCENE_TERMS]
-        ]
+        probes = []
+        for t in terms[:_MAX_LUCENE_TERMS]:
+            found = None if most is None else self._sizes.term_count(namespaces, t, most)
+            if most is not None and found is not None and found > most:
+                continue  # counted within the last seconds: common
+            probes.append(
+                {
+                    "term": t,
+                    "phrase": _lucene_phrase(t),
+                    "count": most is not None and found is None,
+                    "lucene": f"search_text:{_lucene_phrase(t)}{scope}",
+                }
+            )
         return {"probes": probes, "most": most or 0, "scope": scope}
+
+    def _remember_counts(
+        self, namespaces: Sequence[str], params: dict[str, Any], counted: list[Any]
+    ) -> None:
+        """Keep the term counts a statement's probes made (``ScopeStats.term_count``)."""
+        for term, found in counted:
+            self._sizes.remember_term(namespaces, term, params["most"], int(found))
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         if not fact_key:

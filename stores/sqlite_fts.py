@@ -86,7 +86,7 @@ def match(terms: Sequence[str], scope: str) -> str:
 
 def scope_size(
     conn: sqlite3.Connection,
-    sizes: text_analysis.ScopeSizes,
+    sizes: text_analysis.ScopeStats,
     namespaces: Sequence[str],
     layers: Sequence[Layer],
 ) -> int:
@@ -111,6 +111,8 @@ def distinctive(
     searched: int,
     everything: int,
     common: float,
+    stats: text_analysis.ScopeStats | None = None,
+    namespaces: Sequence[str] = (),
 ) -> list[str]:
     """``terms`` minus those in more than ``common`` (a fraction) of the ``searched`` memories
     (the active ones of the search's namespaces, all layers; ``scope``: their MATCH expression,
@@ -118,32 +120,39 @@ def distinctive(
     like stop words: a name said in every turn of a conversation adds thousands of matches and
     nothing to the ranking (``bench.recall_eval``: R@10 +1.8 points at 0.05, and +1.3 to +1.8
     at every fraction tried from 0.05 to 0.2; ``bench.recall_speed``). The threshold is
-    ``text_analysis.most_documents``, as on Neo4j."""
+    ``text_analysis.most_documents``, as on Neo4j. A term counted in ``namespaces`` within the
+    last seconds is not counted again (``stats``: ``ScopeStats.term_count``)."""
     most = text_analysis.most_documents(searched, common)
     if most is None:
         return list(terms)
-    # in how many documents of the whole index: an upper bound of the searched ones
-    vocab = f"SELECT term, doc FROM temp.memory_fts_vocab WHERE term IN ({marks(len(terms))})"
-    try:
-        anywhere = dict(conn.execute(vocab, list(terms)).fetchall())
-    except sqlite3.OperationalError:  # the connection's first search: its view of the index
-        conn.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_fts_vocab "
-            "USING fts5vocab(main, 'memory_fts', 'row')"
-        )
-        anywhere = dict(conn.execute(vocab, list(terms)).fetchall())
-    kept = []
+    found: dict[str, int] = {}
     for term in terms:
-        found = anywhere.get(term, 0)
-        if found > most and scope and everything > searched:  # other memories share the index
-            (found,) = conn.execute(
-                "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
-                "LIMIT ?)",
-                (f'{scope} AND terms : "{term}"', most + 1),
-            ).fetchone()
-        if found <= most:
-            kept.append(term)
-    return kept
+        if stats is not None and (n := stats.term_count(namespaces, term, most)) is not None:
+            found[term] = n
+    todo = [t for t in terms if t not in found]
+    if todo:
+        # in how many documents of the whole index: an upper bound of the searched ones
+        vocab = f"SELECT term, doc FROM temp.memory_fts_vocab WHERE term IN ({marks(len(todo))})"
+        try:
+            anywhere = dict(conn.execute(vocab, todo).fetchall())
+        except sqlite3.OperationalError:  # the connection's first search: its view of the index
+            conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_fts_vocab "
+                "USING fts5vocab(main, 'memory_fts', 'row')"
+            )
+            anywhere = dict(conn.execute(vocab, todo).fetchall())
+        for term in todo:
+            n = anywhere.get(term, 0)
+            if n > most and scope and everything > searched:  # other memories share the index
+                (n,) = conn.execute(
+                    "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
+                    "LIMIT ?)",
+                    (f'{scope} AND terms : "{term}"', most + 1),
+                ).fetchone()
+            found[term] = n
+            if stats is not None:
+                stats.remember_term(namespaces, term, most, n)
+    return [t for t in terms if found[t] <= most]
 
 
 def keyword_rows(
@@ -153,7 +162,7 @@ def keyword_rows(
     layers: Sequence[Layer],
     limit: int,
     columns: str,
-    sizes: text_analysis.ScopeSizes,
+    sizes: text_analysis.ScopeStats,
     common: float = 0.0,
 ) -> list[tuple[tuple[Any, ...], float]]:
     """The ``limit`` best BM25 matches of the ``distinctive`` terms (all of them when
@@ -171,7 +180,9 @@ def keyword_rows(
     if common > 0:
         # judged within the namespaces (all layers): the rule of the Neo4j adapter too
         ns_scope = scope_of(namespaces, ()) if everything > in_namespaces else ""
-        terms = distinctive(conn, terms, ns_scope, in_namespaces, everything, common)
+        terms = distinctive(
+            conn, terms, ns_scope, in_namespaces, everything, common, sizes, namespaces
+        )
         if not terms:
             return []
     # when every document of the index is in scope, naming the scope only costs time (~1 ms at

@@ -236,7 +236,7 @@ class SqliteRecordStore(SqliteBacked):
         (``stores.row_cache``); only for the one writer of the file (0: none)."""
         self._db = SqliteDb(path, _SCHEMA, "record store")
         self._common = common_terms
-        self._sizes = text_analysis.ScopeSizes()
+        self._sizes = text_analysis.ScopeStats()
         self._rows = RowCache(row_cache)
 
     async def start(self) -> None:

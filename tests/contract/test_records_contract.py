@@ -712,6 +712,8 @@ async def test_terms_in_most_searched_memories_are_left_out(pruning_store: Recor
 
     hits = await pruning_store.keyword_search([big], layers, "Leo kayak", 10)
     assert {h[0] for h in hits} == {m.id for m in kayaks}  # no Leo-only chatter
+    # asked again, the terms' counts are remembered for a few seconds, not probed: same hits
+    assert await pruning_store.keyword_search([big], layers, "kayak Leo", 10) == hits
     assert await pruning_store.keyword_search([big], layers, "What did Leo say?", 10) == []
     # the memories come with the hits too
     found, _ = await pruning_store.keyword_memories([big], layers, "Leo kayak", 10)
