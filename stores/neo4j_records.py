@@ -329,7 +329,7 @@ class Neo4jRecordStore(Neo4jBacked):
         left out of the lexical search (``text_analysis.most_documents``); 0 keeps every term."""
         super().__init__(uri, user, password, database, read_threads)
         self._common = common_terms
-        self._sizes = text_analysis.ScopeStats()
+        self._scope_stats = text_analysis.ScopeStats()
 
     async def start(self) -> None:
         await super().start()
@@ -533,7 +533,7 @@ class Neo4jRecordStore(Neo4jBacked):
             rows = await self._db.read(_TERM_COUNTS, probes)
             self._remember_counts(namespaces, probes, rows[0]["counted"])
             kept = set(rows[0]["kept"])
-        else:  # every term counted within the last seconds (those too common are not probed)
+        else:  # every term counted recently (those too common are not probed)
             kept = {p["phrase"] for p in probes["probes"]}
         terms = [t for t in terms if _lucene_phrase(t) in kept]
         if not terms:
@@ -556,7 +556,7 @@ class Neo4jRecordStore(Neo4jBacked):
         rule of ``text_analysis.most_documents``, as ``stores.sqlite_fts.distinctive``):
         ``probes`` (each term's Lucene phrase and, when it must be counted, the Lucene query
         of its matches in ``namespaces``), ``most`` (0: count nothing) and ``scope``. A term
-        counted within the last seconds is not counted again (``ScopeStats.term_count``): left
+        counted recently (30 s) is not counted again (``ScopeStats.term_count``): left
         out when it was common, searched without a count when it was not.
 
         Only active memories carry ``search_text``, so a count needs no node: Lucene counts
@@ -564,19 +564,19 @@ class Neo4jRecordStore(Neo4jBacked):
         scope = _lucene_scope(namespaces)
         most = None
         if self._common > 0 and terms and scope:
-            key = self._sizes.key(namespaces, ())
-            searched = self._sizes.cached(key)
+            key = self._scope_stats.key(namespaces, ())
+            searched = self._scope_stats.cached(key)
             if searched is None:
                 rows = await self._db.read(
                     _SEARCHED, {"namespaces": list(namespaces), "active": _ACTIVE}
                 )
-                searched = self._sizes.remember(key, rows[0]["searched"] if rows else 0)
+                searched = self._scope_stats.remember(key, rows[0]["searched"] if rows else 0)
             most = text_analysis.most_documents(searched, self._common)
         probes = []
         for t in terms[:_MAX_LUCENE_TERMS]:
-            found = None if most is None else self._sizes.term_count(namespaces, t, most)
+            found = None if most is None else self._scope_stats.term_count(namespaces, t, most)
             if most is not None and found is not None and found > most:
-                continue  # counted within the last seconds: common
+                continue  # counted recently: common
             probes.append(
                 {
                     "term": t,
@@ -592,7 +592,7 @@ class Neo4jRecordStore(Neo4jBacked):
     ) -> None:
         """Keep the term counts a statement's probes made (``ScopeStats.term_count``)."""
         for term, found in counted:
-            self._sizes.remember_term(namespaces, term, params["most"], int(found))
+            self._scope_stats.remember_term(namespaces, term, params["most"], int(found))
 
     async def find_fact(self, namespace: str, fact_key: str) -> Memory | None:
         if not fact_key:

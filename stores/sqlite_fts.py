@@ -86,13 +86,13 @@ def match(terms: Sequence[str], scope: str) -> str:
 
 def scope_size(
     conn: sqlite3.Connection,
-    sizes: text_analysis.ScopeStats,
+    stats: text_analysis.ScopeStats,
     namespaces: Sequence[str],
     layers: Sequence[Layer],
 ) -> int:
     """How many active memories ``namespaces`` (and ``layers``) hold, remembered for a while."""
-    key = sizes.key(namespaces, layers)
-    cached = sizes.cached(key)
+    key = stats.key(namespaces, layers)
+    cached = stats.cached(key)
     if cached is not None:
         return cached
     where = f"namespace IN ({marks(len(namespaces))}) AND status = 'active'"
@@ -101,7 +101,7 @@ def scope_size(
     (size,) = conn.execute(
         f"SELECT count(*) FROM memories WHERE {where}", (*key[0], *key[1])
     ).fetchone()
-    return sizes.remember(key, size)
+    return stats.remember(key, size)
 
 
 def distinctive(
@@ -120,8 +120,8 @@ def distinctive(
     like stop words: a name said in every turn of a conversation adds thousands of matches and
     nothing to the ranking (``bench.recall_eval``: R@10 +1.8 points at 0.05, and +1.3 to +1.8
     at every fraction tried from 0.05 to 0.2; ``bench.recall_speed``). The threshold is
-    ``text_analysis.most_documents``, as on Neo4j. A term counted in ``namespaces`` within the
-    last seconds is not counted again (``stats``: ``ScopeStats.term_count``)."""
+    ``text_analysis.most_documents``, as on Neo4j. A term counted in ``namespaces`` recently (30 s)
+    is not counted again (``stats``: ``ScopeStats.term_count``)."""
     most = text_analysis.most_documents(searched, common)
     if most is None:
         return list(terms)
@@ -162,7 +162,7 @@ def keyword_rows(
     layers: Sequence[Layer],
     limit: int,
     columns: str,
-    sizes: text_analysis.ScopeStats,
+    stats: text_analysis.ScopeStats,
     common: float = 0.0,
 ) -> list[tuple[tuple[Any, ...], float]]:
     """The ``limit`` best BM25 matches of the ``distinctive`` terms (all of them when
@@ -176,18 +176,18 @@ def keyword_rows(
     tie at the cut reads the next page.
     """
     (everything,) = conn.execute("SELECT count(*) FROM memory_fts_docsize").fetchone()
-    in_namespaces = scope_size(conn, sizes, namespaces, ())
+    in_namespaces = scope_size(conn, stats, namespaces, ())
     if common > 0:
         # judged within the namespaces (all layers): the rule of the Neo4j adapter too
         ns_scope = scope_of(namespaces, ()) if everything > in_namespaces else ""
         terms = distinctive(
-            conn, terms, ns_scope, in_namespaces, everything, common, sizes, namespaces
+            conn, terms, ns_scope, in_namespaces, everything, common, stats, namespaces
         )
         if not terms:
             return []
     # when every document of the index is in scope, naming the scope only costs time (~1 ms at
     # 10k); a stale size can only leave another scope's rows in, which the row filter drops
-    searched = in_namespaces if not layers else scope_size(conn, sizes, namespaces, layers)
+    searched = in_namespaces if not layers else scope_size(conn, stats, namespaces, layers)
     scope = scope_of(namespaces, layers) if everything > searched else ""
     expr = match(terms, scope)
     # the unary + keeps SQLite from scanning an index on these columns: the rows are looked up

@@ -236,7 +236,7 @@ class SqliteRecordStore(SqliteBacked):
         (``stores.row_cache``); only for the one writer of the file (0: none)."""
         self._db = SqliteDb(path, _SCHEMA, "record store")
         self._common = common_terms
-        self._sizes = text_analysis.ScopeStats()
+        self._scope_stats = text_analysis.ScopeStats()
         self._rows = RowCache(row_cache)
 
     async def start(self) -> None:
@@ -461,7 +461,7 @@ class SqliteRecordStore(SqliteBacked):
             return []
         rows = await self._db.read(
             lambda c: sqlite_fts.keyword_rows(
-                c, terms, namespaces, layers, limit, "m.id", self._sizes, self._common
+                c, terms, namespaces, layers, limit, "m.id", self._scope_stats, self._common
             )
         )
         return _relative([(row[0], s) for row, s in rows])
@@ -505,10 +505,10 @@ class SqliteRecordStore(SqliteBacked):
         thread only."""
         args = (terms, namespaces, layers, limit)
         if not self._rows.enabled:
-            rows = sqlite_fts.keyword_rows(conn, *args, _M_COLUMNS, self._sizes, self._common)
+            rows = sqlite_fts.keyword_rows(conn, *args, _M_COLUMNS, self._scope_stats, self._common)
             return [(_memory_of(row), s) for row, s in rows]
         ranked = sqlite_fts.keyword_rows(
-            conn, *args, "m.id, m.embedding", self._sizes, self._common
+            conn, *args, "m.id, m.embedding", self._scope_stats, self._common
         )
         lean = self._lean_rows(conn, [mid for (mid, _), _ in ranked])
         hits = []

@@ -103,8 +103,8 @@ async def test_a_stale_scope_size_still_finds_the_scoped_matches_pages_down(
         assert [i for i, _ in want] == ["user/a-m1", "user/a-m0"]
 
         everything = len(crowd) + len(TEXTS)
-        store._sizes.remember(store._sizes.key(["user/a"], ()), everything)
-        store._sizes.remember(store._sizes.key(*scoped), everything)
+        store._scope_stats.remember(store._scope_stats.key(["user/a"], ()), everything)
+        store._scope_stats.remember(store._scope_stats.key(*scoped), everything)
         got = await store.keyword_search(*scoped, "dark", 2)
         assert got == want
     finally:
