@@ -141,15 +141,18 @@ def distinctive(
                 "USING fts5vocab(main, 'memory_fts', 'row')"
             )
             anywhere = dict(conn.execute(vocab, todo).fetchall())
+        shared = bool(scope) and everything > searched  # other memories share the index
         for term in todo:
-            n = anywhere.get(term, 0)
-            if n > most and scope and everything > searched:  # other memories share the index
+            found[term] = n = anywhere.get(term, 0)
+            if shared and n <= most:
+                continue  # an upper bound, under the line: enough now, not a count to keep
+            if shared:
                 (n,) = conn.execute(
                     "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
                     "LIMIT ?)",
                     (f'{scope} AND terms : "{term}"', most + 1),
                 ).fetchone()
-            found[term] = n
+                found[term] = n
             if stats is not None:
                 stats.remember_term(namespaces, term, most, n)
     return [t for t in terms if found[t] <= most]

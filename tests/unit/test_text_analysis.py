@@ -3,9 +3,12 @@ scopes (``ScopeStats``)."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
-from stores import text_analysis
+from gateway.core.models import Layer, Memory
+from stores import sqlite_fts, text_analysis
 
 
 def test_scope_stats_remember_term_counts_per_namespaces_and_bound(
@@ -29,3 +32,29 @@ def test_scope_stats_remember_term_counts_per_namespaces_and_bound(
         stats.remember_term(["a"], term, 30, 1)
     assert stats.term_count(["a"], "w", 30) == 1
     assert stats.term_count(["a"], "x", 30) is None
+
+
+def test_a_count_over_the_whole_index_is_not_remembered_as_the_namespaces_count() -> None:
+    """In a shared index the vocabulary gives a term's count over every namespace: an upper
+    bound, enough to keep a term under the line now, but not the namespaces' own count. Kept as
+    that count, a later, lower line would leave out a term the namespaces hardly use."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(sqlite_fts.CREATE)
+    ours, theirs = "user/ours", "user/theirs"
+    docs = [(ours, "kayak trip"), *[(theirs, f"kayak club {i}") for i in range(15)]]
+    for rowid, (ns, text) in enumerate(docs, 1):
+        doc = sqlite_fts.document(
+            Memory(id=str(rowid), namespace=ns, layer=Layer.EPISODIC, content=text)
+        )
+        sqlite_fts.index(conn, rowid, doc)
+    scope_tokens = sqlite_fts.scope_of([ours], ())
+    stats = text_analysis.ScopeStats()
+
+    def kept(searched: int) -> list[str]:  # common = 0.05: the line is searched // 20
+        return sqlite_fts.distinctive(
+            conn, ["kayak"], scope_tokens, searched, 10_000, 0.05, stats, [ours]
+        )
+
+    assert kept(400) == ["kayak"]  # line 20: 16 in the whole index, so under it here too
+    # line 10 (the namespaces' size moved): "kayak" is in 1 of ours, 16 of the whole index
+    assert kept(200) == ["kayak"]
