@@ -130,6 +130,7 @@ def build_stores(
             settings.redis_url,
             records,
             origin=replica_id(settings),
+            dim=dim,
             prefix=settings.redis_journal_prefix,
             on_change=events.publish if events else None,
             cluster=settings.redis_cluster,

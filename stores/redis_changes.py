@@ -34,6 +34,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.core.errors import BackendUnavailable
+from gateway.core.index_fill import fill_index
 from gateway.core.models import Layer, VectorItem
 from gateway.core.ports import RecordStore, VectorIndex
 from stores.redis_client import connect, disconnect
@@ -59,7 +60,8 @@ Listener = Callable[[frozenset[str]], None]
 
 
 class ReplicatedIndex:
-    """``VectorIndex``: ``inner`` (this replica's shards) plus the shared change stream."""
+    """``VectorIndex``: ``inner`` (this replica's shards) plus the shared change stream.
+    ``dim``: the embedder's vector size (a rebuild leaves out records of another size)."""
 
     def __init__(
         self,
@@ -67,6 +69,7 @@ class ReplicatedIndex:
         url: str,
         records: RecordStore,
         origin: str,
+        dim: int,
         prefix: str = "mg",
         on_change: Listener | None = None,
         cluster: bool = False,
@@ -75,6 +78,7 @@ class ReplicatedIndex:
         self._cluster = cluster
         self._url = url
         self._records = records
+        self._dim = dim
         self.origin = origin
         self._key = f"{prefix}:{{changes}}:s"
         self._counter = f"{prefix}:{{changes}}:n"
@@ -226,9 +230,7 @@ class ReplicatedIndex:
         async with _mapped():
             last = await self._r.xrevrange(self._key, count=1)
         cursor = _s(last[0][0]) if last else "0-0"
-        await self._inner.reset()
-        async for batch in self._records.iter_vectors(2000):
-            await self._inner.upsert(batch)
+        await fill_index(self._records, self._inner, self._dim)
         await self._inner.flush()
         self._cursor = cursor
         self.rebuilds += 1

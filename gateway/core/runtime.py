@@ -15,8 +15,9 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from gateway.core.errors import FailedPrecondition
+from gateway.core.index_fill import fill_index
 from gateway.core.lanes import Lanes
-from gateway.core.ports import Embedder, Journal, Ledger, RecordStore, Stores, VectorIndex
+from gateway.core.ports import Embedder, Journal, Ledger, Stores
 
 log = logging.getLogger("memgate.runtime")
 
@@ -37,23 +38,7 @@ async def bounded(what: str, step: Awaitable[object]) -> None:
 
 
 INDEX_CLEAN_KEY = "index_clean"
-REBUILD_PROGRESS_EVERY = 50_000
 PRUNE_EVERY_S = 3600
-
-
-async def fill_index(records: RecordStore, index: VectorIndex, dim: int) -> tuple[int, int]:
-    """Empty ``index`` and fill it with every vector the records hold; returns (indexed,
-    skipped: embeddings of another size than ``dim``). Used at start-up and by recall workers."""
-    await index.reset()
-    n = skipped = 0
-    async for batch in records.iter_vectors(2000):
-        fit = [item for item in batch if item.vector.shape == (dim,)]
-        skipped += len(batch) - len(fit)
-        await index.upsert(fit)
-        n += len(fit)
-        if n // REBUILD_PROGRESS_EVERY != (n - len(fit)) // REBUILD_PROGRESS_EVERY:
-            log.info("rebuilding the vector index from the records: %d vectors so far", n)
-    return n, skipped
 
 
 class Runtime:
@@ -152,16 +137,8 @@ class Runtime:
         """Rebuild the vector index from the durable records unless it was closed cleanly."""
         index = self._stores.index
         if index.needs_rebuild() or not clean:
-            dim = self._embedder.dim
-            n, skipped = await fill_index(self._stores.records, index, dim)
+            n, _ = await fill_index(self._stores.records, index, self._embedder.dim)
             log.info("vector index rebuilt from records: %d vectors", n)
-            if skipped:
-                log.warning(
-                    "%d records have embeddings of another size than %s's %d: not indexed",
-                    skipped,
-                    self._embedder.name,
-                    dim,
-                )
             await index.flush()
 
     async def _flush_loop(self) -> None:

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gateway.core.index_fill import fill_index
 from gateway.core.ports import Stores
 from gateway.core.recall_cache import RecallQuery
 from gateway.core.recall_engine import RecallEngine
-from gateway.core.runtime import fill_index
 from gateway.embedding import build_embedder
 from gateway.recall_workers import frames
 from gateway.settings import Settings

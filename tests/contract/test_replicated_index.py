@@ -51,6 +51,7 @@ async def pair(redis_url: str) -> AsyncIterator[tuple[ReplicatedIndex, Replicate
             redis_url,
             records,  # type: ignore[arg-type]
             origin=name,
+            dim=DIM,
             prefix=prefix,
             on_change=changed.append if name == "b" else None,
         )
@@ -98,3 +99,20 @@ async def test_a_replica_behind_the_trimmed_stream_rebuilds(pair, redis_url: str
     await r.aclose()
     assert [i for i, _ in await b.search(unit(0), ["user/u"], 1)] == ["m0"]
     assert b.rebuilds == 1 and await b.count() == 4
+
+
+async def test_a_rebuild_leaves_out_records_of_another_embedding_size(pair, redis_url: str) -> None:  # type: ignore[no-untyped-def]
+    """Records written under an earlier embedder keep vectors of its size: a rebuild indexes the
+    others, as the start-up rebuild does, instead of failing every search of the replica."""
+    a, b, _ = pair
+    await b.sync()
+    items = [VectorItem(f"m{i}", "user/u", Layer.SEMANTIC, unit(i)) for i in range(3)]
+    for item in items:
+        await a.upsert([item])
+    old = VectorItem("old", "user/u", Layer.SEMANTIC, np.ones(DIM * 2, dtype=np.float32))
+    b._records.items = [items[0], old, *items[1:]]  # type: ignore[attr-defined]
+    r = Redis.from_url(redis_url)
+    await r.xtrim(a._key, maxlen=1, approximate=False)
+    await r.aclose()
+    assert [i for i, _ in await b.search(unit(1), ["user/u"], 1)] == ["m1"]
+    assert b.rebuilds == 1 and await b.count() == 3

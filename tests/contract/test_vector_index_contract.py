@@ -40,7 +40,7 @@ async def index(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
 
         url = request.getfixturevalue("redis_url")
         prefix = f"mgtest-{uuid.uuid4().hex[:10]}"
-        raw = ReplicatedIndex(raw, url, records=None, origin="a", prefix=prefix)  # type: ignore[arg-type]
+        raw = ReplicatedIndex(raw, url, records=None, origin="a", dim=DIM, prefix=prefix)  # type: ignore[arg-type]
     await raw.start()
     store: VectorIndex = raw
     if request.param.endswith("+breaker"):

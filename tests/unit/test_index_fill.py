@@ -1,0 +1,47 @@
+"""``fill_index``: the one fill of a vector index from the records (start-up, recall workers,
+a replica behind the change stream)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+
+import numpy as np
+import pytest
+
+from gateway.core.index_fill import fill_index
+from gateway.core.models import Layer, VectorItem
+from stores.faiss_index import ShardedFaissIndex
+
+DIM = 8
+
+
+class Records:
+    def __init__(self, batches: list[list[VectorItem]]) -> None:
+        self.batches = batches
+
+    async def iter_vectors(self, batch_size: int = 1000) -> AsyncIterator[list[VectorItem]]:
+        for batch in self.batches:
+            yield batch
+
+
+def item(mid: str, dim: int = DIM, seed: int = 0) -> VectorItem:
+    v = np.random.default_rng(seed).standard_normal(dim).astype(np.float32)
+    return VectorItem(mid, "user/u", Layer.SEMANTIC, v / np.linalg.norm(v))
+
+
+async def test_vectors_of_another_size_are_left_out_and_the_rest_indexed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    index = ShardedFaissIndex(None, dim=DIM, shards=2)
+    await index.start()
+    await index.upsert([item("stale", seed=9)])  # a fill starts from an empty index
+    records = Records(
+        [[item("a", seed=1), item("old", dim=DIM * 2), item("b", seed=2)], [item("c", seed=3)]]
+    )
+    with caplog.at_level(logging.WARNING, logger="memgate.index_fill"):
+        assert await fill_index(records, index, DIM) == (3, 1)  # type: ignore[arg-type]
+    assert await index.count() == 3
+    assert [i for i, _ in await index.search(item("c", seed=3).vector, ["user/u"], 1)] == ["c"]
+    assert "1 records have embeddings of another size than 8" in caplog.text
+    await index.close()
