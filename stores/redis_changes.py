@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -55,6 +56,8 @@ redis.call(unpack(args))
 return n
 """
 FOLLOW_EVERY_S = 0.5
+#: vectors of another size from other replicas are logged at most this often
+FOREIGN_WARNING_EVERY_S = 60.0
 
 Listener = Callable[[frozenset[str]], None]
 
@@ -90,6 +93,8 @@ class ReplicatedIndex:
         self._follower: asyncio.Task[None] | None = None
         self.followed = 0  # changes of other replicas applied here
         self.rebuilds = 0  # full rebuilds after falling behind the stream's retention
+        self.foreign = 0  # other replicas' vectors of another size, left out
+        self._next_warning = 0.0
 
     async def start(self) -> None:
         self._r = connect(self._url, self._cluster, max_connections=16)
@@ -204,17 +209,37 @@ class ReplicatedIndex:
             return
         gone = sorted(mid for mid, item in latest.items() if item is None)
         items = [item for item in latest.values() if item is not None]
+        # a replica on another embedder (a rolling change): its vectors are not this index's,
+        # and one of them would make the whole batch, and so every search here, fail
+        fit = [item for item in items if item.vector.shape == (self._dim,)]
+        if len(fit) < len(items):
+            self._warn_foreign(len(items) - len(fit))
+            items = fit
         if gone:
             await self._inner.delete(gone)
         if items:
             await self._inner.upsert(items)
-        self.followed += len(latest)
+        self.followed += len(gone) + len(items)
         if self._on_change:
             namespaces = {i.namespace for i in items}
             if gone:
                 found = await self._records.get(gone)
                 namespaces |= {m.namespace for m in found.values()}
             self._on_change(frozenset(namespaces))
+
+    def _warn_foreign(self, n: int) -> None:
+        """Logs vectors of another size left out, at most once a minute."""
+        self.foreign += n
+        now = time.monotonic()
+        if now >= self._next_warning:
+            self._next_warning = now + FOREIGN_WARNING_EVERY_S
+            log.warning(
+                "left out %d vectors of another size than %d from other replicas (%d so far): "
+                "they run another embedder",
+                n,
+                self._dim,
+                self.foreign,
+            )
 
     async def _publish(self, op: str, listed: list[Any], vectors: bytes) -> None:
         assert self._r is not None

@@ -116,3 +116,30 @@ async def test_a_rebuild_leaves_out_records_of_another_embedding_size(pair, redi
     await r.aclose()
     assert [i for i, _ in await b.search(unit(1), ["user/u"], 1)] == ["m1"]
     assert b.rebuilds == 1 and await b.count() == 3
+
+
+async def test_changes_of_a_replica_with_another_embedding_size_are_left_out(
+    pair, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:  # type: ignore[no-untyped-def]
+    """During a rolling change of embedder, replicas publish vectors of two sizes: each indexes
+    the ones of its own size, and its searches go on."""
+    a, b, _ = pair
+    c = ReplicatedIndex(
+        ShardedFaissIndex(None, dim=DIM * 2, shards=2),
+        redis_url,
+        Records(),  # type: ignore[arg-type]
+        origin="c",
+        dim=DIM * 2,
+        prefix=a._key.split(":")[0],
+    )
+    await c.start()
+    try:
+        await c.reset()
+        await c.flush()
+        await c.upsert([VectorItem("wide", "user/u", Layer.SEMANTIC, np.ones(DIM * 2, "f4"))])
+        await a.upsert([VectorItem("m1", "user/u", Layer.SEMANTIC, unit(1))])
+        assert [i for i, _ in await b.search(unit(1), ["user/u"], 5)] == ["m1"]
+        assert await b.count() == 1 and b.followed == 1
+        assert b.foreign == 1 and "left out 1 vectors of another size than 16" in caplog.text
+    finally:
+        await c.close()
