@@ -187,24 +187,44 @@ class ReplicatedIndex:
                     return
                 entries = got[0][1]
                 if _id(entries[0][0])[0] != _id(self._cursor)[0] + 1:
-                    await self._rebuild()  # the changes in between were trimmed
+                    await self._rebuild("index changes were trimmed before this replica read them")
                     continue
-                await self._apply(entries)
+                try:
+                    latest = self._decode(entries)
+                except _Unreadable as exc:
+                    # retried, it would fail every search here: the records have what it said
+                    await self._rebuild(f"could not read index change {exc}")
+                    continue
+                await self._apply(latest)
                 self._cursor = _s(entries[-1][0])
 
-    async def _apply(self, entries: list[tuple[Any, dict[bytes, bytes]]]) -> None:
-        """Other replicas' changes, in stream order: the last word on an id wins."""
+    def _decode(
+        self, entries: list[tuple[Any, dict[bytes, bytes]]]
+    ) -> dict[str, VectorItem | None]:
+        """Other replicas' changes, in stream order, as id -> its vector (None: deleted): the
+        last word on an id wins."""
         latest: dict[str, VectorItem | None] = {}
-        for _, fields in entries:
-            if _s(fields[b"o"]) == self.origin:
-                continue
-            listed = json.loads(fields[b"i"])
-            if _s(fields[b"op"]) == "d":
-                latest.update(dict.fromkeys(listed))
-                continue
-            vectors = np.frombuffer(fields[b"v"], dtype=np.float32).reshape(len(listed), -1)
-            for (mid, namespace, layer), vector in zip(listed, vectors, strict=True):
-                latest[mid] = VectorItem(mid, namespace, Layer(layer), vector.copy())
+        for entry_id, fields in entries:
+            try:
+                if _s(fields[b"o"]) == self.origin:
+                    continue
+                listed = json.loads(fields[b"i"])
+                if _s(fields[b"op"]) == "d":
+                    if not all(isinstance(mid, str) for mid in listed):
+                        raise TypeError("ids are strings")
+                    latest.update(dict.fromkeys(listed))
+                    continue
+                raw = np.frombuffer(fields[b"v"], dtype=np.float32)
+                vectors = raw.reshape(len(listed), -1)
+                for (mid, namespace, layer), vector in zip(listed, vectors, strict=True):
+                    if not isinstance(mid, str) or not isinstance(namespace, str):
+                        raise TypeError("ids and namespaces are strings")
+                    latest[mid] = VectorItem(mid, namespace, Layer(layer), vector.copy())
+            except (KeyError, TypeError, ValueError) as exc:
+                raise _Unreadable(f"{_s(entry_id)} ({type(exc).__name__}: {exc})") from exc
+        return latest
+
+    async def _apply(self, latest: dict[str, VectorItem | None]) -> None:
         if not latest:
             return
         gone = sorted(mid for mid, item in latest.items() if item is None)
@@ -248,10 +268,11 @@ class ReplicatedIndex:
         async with _mapped():
             await self._publish_script(keys=[self._key, self._counter], args=args)
 
-    async def _rebuild(self) -> None:
-        """Changes this replica had not read were trimmed: start over from the records."""
+    async def _rebuild(self, why: str) -> None:
+        """Changes this replica had not read were trimmed, or it cannot read one: start over
+        from the records."""
         assert self._r is not None
-        log.warning("index changes were trimmed before this replica read them: rebuilding")
+        log.warning("%s: rebuilding this replica's index from the records", why)
         async with _mapped():
             last = await self._r.xrevrange(self._key, count=1)
         cursor = _s(last[0][0]) if last else "0-0"
@@ -271,6 +292,10 @@ class ReplicatedIndex:
                 log.warning("following index changes paused: %s", exc.message)
             except Exception:  # noqa: BLE001 - keep following
                 log.exception("following index changes failed; retrying")
+
+
+class _Unreadable(Exception):
+    """A change in the stream that does not decode: its id and why."""
 
 
 def _id(v: Any) -> tuple[int, int]:

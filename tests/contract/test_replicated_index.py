@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -143,3 +144,36 @@ async def test_changes_of_a_replica_with_another_embedding_size_are_left_out(
         assert b.foreign == 1 and "left out 1 vectors of another size than 16" in caplog.text
     finally:
         await c.close()
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"op": "u", "o": "z", "i": "not json", "v": b""},
+        {"op": "u", "o": "z"},  # no ids
+        {"op": "u", "o": "z", "i": '[["x", "user/u", "semantic"]]', "v": b"\x00\x00"},
+        {"op": "u", "o": "z", "i": "[[1, 2, 3]]", "v": b""},
+        {"op": "d", "o": "z", "i": "[7]"},
+    ],
+    ids=["not-json", "no-ids", "short-vector", "not-strings", "delete-not-strings"],
+)
+async def test_a_change_that_does_not_decode_makes_the_replica_rebuild(
+    pair, redis_url: str, caplog: pytest.LogCaptureFixture, fields: dict[str, Any]
+) -> None:  # type: ignore[no-untyped-def]
+    """A change this replica cannot read (another memgate version's format, a damaged entry) is
+    not retried forever, failing every search: the replica rebuilds from the records instead."""
+    a, b, _ = pair
+    await b.sync()
+    items = [VectorItem(f"m{i}", "user/u", Layer.SEMANTIC, unit(i)) for i in range(2)]
+    await a.upsert(items[:1])
+    r = Redis.from_url(redis_url)
+    n = await r.incr(a._counter)  # the next id in the gapless numbering, as a replica takes it
+    await r.xadd(a._key, fields, id=f"{n}-0")
+    await r.aclose()
+    await a.upsert(items[1:])
+    b._records.items = items  # type: ignore[attr-defined]
+    assert [i for i, _ in await b.search(unit(1), ["user/u"], 1)] == ["m1"]
+    assert b.rebuilds == 1 and await b.count() == 2
+    assert "could not read" in caplog.text
+    await a.upsert([VectorItem("m9", "user/u", Layer.SEMANTIC, unit(9))])
+    assert [i for i, _ in await b.search(unit(9), ["user/u"], 1)] == ["m9"]  # following again
