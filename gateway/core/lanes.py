@@ -134,30 +134,35 @@ class Lane:
         while True:
             try:
                 entries = await self._journal.pending(self._batch, kinds=self.kinds)
-            except BackendUnavailable as exc:  # a shared journal's server is down: wait for it
+                if not entries:
+                    self._wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), timeout=self._journal.idle_poll_s)
+                    continue
+                await self._apply_batch(entries)
+            except BackendUnavailable as exc:  # a store or a shared journal is down: wait for it
                 self.last_error = exc.message
-                log.warning("journal unreadable: %s (retrying in %.1fs)", exc.message, backoff)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 5.0)
+                log.warning(
+                    "lane %s waits: %s (retrying in %.1fs)", self.name, exc.message, backoff
+                )
+            except Exception as exc:  # noqa: BLE001 - an ended lane would apply nothing, silently
+                self.last_error = f"{type(exc).__name__}: {exc}"
+                log.exception("lane %s failed (retrying in %.1fs)", self.name, backoff)
+            else:
+                backoff = 0.05
+                self.last_error = ""
                 continue
-            if not entries:
-                self._wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=self._journal.idle_poll_s)
-                continue
-            try:
-                await self._apply_and_mark(entries, ahead=True)
-            except BackendUnavailable as exc:
-                self.last_error = exc.message
-                log.warning("apply deferred: %s (retrying in %.1fs)", exc.message, backoff)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 5.0)
-                continue
-            except Exception:
-                log.exception("batch failed; applying its entries one by one")
-                await self._apply_one_by_one(entries)
-            backoff = 0.05
-            self.last_error = ""
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 5.0)
+
+    async def _apply_batch(self, entries: Sequence[JournalEntry]) -> None:
+        try:
+            await self._apply_and_mark(entries, ahead=True)
+        except BackendUnavailable:
+            raise
+        except Exception:  # noqa: BLE001 - find the entry that fails
+            log.exception("batch failed; applying its entries one by one")
+            await self._apply_one_by_one(entries)
 
     async def _apply_and_mark(self, entries: Sequence[JournalEntry], ahead: bool = False) -> None:
         last = entries[-1].seq
@@ -176,7 +181,7 @@ class Lane:
             try:
                 await self._apply_and_mark([entry])
             except BackendUnavailable:
-                return  # the loop retries from this entry
+                raise  # the loop waits, then retries from this entry
             except Exception as exc:  # noqa: BLE001 - a poison entry must not block the queue
                 log.exception("write %s cannot be applied; marked dead", entry.write_id)
                 await self._journal.mark_dead(entry.seq, repr(exc))
