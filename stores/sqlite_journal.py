@@ -98,7 +98,13 @@ class SqliteJournal:
             while not self._queue.empty() and len(group) < 256:
                 group.append(self._queue.get_nowait())
             batches = [g[0] for g in group]
-            results = await self._db.write(functools.partial(self._commit_group, batches=batches))
+            try:
+                results: list[list[Accepted] | BaseException] = await self._db.write(
+                    functools.partial(self._commit_group, batches=batches)
+                )
+            except Exception as exc:  # noqa: BLE001 - the commit failed (I/O, a full disk):
+                # nothing of the group is acknowledged; its callers hear why, the loop goes on
+                results = [exc] * len(group)
             for (_, fut), result in zip(group, results, strict=True):
                 if fut.done():
                     continue
