@@ -76,6 +76,11 @@ class _Slot:
     next_spawn: float = 0.0
     backoff: float = RESPAWN_MIN_S
 
+    def defer(self, now: float) -> None:
+        """The next spawn after the back-off, which doubles (up to ``RESPAWN_MAX_S``)."""
+        self.next_spawn = now + self.backoff
+        self.backoff = min(self.backoff * 2, RESPAWN_MAX_S)
+
 
 class RecallWorkers:
     """``RemoteAnswers`` over ``settings.recall_workers()`` worker processes."""
@@ -267,10 +272,17 @@ class RecallWorkers:
                         slot.backoff,
                     )
                     slot.process = None
-                    slot.next_spawn = loop.time() + slot.backoff
-                    slot.backoff = min(slot.backoff * 2, RESPAWN_MAX_S)
+                    slot.defer(loop.time())
                 if loop.time() >= slot.next_spawn:
-                    slot.process = self._spawn(number)
+                    try:
+                        slot.process = self._spawn(number)
+                    except Exception:  # noqa: BLE001 - no fork now (memory, process limit)
+                        log.exception(
+                            "could not start recall worker %d; trying again in %.0f s",
+                            number,
+                            slot.backoff,
+                        )
+                        slot.defer(loop.time())
             await asyncio.sleep(SUPERVISE_EVERY_S)
 
     def _spawn(self, number: int) -> subprocess.Popen[bytes]:

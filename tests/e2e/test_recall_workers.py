@@ -267,6 +267,25 @@ def test_a_dead_worker_costs_no_recall_and_comes_back(tmp_path: Path) -> None:
         assert ids(r.by_worker(q))[0] == mid  # the new worker filled its index from the records
 
 
+def test_a_spawn_that_fails_is_tried_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Starting a worker can fail (no memory to fork, too many processes): the supervisor tries
+    again after its back-off instead of ending, and with it every later respawn."""
+    real_spawn = RecallWorkers._spawn
+    failures = [OSError(11, "Resource temporarily unavailable")]
+
+    def spawn(self: RecallWorkers, number: int) -> Any:
+        if failures:
+            raise failures.pop()
+        return real_spawn(self, number)
+
+    monkeypatch.setattr(RecallWorkers, "_spawn", spawn)
+    with running(gateway_settings(tmp_path, recall_processes=1)) as r:
+        r.wait_ready(1, timeout=60)
+        assert not failures and r.pool.spawned == 1
+        supervisor = r.pool._supervisor
+        assert supervisor is not None and not supervisor.done()
+
+
 def test_a_hung_worker_is_killed_and_its_recalls_run_in_the_gateway(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
