@@ -1,6 +1,7 @@
 """Audit rows and access statistics written off the hot path. Audit: ``AuditLog.add`` only queues an entry (stamped now); a
 background task writes the queue to the ledger in one batch after ``interval_s``, and ``flush``
-(called on close) writes what is left. A recall therefore never waits for the ledger."""
+(called on close) writes what is left; a batch the ledger refuses is kept for the next try. A
+recall therefore never waits for the ledger."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ class AuditLog:
         self._max = max_pending
         self._pending: list[AuditEntry] = []
         self._task: asyncio.Task[None] | None = None
+        self._failing = False
         self.dropped = 0
 
     def add(self, entry: AuditEntry) -> None:
@@ -35,17 +37,29 @@ class AuditLog:
             self._task = asyncio.get_running_loop().create_task(self._later())
 
     async def _later(self) -> None:
-        await asyncio.sleep(self._interval)
-        await self.flush()
+        # until nothing waits: rows added during a write, or kept after a failed one, too
+        while self._pending:
+            await asyncio.sleep(self._interval)
+            await self.flush()
 
     async def flush(self) -> None:
+        """Write what is queued; on failure keep it (up to ``max_pending``) for the next try."""
         batch, self._pending = self._pending, []
         if not batch:
             return
         try:
             await self._ledger.audit(batch)
         except Exception:  # noqa: BLE001 - an audit failure must not fail or slow recalls
-            log.exception("could not write %d audit rows", len(batch))
+            kept = (batch + self._pending)[: self._max]
+            self.dropped += len(batch) + len(self._pending) - len(kept)
+            self._pending = kept
+            if not self._failing:
+                log.exception("could not write %d audit rows; kept, trying again", len(batch))
+            self._failing = True
+            return
+        if self._failing:
+            log.info("audit rows written again")
+            self._failing = False
 
     async def close(self) -> None:
         task, self._task = self._task, None
@@ -54,6 +68,8 @@ class AuditLog:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await self.flush()
+        if self._pending:
+            log.error("closing: %d audit rows could not be written", len(self._pending))
 
 
 #: access statistics are written at most this often, for every recall since

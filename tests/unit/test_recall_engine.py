@@ -122,3 +122,49 @@ async def test_audit_log_batches_off_the_path_and_flushes_on_close() -> None:
     log.add(AuditEntry("master", "recall", "user/u", "", "last"))
     await log.close()
     assert ledger.batches[-1][0].detail == "last"
+
+
+class _FlakyLedger(_Ledger):
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def audit(self, entries: Sequence[AuditEntry]) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise OSError("ledger: disk I/O error")
+        await super().audit(entries)
+
+
+async def test_audit_rows_the_ledger_refuses_are_kept_and_written_later() -> None:
+    ledger = _FlakyLedger(failures=2)
+    log = AuditLog(ledger, interval_s=0.02)  # type: ignore[arg-type]
+    log.add(AuditEntry("master", "recall", "user/u", "", "q0"))
+    await asyncio.sleep(0.03)  # the first write fails; a row comes in meanwhile
+    log.add(AuditEntry("master", "recall", "user/u", "", "q1"))
+    for _ in range(100):
+        if ledger.batches:
+            break
+        await asyncio.sleep(0.02)
+    assert [e.detail for b in ledger.batches for e in b] == ["q0", "q1"] and log.dropped == 0
+    await log.close()
+
+
+async def test_a_row_added_while_a_batch_is_written_is_written_without_another_recall() -> None:
+    written = asyncio.Event()
+
+    class SlowLedger(_Ledger):
+        async def audit(self, entries: Sequence[AuditEntry]) -> None:
+            await asyncio.sleep(0.05)
+            await super().audit(entries)
+            if len(self.batches) == 2:
+                written.set()
+
+    ledger = SlowLedger()
+    log = AuditLog(ledger, interval_s=0.01)  # type: ignore[arg-type]
+    log.add(AuditEntry("master", "recall", "user/u", "", "q0"))
+    await asyncio.sleep(0.03)  # the first batch is being written
+    log.add(AuditEntry("master", "recall", "user/u", "", "q1"))
+    await asyncio.wait_for(written.wait(), timeout=2)
+    assert [[e.detail for e in b] for b in ledger.batches] == [["q0"], ["q1"]]
+    await log.close()
