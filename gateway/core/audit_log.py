@@ -93,12 +93,12 @@ class AccessTouches:
             self._task = asyncio.get_running_loop().create_task(self._flush())
 
     async def _flush(self, after_s: float = TOUCH_EVERY_S) -> None:
-        await asyncio.sleep(after_s)
-        if not self._pending:
-            return
-        pending, self._pending = self._pending, []
-        with contextlib.suppress(Exception):  # access stats are best effort
-            await self._records.touch(pending, self._at)
+        # until nothing waits: ids added while a batch was written, too
+        while self._pending:
+            await asyncio.sleep(after_s)
+            pending, self._pending = self._pending, []
+            with contextlib.suppress(Exception):  # access stats are best effort
+                await self._records.touch(pending, self._at)
 
     async def close(self) -> None:
         task, self._task = self._task, None

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from gateway.core import dialogue, routing, timecues
-from gateway.core.audit_log import AuditLog
+from gateway.core.audit_log import TOUCH_EVERY_S, AccessTouches, AuditLog
 from gateway.core.control import AuditEntry
 from gateway.core.models import Layer, Memory
 from stores.text_analysis import document_terms, index_text, query_terms
@@ -168,3 +168,27 @@ async def test_a_row_added_while_a_batch_is_written_is_written_without_another_r
     await asyncio.wait_for(written.wait(), timeout=2)
     assert [[e.detail for e in b] for b in ledger.batches] == [["q0"], ["q1"]]
     await log.close()
+
+
+async def test_access_touches_added_while_a_batch_is_written_are_written_too() -> None:
+    done = asyncio.Event()
+
+    class Records:
+        def __init__(self) -> None:
+            self.touched: list[list[str]] = []
+
+        async def touch(self, ids: list[str], at: object) -> None:
+            await asyncio.sleep(0.05)
+            self.touched.append(ids)
+            if len(self.touched) == 2:
+                done.set()
+
+    records = Records()
+    touches = AccessTouches(records)  # type: ignore[arg-type]
+    now = datetime.now(UTC)
+    touches.add(["m1"], now)
+    await asyncio.sleep(TOUCH_EVERY_S + 0.02)  # the first batch is being written
+    touches.add(["m2"], now)
+    await asyncio.wait_for(done.wait(), timeout=5)
+    assert records.touched == [["m1"], ["m2"]]
+    await touches.close()
