@@ -17,7 +17,6 @@ from gateway.core.commands import (
     Forget,
     ForgetNamespace,
     ForgetSubject,
-    FormSession,
     ImportMemory,
     MemoryWrite,
     Relate,
@@ -148,8 +147,6 @@ class Applier:
                 self._s.summary_token_budget,
                 self.later,
             )
-        if isinstance(first, FormSession):
-            raise ValueError("form entries are applied by the formation lane")
         if isinstance(first, Forget):
             return await self._eraser.forget(run)
         if isinstance(first, Archive | Release):
@@ -163,10 +160,14 @@ class Applier:
             return touched
         if isinstance(first, EraseWorking):
             return await self._eraser.erase_working(run)
-        await self._stores.graph.relate(
-            [relation_of(e.command) for e in run if isinstance(e.command, Relate)]
-        )
-        return set()
+        if isinstance(first, Relate):
+            await self._stores.graph.relate(
+                [relation_of(e.command) for e in run if isinstance(e.command, Relate)]
+            )
+            return set()
+        # never marked applied unapplied: the lane takes it for a poison entry (dead, its writer
+        # told); formation jobs and overflow summaries belong to the formation lane
+        raise ValueError(f"{first.kind!r} entries are not applied by this lane")
 
     async def _keep_for_formation(self, turns: Sequence[tuple[str, TurnAppend]]) -> None:
         """Dialogue turns are kept in the ledger until mined for facts (a rolled-off turn is
