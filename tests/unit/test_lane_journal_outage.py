@@ -14,25 +14,43 @@ from gateway.core.models import Layer
 
 
 class FlakyJournal:
+    """Reads fail ``failures`` times with ``error``; marking an entry dead fails
+    ``dead_failures`` times (its store down meanwhile)."""
+
     shared = True
     idle_poll_s = 0.01
     pending_count = 1
 
-    def __init__(self, failures: int) -> None:
+    def __init__(
+        self,
+        failures: int,
+        error: Exception | None = None,
+        dead_failures: int = 0,
+    ) -> None:
         self.failures = failures
+        self.error = error or BackendUnavailable("redis", "journal: connection refused")
+        self.dead_failures = dead_failures
         self.entries = [JournalEntry(1, "w1", "a", MemoryWrite("user/u", Layer.SEMANTIC, "x"))]
         self.applied: list[int] = []
+        self.dead: list[int] = []
 
     async def pending(
         self, limit: int, kinds: Sequence[str] = (), after: int = 0
     ) -> list[JournalEntry]:
         if self.failures:
             self.failures -= 1
-            raise BackendUnavailable("redis", "journal: connection refused")
-        return [e for e in self.entries if e.seq > after and e.seq not in self.applied]
+            raise self.error
+        done = set(self.applied) | set(self.dead)
+        return [e for e in self.entries if e.seq > after and e.seq not in done]
 
     async def mark_applied(self, seqs: Sequence[int]) -> None:
         self.applied += seqs
+
+    async def mark_dead(self, seq: int, error: str) -> None:
+        if self.dead_failures:
+            self.dead_failures -= 1
+            raise BackendUnavailable("sqlite", "journal: disk I/O error")
+        self.dead.append(seq)
 
 
 async def test_a_lane_survives_an_unreadable_journal() -> None:
@@ -55,35 +73,6 @@ async def test_a_lane_survives_an_unreadable_journal() -> None:
         await lane.close()
 
 
-class DamagedJournal(FlakyJournal):
-    """Reads fail ``failures`` times with an error that is not an outage (a damaged entry, a
-    bug); marking an entry dead fails ``dead_failures`` times (its store down meanwhile)."""
-
-    def __init__(self, failures: int, dead_failures: int = 0) -> None:
-        super().__init__(0)
-        self.damaged = failures
-        self.dead_failures = dead_failures
-        self.dead: list[int] = []
-
-    async def pending(
-        self, limit: int, kinds: Sequence[str] = (), after: int = 0
-    ) -> list[JournalEntry]:
-        if self.damaged:
-            self.damaged -= 1
-            raise ValueError("journal entry 1: payload is not JSON")
-        return [
-            e
-            for e in self.entries
-            if e.seq > after and e.seq not in self.applied and e.seq not in self.dead
-        ]
-
-    async def mark_dead(self, seq: int, error: str) -> None:
-        if self.dead_failures:
-            self.dead_failures -= 1
-            raise BackendUnavailable("sqlite", "journal: disk I/O error")
-        self.dead.append(seq)
-
-
 async def _until(check: object, lane: Lane) -> None:
     for _ in range(200):
         if check():  # type: ignore[operator]
@@ -92,7 +81,7 @@ async def _until(check: object, lane: Lane) -> None:
 
 
 async def test_a_lane_outlives_any_error_reading_the_journal_and_says_why() -> None:
-    journal = DamagedJournal(failures=3)
+    journal = FlakyJournal(3, ValueError("journal entry 1: payload is not JSON"))
     applied: list[str] = []
     errors: list[str] = []
 
@@ -112,7 +101,7 @@ async def test_a_lane_outlives_any_error_reading_the_journal_and_says_why() -> N
 
 
 async def test_a_poison_entry_is_marked_dead_once_its_journal_is_back() -> None:
-    journal = DamagedJournal(failures=0, dead_failures=2)
+    journal = FlakyJournal(0, dead_failures=2)
     journal.entries.append(
         JournalEntry(2, "w2", "a", MemoryWrite("user/u", Layer.SEMANTIC, "fine"))
     )
