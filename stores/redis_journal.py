@@ -66,7 +66,7 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.core import commands
-from gateway.core.control import Accepted, EntryState, JournalEntry, NewEntry
+from gateway.core.control import Accepted, EntryState, JournalEntry, NewEntry, readable
 from gateway.core.errors import BackendUnavailable, Conflict, InvalidArgument
 
 log = logging.getLogger("memgate.redis_journal")
@@ -488,7 +488,7 @@ class RedisJournal:
     ) -> list[JournalEntry]:
         """The oldest entries not applied yet of the partitions this replica holds."""
         assert self._r is not None
-        found: list[JournalEntry] = []
+        found: list[tuple[int, str, str, str, str]] = []
         async with _mapped():
             for p in sorted(self._owned):
                 if p not in self._settled and not await self._settle_ownership(p):
@@ -509,15 +509,10 @@ class RedisJournal:
                         if seq <= after or (kinds and kind not in kinds):
                             continue
                         found.append(
-                            JournalEntry(
-                                seq,
-                                _s(fields[b"w"]),
-                                _s(fields[b"a"]),
-                                commands.loads(kind, _s(fields[b"p"])),
-                            )
+                            (seq, _s(fields[b"w"]), kind, _s(fields[b"a"]), _s(fields[b"p"]))
                         )
-        found.sort(key=lambda e: e.seq)
-        return found[:limit]
+        found.sort()
+        return readable(found[:limit])
 
     async def mark_applied(self, seqs: Sequence[int]) -> None:
         self.pending_count -= await self._settle(seqs, EntryState.APPLIED, "")
@@ -561,7 +556,7 @@ class RedisJournal:
                     if seq >= before_seq or kind not in ("memory", "turn"):
                         continue
                     if _s(fields[b"w"]) in wanted or (
-                        namespace and _ns(commands.loads(kind, _s(fields[b"p"]))) == namespace
+                        namespace and commands.namespace_of(_s(fields[b"p"])) == namespace
                     ):
                         doomed.append(seq)
         if not doomed:

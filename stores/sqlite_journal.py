@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO
 
 from gateway.core import commands
-from gateway.core.control import Accepted, EntryState, JournalEntry, NewEntry
+from gateway.core.control import Accepted, EntryState, JournalEntry, NewEntry, readable
 from gateway.core.errors import Conflict, FailedPrecondition
 from stores.sqlite_base import SqliteDb, chunks, marks
 
@@ -181,7 +181,7 @@ class SqliteJournal:
                 (after, *kinds, limit),
             ).fetchall()
         )
-        return [JournalEntry(r[0], r[1], r[3], commands.loads(r[2], r[4])) for r in rows]
+        return readable(rows)
 
     async def mark_applied(self, seqs: Sequence[int]) -> None:
         now = time.time()
@@ -258,7 +258,10 @@ class SqliteJournal:
                     c.execute(
                         "UPDATE journal SET applied=2, payload=NULL, applied_at=?, error=?"
                         " WHERE applied=0 AND seq < ? AND kind IN ('memory', 'turn')"
-                        " AND json_extract(payload, '$.namespace') = ?",
+                        # a payload that is not JSON matches no namespace (json_extract would
+                        # fail the whole erasure); the lane marks it dead when it comes to it
+                        " AND CASE WHEN json_valid(payload)"
+                        " THEN json_extract(payload, '$.namespace') END = ?",
                         (now, "erased before it was applied", before_seq, namespace),
                     )
                 )

@@ -37,6 +37,7 @@ __all__ = [
     "Archive",
     "CODEC_VERSION",
     "Command",
+    "CommandUnreadable",
     "decode",
     "digest",
     "dumps",
@@ -52,6 +53,7 @@ __all__ = [
     "KINDS",
     "loads",
     "MAX_REASON",
+    "namespace_of",
     "MemoryWrite",
     "Relate",
     "Release",
@@ -294,8 +296,60 @@ def dumps(cmd: Command) -> str:
     return json.dumps(encode(cmd), ensure_ascii=False, separators=(",", ":"))
 
 
+class CommandUnreadable(Exception):
+    """A journaled payload this gateway cannot read back. ``newer``: written by a newer memgate
+    (a codec version above ``CODEC_VERSION``, or a kind this one does not know), which will read
+    it; otherwise it is corrupt and no version ever will. ``seq``: its journal entry, once
+    known."""
+
+    def __init__(self, kind: str, reason: str, newer: bool = False, seq: int = 0) -> None:
+        super().__init__(f"journal entry {seq} ({kind}): {reason}")
+        self.kind = kind
+        self.reason = reason
+        self.newer = newer
+        self.seq = seq
+
+    def at(self, seq: int) -> CommandUnreadable:
+        """The same error, naming its journal entry."""
+        return CommandUnreadable(self.kind, self.reason, self.newer, seq)
+
+
 def loads(kind: str, text: str) -> Command:
-    return decode(kind, json.loads(text))
+    """The command of a journaled payload; ``CommandUnreadable`` when it cannot be read: a
+    newer codec version or kind is not guessed at (a field this version does not know would be
+    dropped without a word)."""
+    if kind not in KINDS:
+        raise CommandUnreadable(kind, f"unknown command kind {kind!r}", newer=True)
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise CommandUnreadable(kind, f"the payload is not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise CommandUnreadable(kind, f"the payload is a JSON {type(data).__name__}, not an object")
+    version = data.get("v", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise CommandUnreadable(kind, f"the payload's codec version is {version!r}")
+    if version > CODEC_VERSION:
+        raise CommandUnreadable(
+            kind,
+            f"written with codec v{version}; this memgate reads up to v{CODEC_VERSION}",
+            newer=True,
+        )
+    try:
+        return decode(kind, data)
+    except Exception as exc:  # noqa: BLE001 - whatever fails, the payload is unreadable
+        raise CommandUnreadable(kind, f"the payload does not decode ({exc!r})") from None
+
+
+def namespace_of(text: str | None) -> str:
+    """The ``namespace`` a journaled payload names, read without decoding it ("" when it names
+    none or is not a JSON object): erasure finds pending writes by it, whatever their version."""
+    try:
+        data = json.loads(text or "")
+    except ValueError:
+        return ""
+    value = data.get("namespace") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else ""
 
 
 def digest(cmd: Command) -> str:

@@ -3,9 +3,10 @@ ledger's rows (audit entries, proposals, pending facts, task steps, review items
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gateway.core.commands import Command, MemoryWrite, TurnAppend
+from gateway.core.commands import Command, CommandUnreadable, MemoryWrite, TurnAppend, loads
 from gateway.core.screening import clean
 
 
@@ -45,6 +46,23 @@ class JournalEntry:
     @property
     def kind(self) -> str:
         return self.command.kind
+
+
+def readable(rows: Iterable[tuple[int, str, str, str, str]]) -> list[JournalEntry]:
+    """The entries of journal rows ``(seq, write_id, kind, agent_id, payload)``, in the order
+    given, up to the first whose payload cannot be read (``commands.loads``): the entries after
+    it wait for it. When it is the first row, its ``CommandUnreadable`` is raised, naming its seq,
+    for the lane to settle (a corrupt entry is marked dead; a newer one waits for an upgrade)."""
+    found: list[JournalEntry] = []
+    for seq, write_id, kind, agent_id, payload in rows:
+        try:
+            command = loads(kind, payload)
+        except CommandUnreadable as exc:
+            if found:
+                break
+            raise exc.at(seq) from None
+        found.append(JournalEntry(seq, write_id, agent_id, command))
+    return found
 
 
 class EntryState:

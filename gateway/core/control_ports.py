@@ -46,7 +46,9 @@ class Journal(Protocol):
     ) -> list[JournalEntry]:
         """The oldest entries not applied yet (of the given kinds, with a seq above ``after``),
         in journal order — exact within a namespace; a partitioned (shared) journal returns only
-        the partitions this process applies, and may interleave namespaces differently."""
+        the partitions this process applies, and may interleave namespaces differently.
+        Decoded with ``control.readable``: only the entries before one whose payload cannot be
+        read; when that one comes first, its ``commands.CommandUnreadable`` (with its seq)."""
 
     async def mark_applied(self, seqs: Sequence[int]) -> None: ...
     async def mark_dead(self, seq: int, error: str) -> None:

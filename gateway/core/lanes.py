@@ -9,6 +9,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
+from gateway.core.commands import CommandUnreadable
 from gateway.core.control import EntryState, JournalEntry
 from gateway.core.errors import BackendUnavailable, MemgateError, Unavailable
 from gateway.core.ports import Journal
@@ -41,6 +42,7 @@ class Lane:
         self._task: asyncio.Task[None] | None = None
         self.last_error = ""
         self.applied_total = 0
+        self._held_by = 0  # the newer entry this lane waits for (logged once)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=self.name)
@@ -133,13 +135,26 @@ class Lane:
         backoff = 0.05
         while True:
             try:
-                entries = await self._journal.pending(self._batch, kinds=self.kinds)
+                try:
+                    entries = await self._journal.pending(self._batch, kinds=self.kinds)
+                except CommandUnreadable as exc:
+                    await self._unreadable(exc)  # raises it again while it must wait
+                    continue
                 if not entries:
                     self._wake.clear()
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), timeout=self._journal.idle_poll_s)
                     continue
                 await self._apply_batch(entries)
+            except CommandUnreadable as exc:  # written by a newer memgate: it waits for one
+                self.last_error = (
+                    f"journal entry {exc.seq} ({exc.kind}) comes from a newer memgate "
+                    f"({exc.reason}): upgrade this gateway to apply it; this lane's later writes "
+                    "wait for it"
+                )
+                if self._held_by != exc.seq:
+                    self._held_by = exc.seq
+                    log.error("lane %s holds: %s", self.name, self.last_error)
             except BackendUnavailable as exc:  # a store or a shared journal is down: wait for it
                 self.last_error = exc.message
                 log.warning(
@@ -155,6 +170,16 @@ class Lane:
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, 5.0)
 
+    async def _unreadable(self, exc: CommandUnreadable) -> None:
+        """The entry at the head of the lane cannot be read back: a corrupt one is marked dead
+        (no version of memgate will read it; the queue goes on without it, its writer hears an
+        error); one from a newer memgate raises ``exc`` again, and the lane waits for it."""
+        if exc.newer:
+            raise exc
+        log.error("journal entry %d cannot be read back; marked dead: %s", exc.seq, exc)
+        await self._journal.mark_dead(exc.seq, str(exc))
+        self._resolve([exc.seq], MemgateError("the write could not be read back from the journal"))
+
     async def _apply_batch(self, entries: Sequence[JournalEntry]) -> None:
         try:
             await self._apply_and_mark(entries, ahead=True)
@@ -168,7 +193,10 @@ class Lane:
         last = entries[-1].seq
 
         async def upcoming() -> Sequence[JournalEntry]:
-            return await self._journal.pending(self._batch, kinds=self.kinds, after=last)
+            try:
+                return await self._journal.pending(self._batch, kinds=self.kinds, after=last)
+            except CommandUnreadable:
+                return []  # nothing to look ahead to: the loop settles it when it comes first
 
         await self._apply(entries, upcoming if ahead else None)
         seqs = [e.seq for e in entries]

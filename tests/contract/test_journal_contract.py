@@ -11,7 +11,8 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
-from gateway.core.commands import MemoryWrite
+from gateway.core import commands
+from gateway.core.commands import CODEC_VERSION, CommandUnreadable, MemoryWrite
 from gateway.core.control import NewEntry
 from gateway.core.errors import Conflict, FailedPrecondition
 from gateway.core.models import Layer
@@ -193,6 +194,51 @@ async def test_typed_commands_round_trip_through_the_journal(make_journal: MakeJ
     assert [c for c in got if not isinstance(c, Relate)] == [
         c for c in sent if not isinstance(c, Relate)
     ]
+    await j.close()
+
+
+def _unreadable_payloads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries whose content is "corrupt" are journaled cut in half (not JSON); "newer" ones as
+    a newer memgate would write them (the next codec version)."""
+    real = commands.dumps
+
+    def dumps(cmd: commands.Command) -> str:
+        text = real(cmd)
+        if isinstance(cmd, MemoryWrite) and cmd.content == "corrupt":
+            return text[: len(text) // 2]
+        if isinstance(cmd, MemoryWrite) and cmd.content == "newer":
+            return text.replace(f'"v":{CODEC_VERSION}', f'"v":{CODEC_VERSION + 1}')
+        return text
+
+    monkeypatch.setattr(commands, "dumps", dumps)
+
+
+async def test_an_unreadable_entry_is_named_and_holds_only_what_follows_it(
+    make_journal: MakeJournal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pending`` hands out the entries before one it cannot read; when that one comes first it
+    raises ``CommandUnreadable`` naming its seq, corrupt (never readable) or from a newer
+    memgate. Marked dead, a corrupt one lets the queue go on; the journal drops nothing itself."""
+    _unreadable_payloads(monkeypatch)
+    j = make_journal()
+    await j.start()
+    acc = await j.append([_e("w1"), _e("w2", content="corrupt"), _e("w3", content="newer")])
+    assert [e.write_id for e in await j.pending(10)] == ["w1"]
+    await j.mark_applied([acc[0].seq])
+    with pytest.raises(CommandUnreadable) as err:
+        await j.pending(10)
+    assert (err.value.seq, err.value.newer) == (acc[1].seq, False)
+    await j.mark_dead(acc[1].seq, str(err.value))
+    for after in (0, acc[1].seq):
+        with pytest.raises(CommandUnreadable) as err:
+            await j.pending(10, after=after)
+        assert (err.value.seq, err.value.newer) == (acc[2].seq, True)
+        assert f"v{CODEC_VERSION + 1}" in err.value.reason
+    assert await j.states([acc[1].seq, acc[2].seq]) == {acc[1].seq: 2, acc[2].seq: 0}
+    # erasure still finds the newer entry by its namespace, and an unreadable one fails nothing
+    bad = await j.append([_e("w4", content="corrupt")])
+    assert await j.erase_pending("user/u", [], bad[0].seq + 1) == 1
+    assert await j.states([acc[2].seq, bad[0].seq]) == {acc[2].seq: 2, bad[0].seq: 0}
     await j.close()
 
 

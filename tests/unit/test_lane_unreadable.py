@@ -1,0 +1,162 @@
+"""An apply lane and a journal entry it cannot read back: a corrupt one is marked dead and the
+writes after it apply; one written by a newer memgate holds the lane (nothing after it applies
+out of order, nothing is dropped) with an error that says to upgrade, until a gateway that
+reads it comes."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from gateway.core import commands
+from gateway.core.commands import CODEC_VERSION, MemoryWrite
+from gateway.core.control import JournalEntry, NewEntry
+from gateway.core.errors import MemgateError
+from gateway.core.lanes import Lane
+from gateway.core.models import Layer
+from stores.sqlite_journal import SqliteJournal
+
+
+def _entry(wid: str, content: str) -> NewEntry:
+    return NewEntry(wid, "a", "", MemoryWrite("user/u", Layer.SEMANTIC, content))
+
+
+@pytest.fixture
+def odd_payloads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Content "corrupt" is journaled cut in half; "newer" with the next codec version."""
+    real = commands.dumps
+
+    def dumps(cmd: commands.Command) -> str:
+        text = real(cmd)
+        if isinstance(cmd, MemoryWrite) and cmd.content == "corrupt":
+            return text[: len(text) // 2]
+        if isinstance(cmd, MemoryWrite) and cmd.content == "newer":
+            return text.replace(f'"v":{CODEC_VERSION}', f'"v":{CODEC_VERSION + 1}')
+        return text
+
+    monkeypatch.setattr(commands, "dumps", dumps)
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    for _ in range(200):
+        if check():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("timed out")
+
+
+def _lane(journal: SqliteJournal, applied: list[str]) -> Lane:
+    async def apply(entries: Sequence[JournalEntry], upcoming: object) -> None:
+        applied.extend(e.write_id for e in entries)
+
+    return Lane("memories", ("memory",), journal, apply, batch=10)
+
+
+@pytest.mark.usefixtures("odd_payloads")
+async def test_a_corrupt_entry_is_marked_dead_and_the_writes_after_it_apply(
+    tmp_path: Path,
+) -> None:
+    journal = SqliteJournal(tmp_path / "j.db")
+    await journal.start()
+    acc = await journal.append([_entry("w1", "a"), _entry("w2", "corrupt"), _entry("w3", "b")])
+    applied: list[str] = []
+    lane = _lane(journal, applied)
+    lane.start()
+    try:
+        with pytest.raises(MemgateError, match="could not be read back"):
+            await lane.wait_applied([acc[1].seq], timeout=5)
+        await lane.wait_applied([acc[2].seq], timeout=5)
+        assert applied == ["w1", "w3"]
+        assert await journal.states([a.seq for a in acc]) == {
+            acc[0].seq: 1,
+            acc[1].seq: 2,
+            acc[2].seq: 1,
+        }
+        assert lane._task is not None and not lane._task.done()
+    finally:
+        await lane.close()
+        await journal.close()
+
+
+@pytest.mark.usefixtures("odd_payloads")
+async def test_an_entry_from_a_newer_memgate_holds_the_lane_until_it_can_be_read(
+    tmp_path: Path,
+) -> None:
+    journal = SqliteJournal(tmp_path / "j.db")
+    await journal.start()
+    acc = await journal.append([_entry("w1", "a"), _entry("w2", "newer"), _entry("w3", "b")])
+    applied: list[str] = []
+    lane = _lane(journal, applied)
+    lane.start()
+    try:
+        await _until(lambda: "upgrade this gateway" in lane.last_error)
+        assert f"journal entry {acc[1].seq}" in lane.last_error
+        await asyncio.sleep(0.2)  # a few retries: still held, nothing applied past it or dropped
+        assert applied == ["w1"]
+        assert await journal.states([acc[1].seq, acc[2].seq]) == {acc[1].seq: 0, acc[2].seq: 0}
+        # what an upgraded gateway does: it reads the entry (here: rewritten at this version)
+        db = sqlite3.connect(tmp_path / "j.db")
+        with db:
+            db.execute(
+                "UPDATE journal SET payload = ? WHERE seq = ?",
+                (
+                    commands.dumps(MemoryWrite("user/u", Layer.SEMANTIC, "read")),
+                    acc[1].seq,
+                ),
+            )
+        db.close()
+        lane.kick()
+        await lane.wait_applied([acc[2].seq], timeout=10)
+        assert applied == ["w1", "w2", "w3"]
+        await _until(lambda: lane.last_error == "")
+    finally:
+        await lane.close()
+        await journal.close()
+
+
+@pytest.mark.parametrize(
+    ("kind", "payload", "newer"),
+    [
+        ("memory", '{"v":2,"namespace":"user/u"', False),  # cut short
+        ("memory", "[1, 2]", False),
+        ("memory", '{"v":true,"namespace":"user/u","layer":"semantic","content":"c"}', False),
+        ("memory", '{"v":2,"namespace":"user/u","layer":"nowhere","content":"c"}', False),
+        ("memory", '{"v":2,"layer":"semantic","content":"c"}', False),  # no namespace
+        ("memory", f'{{"v":{CODEC_VERSION + 1},"namespace":"user/u"}}', True),
+        ("teleport", '{"v":2}', True),  # a kind this version does not know
+    ],
+)
+def test_a_payload_that_cannot_be_read_says_why_and_whether_a_newer_memgate_can(
+    kind: str, payload: str, newer: bool
+) -> None:
+    with pytest.raises(commands.CommandUnreadable) as err:
+        commands.loads(kind, payload)
+    assert err.value.newer is newer and err.value.kind == kind
+
+
+def test_random_payloads_are_read_or_refused_never_crash() -> None:
+    """Fuzz: bytes, JSON of any shape, and valid payloads with one field's type changed."""
+    import json
+    import random
+
+    rng = random.Random(7)
+    good = json.loads(commands.dumps(MemoryWrite("user/u", Layer.SEMANTIC, "c", metadata={})))
+    values: list[object] = [None, True, -1, 2.5, "x", [], {}, [1, "a"], {"a": 1}, "2026-13-40"]
+    for i in range(3000):
+        if i % 3 == 0:
+            text = "".join(chr(rng.randrange(32, 0x2FF)) for _ in range(rng.randrange(40)))
+        elif i % 3 == 1:
+            text = json.dumps(rng.choice(values))
+        else:
+            data = dict(good)
+            data[rng.choice(list(data))] = rng.choice(values)
+            text = json.dumps(data)
+        try:
+            cmd = commands.loads(rng.choice(("memory", "turn", "forget", "relate")), text)
+        except commands.CommandUnreadable:
+            continue
+        assert cmd.kind in commands.KINDS
