@@ -1,7 +1,8 @@
 """Audit rows and access statistics written off the hot path. Audit: ``AuditLog.add`` only queues an entry (stamped now); a
 background task writes the queue to the ledger in one batch after ``interval_s``, and ``flush``
 (called on close) writes what is left; a batch the ledger refuses is kept for the next try. A
-recall therefore never waits for the ledger."""
+recall (or a ``Get``) therefore never waits for the ledger; ``QueryAudit`` flushes first, so it
+shows the reads just made."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ class AuditLog:
         self._pending: list[AuditEntry] = []
         self._task: asyncio.Task[None] | None = None
         self._failing = False
+        self._writing = asyncio.Lock()  # one batch at a time: a flush waits for one under way
         self.dropped = 0
 
     def add(self, entry: AuditEntry) -> None:
@@ -43,7 +45,13 @@ class AuditLog:
             await self.flush()
 
     async def flush(self) -> None:
-        """Write what is queued; on failure keep it (up to ``max_pending``) for the next try."""
+        """Write what is queued (after a batch being written, if any: when this returns, every
+        row added before it is in the ledger); on failure keep it (up to ``max_pending``) for
+        the next try."""
+        async with self._writing:
+            await self._write()
+
+    async def _write(self) -> None:
         batch, self._pending = self._pending, []
         if not batch:
             return

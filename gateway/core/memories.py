@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 
 from gateway.core import namespaces as nsp
+from gateway.core.audit_log import AuditLog
 from gateway.core.commands import EraseWorking, Forget
 from gateway.core.control import AuditEntry, NewEntry
 from gateway.core.eraser import is_tombstone
@@ -17,10 +18,18 @@ from gateway.core.write_path import WritePath
 
 class Memories:
     def __init__(
-        self, records: RecordStore, ledger: Ledger, write_path: WritePath, master: str
+        self,
+        records: RecordStore,
+        ledger: Ledger,
+        write_path: WritePath,
+        master: str,
+        audit: AuditLog,
     ) -> None:
+        """``audit``: the gateway's queue of audit rows (``Recaller.audit``): a read is audited
+        off its path, as a recall is (no ledger write and its fsync per read)."""
         self._records = records
         self._ledger = ledger
+        self._audit = audit
         self._write_path = write_path
         self._master = master
 
@@ -41,7 +50,7 @@ class Memories:
 
     async def get(self, agent: str, memory_id: str) -> Memory:
         mem = await self.visible(agent, memory_id)
-        await self._ledger.audit([AuditEntry(agent, "read", mem.namespace, mem.id, "get")])
+        self._audit.add(AuditEntry(agent, "read", mem.namespace, mem.id, "get"))
         return mem
 
     async def history(self, agent: str, memory_id: str) -> list[Memory]:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gateway.core.audit_log import AuditLog
 from gateway.core.commands import Forget, Release
 from gateway.core.control import AuditEntry, NewEntry
 from gateway.core.errors import FailedPrecondition, NotFound
@@ -45,8 +46,10 @@ class Operations:
         shards: int,
         master: str,
         write_path: WritePath,
+        audit: AuditLog,
     ) -> None:
         self._write_path = write_path
+        self._audit = audit
         self._stores = stores
         self._journal = journal
         self._ledger = ledger
@@ -150,6 +153,7 @@ class Operations:
         self, agent: str, filter_agent: str, namespace: str, since: float, limit: int
     ) -> list[AuditEntry]:
         require_master(agent, self._master, "read the audit log")
+        await self._audit.flush()  # the rows still queued (recalls and reads just made) too
         return await self._ledger.query_audit(
             filter_agent, namespace, since, min(max(limit, 1), MAX_AUDIT)
         )

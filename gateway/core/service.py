@@ -125,9 +125,9 @@ class MemoryService:
         write_path = WritePath(journal, ledger, self.lanes, s.max_pending_writes, s.wait_timeout_s)
         policies = SharedWritePolicies(ledger)
         self.writer = Writer(write_path, ledger, policies, s.limits, master)
-        self.memories = Memories(stores.records, ledger, write_path, master)
-        self.erasure = Erasure(write_path, master)
         self.recaller = Recaller(s, stores, embedder, ledger, self.metrics, tracer)
+        self.memories = Memories(stores.records, ledger, write_path, master, self.recaller.audit)
+        self.erasure = Erasure(write_path, master)
         self.working = WorkingMemory(
             stores.working,
             write_path,
@@ -178,6 +178,7 @@ class MemoryService:
             s.shards,
             master,
             write_path,
+            self.recaller.audit,
         )
         self.transfers = Transfers(
             stores.records,

@@ -136,6 +136,29 @@ class _FlakyLedger(_Ledger):
         await super().audit(entries)
 
 
+class _SlowFirstLedger(_Ledger):
+    """Its first audit write takes a while; later ones are quick."""
+
+    async def audit(self, entries: Sequence[AuditEntry]) -> None:
+        if not self.batches and not getattr(self, "started", False):
+            self.started = True
+            await asyncio.sleep(0.2)
+        await super().audit(entries)
+
+
+async def test_a_flush_returns_once_every_row_queued_before_it_is_written() -> None:
+    """QueryAudit flushes before it reads: a row whose batch is being written by the background
+    task when the flush comes must be in the ledger when the flush returns."""
+    ledger = _SlowFirstLedger()
+    log = AuditLog(ledger, interval_s=0.01)  # type: ignore[arg-type]
+    log.add(AuditEntry("master", "read", "user/u", "m1", "get"))
+    await asyncio.sleep(0.05)  # the background write of m1 is under way (slow)
+    log.add(AuditEntry("master", "read", "user/u", "m2", "get"))
+    await log.flush()
+    assert [e.target for b in ledger.batches for e in b] == ["m1", "m2"]
+    await log.close()
+
+
 async def test_audit_rows_the_ledger_refuses_are_kept_and_written_later() -> None:
     ledger = _FlakyLedger(failures=2)
     log = AuditLog(ledger, interval_s=0.02)  # type: ignore[arg-type]
