@@ -28,6 +28,7 @@ Growth: like the SQLite ledger, rows stay until erased, except the audit log, wh
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -55,7 +56,7 @@ for i = 0, n - 1 do
   end
   redis.call('ZADD', b .. 'all', at, seq)
   redis.call('ZADD', b .. 'ag:' .. ARGV[j + 1], at, seq)
-  redis.call('ZADD', b .. 'ns:' .. ARGV[j + 2], at, seq)
+  for ns in string.gmatch(ARGV[j + 2], '[^,]+') do redis.call('ZADD', b .. 'ns:' .. ns, at, seq) end
   if ARGV[j + 3] ~= '' then redis.call('SADD', b .. 'tg:' .. ARGV[j + 3], seq) end
 end
 return first
@@ -81,7 +82,7 @@ local seqs = redis.call('ZRANGEBYSCORE', b .. 'all', '-inf', '(' .. ARGV[2], 'LI
 for _, seq in ipairs(seqs) do
   local row = cjson.decode(redis.call('HGET', b .. 'rows', seq))
   redis.call('ZREM', b .. 'ag:' .. row[2], seq)
-  redis.call('ZREM', b .. 'ns:' .. row[4], seq)
+  for ns in string.gmatch(row[4], '[^,]+') do redis.call('ZREM', b .. 'ns:' .. ns, seq) end
   if row[5] ~= '' then redis.call('SREM', b .. 'tg:' .. row[5], seq) end
   redis.call('HDEL', b .. 'rows', seq)
   redis.call('HDEL', b .. 'd', seq)
@@ -91,13 +92,47 @@ end
 return #seqs
 """
 
+# ARGV: base, the key of a row set indexed under several namespaces at once ("ns:a,b", written
+# before each namespace had the row): its rows join each namespace's set, and it goes.
+_SPLIT_NAMES = """
+local b, key = ARGV[1], ARGV[2]
+local items = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+for ns in string.gmatch(string.sub(key, #b + 4), '[^,]+') do
+  for i = 1, #items, 2 do redis.call('ZADD', b .. 'ns:' .. ns, items[i + 1], items[i]) end
+end
+redis.call('DEL', key)
+return #items / 2
+"""
+
 _PAGE = 256
 
 
 class RedisLedger(RedisQueues, RedisFormation):
     """``Ledger`` on Redis, shared by every replica that names the same prefix."""
 
-    SCRIPTS = {"audit": _AUDIT, "scrub_audit": _SCRUB_AUDIT, "prune_audit": _PRUNE_AUDIT}
+    SCRIPTS = {
+        "audit": _AUDIT,
+        "scrub_audit": _SCRUB_AUDIT,
+        "prune_audit": _PRUNE_AUDIT,
+        "split_names": _SPLIT_NAMES,
+    }
+
+    async def start(self) -> None:
+        await super().start()
+        await self._split_names()
+
+    async def _split_names(self) -> None:
+        """A row of several namespaces is indexed under each of them (``_AUDIT``); rows written
+        before that, under the joined names only, are moved once (a flag key remembers it)."""
+        b = self._base("a")
+        r = self._client()
+        async with mapped("ledger"):
+            if await r.exists(b + "names"):
+                return
+            pattern = re.sub(r"([*?\[\]\\])", r"\\\1", b) + "ns:*,*"
+            async for key in r.scan_iter(match=pattern, count=1000):
+                await self._run("split_names", b, s(key))
+            await r.set(b + "names", "1")
 
     # ---- audit
     async def audit(self, entries: Sequence[AuditEntry]) -> None:
@@ -137,7 +172,7 @@ class RedisLedger(RedisQueues, RedisFormation):
                     if raw is None:
                         continue  # pruned meanwhile
                     at, agent, action, ns, target = json.loads(raw)
-                    if namespace and ns != namespace:
+                    if namespace and namespace not in ns.split(","):
                         continue
                     detail = s(d) if d is not None else s(dk) if dk is not None else ""
                     out.append(AuditEntry(agent, action, ns, target, detail, at=at))

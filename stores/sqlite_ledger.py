@@ -26,6 +26,12 @@ CREATE TABLE IF NOT EXISTS audit (
     action TEXT NOT NULL, namespace TEXT NOT NULL, target TEXT NOT NULL, detail TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS audit_agent ON audit(agent_id, at);
 CREATE INDEX IF NOT EXISTS audit_ns ON audit(namespace, at);
+-- each namespace of a row that names several (a recall over "user/a,user/b"), for the
+-- namespace filter, erasure and retention (``_names``)
+CREATE TABLE IF NOT EXISTS audit_names (
+    namespace TEXT NOT NULL, at REAL NOT NULL, seq INTEGER NOT NULL,
+    PRIMARY KEY (namespace, at, seq)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS audit_names_at ON audit_names(at);
 CREATE TABLE IF NOT EXISTS aliases (write_id TEXT PRIMARY KEY, memory_id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS proposals (
     id TEXT PRIMARY KEY, proposer TEXT NOT NULL, item TEXT NOT NULL, state TEXT NOT NULL,
@@ -56,9 +62,42 @@ _KEPT = ", ".join(
 )
 
 
+#: settings_kv key: rows written before ``audit_names`` existed have been indexed in it
+_NAMES_BACKFILLED = "memgate.audit_names"
+
+
+def _names(seq: int, at: float, namespace: str) -> list[tuple[str, float, int]]:
+    """``audit_names`` rows of an audit row: one per namespace, when it names several."""
+    if "," not in namespace:
+        return []
+    return [(ns, at, seq) for ns in dict.fromkeys(namespace.split(",")) if ns]
+
+
+def _backfill_names(c: sqlite3.Connection) -> None:
+    if c.execute("SELECT 1 FROM settings_kv WHERE key = ?", (_NAMES_BACKFILLED,)).fetchone():
+        return
+    rows = c.execute("SELECT seq, at, namespace FROM audit WHERE instr(namespace, ',') > 0")
+    c.executemany(
+        "INSERT OR IGNORE INTO audit_names VALUES (?,?,?)",
+        [name for row in rows.fetchall() for name in _names(*row)],
+    )
+    c.execute("INSERT INTO settings_kv VALUES (?, '1')", (_NAMES_BACKFILLED,))
+
+
+#: the seqs of the audit rows naming a namespace (bound twice), alone or among others
+_IN_NAMESPACE = (
+    "SELECT seq FROM audit WHERE namespace = ?1"
+    " UNION ALL SELECT seq FROM audit_names WHERE namespace = ?1"
+)
+
+
 class SqliteLedger(FormationRecords, SqliteBacked):
     def __init__(self, path: Path) -> None:
         self._db = SqliteDb(path, _SCHEMA + FORMATION_SCHEMA, "ledger", synchronous="FULL")
+
+    async def start(self) -> None:
+        await super().start()
+        await self._db.write(_backfill_names)
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         return await self._db.write(fn)
@@ -66,16 +105,21 @@ class SqliteLedger(FormationRecords, SqliteBacked):
     # ---- audit
     async def audit(self, entries: Sequence[AuditEntry]) -> None:
         now = time.time()
-        await self._run(
-            lambda c: c.executemany(
-                "INSERT INTO audit(at, agent_id, action, namespace, target, detail)"
-                " VALUES (?,?,?,?,?,?)",
-                [
-                    (e.at or now, e.agent_id, e.action, e.namespace, e.target, e.detail)
-                    for e in entries
-                ],
-            )
-        )
+
+        def run(c: sqlite3.Connection) -> None:
+            for e in entries:
+                at = e.at or now
+                seq = c.execute(
+                    "INSERT INTO audit(at, agent_id, action, namespace, target, detail)"
+                    " VALUES (?,?,?,?,?,?)",
+                    (at, e.agent_id, e.action, e.namespace, e.target, e.detail),
+                ).lastrowid
+                if "," in e.namespace:
+                    c.executemany(
+                        "INSERT INTO audit_names VALUES (?,?,?)", _names(seq or 0, at, e.namespace)
+                    )
+
+        await self._run(run)
 
     async def scrub(self, memory_ids: Sequence[str]) -> None:
         ids = list(dict.fromkeys(memory_ids))
@@ -103,7 +147,7 @@ class SqliteLedger(FormationRecords, SqliteBacked):
     async def scrub_namespace(self, namespace: str) -> None:
         def run(c: sqlite3.Connection) -> None:
             c.execute(
-                f"UPDATE audit SET detail = '' WHERE namespace = ? AND detail <> ''"
+                f"UPDATE audit SET detail = '' WHERE seq IN ({_IN_NAMESPACE}) AND detail <> ''"
                 f" AND action NOT IN ({_KEPT})",
                 (namespace,),
             )
@@ -124,15 +168,14 @@ class SqliteLedger(FormationRecords, SqliteBacked):
     async def query_audit(
         self, agent_id: str, namespace: str, since: float, limit: int
     ) -> list[AuditEntry]:
-        sql = "SELECT at, agent_id, action, namespace, target, detail FROM audit WHERE at >= ?"
-        args: list[Any] = [since]
+        sql = "SELECT at, agent_id, action, namespace, target, detail FROM audit WHERE at >= ?2"
+        args: list[Any] = [namespace, since]
         if agent_id:
-            sql += " AND agent_id = ?"
+            sql += " AND agent_id = ?3"
             args.append(agent_id)
         if namespace:
-            sql += " AND namespace = ?"
-            args.append(namespace)
-        sql += " ORDER BY seq DESC LIMIT ?"
+            sql += f" AND seq IN ({_IN_NAMESPACE})"
+        sql += f" ORDER BY seq DESC LIMIT ?{len(args) + 1}"
         args.append(limit)
         rows = await self._db.read(lambda c: c.execute(sql, args).fetchall())
         return [
@@ -144,11 +187,12 @@ class SqliteLedger(FormationRecords, SqliteBacked):
 
     async def prune_audit(self, older_than_s: float) -> int:
         cutoff = time.time() - older_than_s
-        return int(
-            await self._run(
-                lambda c: c.execute("DELETE FROM audit WHERE at < ?", (cutoff,)).rowcount
-            )
-        )
+
+        def run(c: sqlite3.Connection) -> int:
+            c.execute("DELETE FROM audit_names WHERE at < ?", (cutoff,))
+            return int(c.execute("DELETE FROM audit WHERE at < ?", (cutoff,)).rowcount)
+
+        return await self._run(run)
 
     # ---- aliases
     async def set_aliases(self, pairs: Sequence[tuple[str, str]]) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gateway.core import dialogue, reconcile
+from gateway.core.audit_log import AuditLog
 from gateway.core.commands import (
     Archive,
     EraseWorking,
@@ -101,10 +102,12 @@ class Applier:
         turn_results: TurnResults,
         summariser: Summariser,
         journal: Journal,
+        audit: AuditLog,
     ) -> None:
+        """``audit``: the gateway's queue of audit rows, written before an erasure scrubs."""
         self._summariser = summariser
         self._stores = stores
-        self._eraser = Eraser(stores, journal, ledger)
+        self._eraser = Eraser(stores, journal, ledger, audit.flush)
         self._embedder = embedder
         self._ledger = ledger
         self._events = events

@@ -10,7 +10,7 @@ tombstone (or nothing), which a replay skips."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 
 from gateway.core import memo
@@ -59,10 +59,19 @@ def is_tombstone(mem: Memory) -> bool:
 
 
 class Eraser:
-    def __init__(self, stores: Stores, journal: Journal, ledger: Ledger) -> None:
+    def __init__(
+        self,
+        stores: Stores,
+        journal: Journal,
+        ledger: Ledger,
+        audit_flush: Callable[[], Awaitable[None]],
+    ) -> None:
+        """``audit_flush`` writes the audit rows still queued (``AuditLog.flush``): a namespace's
+        audit text is scrubbed after every row of what was asked before the erasure is in."""
         self._stores = stores
         self._journal = journal
         self._ledger = ledger
+        self._audit_flush = audit_flush
 
     async def forget(self, run: Sequence[JournalEntry]) -> set[str]:
         """Each memory named by a ``Forget`` of ``run`` becomes a tombstone."""
@@ -106,6 +115,7 @@ class Eraser:
             last = ids
         events = await self._stores.graph.erase_namespace(ns)
         await self._stores.index.flush()
+        await self._audit_flush()  # recalls of the namespace still queued: in, then scrubbed
         await self._ledger.scrub_namespace(ns)
         touched = {ns}
         elsewhere = 0

@@ -14,7 +14,7 @@ from gateway.core.control import AuditEntry
 from gateway.core.errors import BackendUnavailable, InvalidArgument
 from gateway.core.metrics import Metrics
 from gateway.core.models import Layer, utcnow
-from gateway.core.ports import Embedder, Ledger, Stores
+from gateway.core.ports import Embedder, Stores
 from gateway.core.recall_cache import RecallCache, RecallQuery, RecallResult
 from gateway.core.recall_engine import RecallEngine
 from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
@@ -45,7 +45,7 @@ class Recaller:
         settings: Settings,
         stores: Stores,
         embedder: Embedder,
-        ledger: Ledger,
+        audit: AuditLog,
         metrics: Metrics | None = None,
         tracer: Tracer = NULL_TRACER,
     ) -> None:
@@ -59,7 +59,7 @@ class Recaller:
         # embedder's every thread); under concurrency the workers take them (docs/SCALING.md).
         self._running = 0
         self.cache = RecallCache(settings.recall_cache_ttl_s, settings.recall_cache_entries)
-        self.audit = AuditLog(ledger)
+        self.audit = audit  # the gateway's queue of audit rows (shared with Get and erasure)
         self.touches = AccessTouches(stores.records)
 
     async def recall_as(self, agent: str, q: RecallQuery) -> RecallResult:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from gateway.core.apply import Applier, ApplySettings
+from gateway.core.audit_log import AuditLog
 from gateway.core.control import JournalEntry
 from gateway.core.episodes import Episodes
 from gateway.core.erasure import Erasure
@@ -96,6 +97,8 @@ class MemoryService:
         events = events or AppliedEvents()
         self.events = events
         turn_results = TurnResults()
+        # audit rows of reads (Recall, Get) are queued; an erasure writes them before it scrubs
+        audit = AuditLog(ledger)
         applier = Applier(
             stores,
             embedder,
@@ -114,6 +117,7 @@ class MemoryService:
             turn_results,
             overflow_summariser or summariser,
             journal,
+            audit,
         )
         self.lanes = Lanes(
             [
@@ -125,8 +129,8 @@ class MemoryService:
         write_path = WritePath(journal, ledger, self.lanes, s.max_pending_writes, s.wait_timeout_s)
         policies = SharedWritePolicies(ledger)
         self.writer = Writer(write_path, ledger, policies, s.limits, master)
-        self.recaller = Recaller(s, stores, embedder, ledger, self.metrics, tracer)
-        self.memories = Memories(stores.records, ledger, write_path, master, self.recaller.audit)
+        self.recaller = Recaller(s, stores, embedder, audit, self.metrics, tracer)
+        self.memories = Memories(stores.records, ledger, write_path, master, audit)
         self.erasure = Erasure(write_path, master)
         self.working = WorkingMemory(
             stores.working,
@@ -178,7 +182,7 @@ class MemoryService:
             s.shards,
             master,
             write_path,
-            self.recaller.audit,
+            audit,
         )
         self.transfers = Transfers(
             stores.records,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,6 +94,78 @@ async def test_audit_retention_drops_only_old_rows(ledger: Ledger) -> None:
     assert await ledger.query_audit("coder", "", 0.0, 10) == []
     assert [e.target for e in await ledger.query_audit("", "user/a", 0.0, 10)] == ["new"]
     assert await ledger.prune_audit(86_400) == 0
+
+
+async def test_a_row_of_several_namespaces_is_found_scrubbed_and_pruned_by_each(
+    ledger: Ledger,
+) -> None:
+    """A recall over several namespaces is one row naming them all ("user/a,user/b"): asking
+    the audit about any one of them shows it, erasing any one of them clears its text, and
+    retention drops it from every one. A namespace that only starts the same is not it."""
+    import time
+
+    now = time.time()
+    await ledger.audit(
+        [
+            AuditEntry("coder", "recall", "user/b,user/c", "", "old", at=now - 3 * 86_400),
+            AuditEntry("coder", "recall", "user/a,user/b,global", "", "where alice lives"),
+            AuditEntry("coder", "recall", "user/ab", "", "other"),
+        ]
+    )
+    for ns in ("user/a", "global"):
+        assert [e.detail for e in await ledger.query_audit("", ns, 0.0, 10)] == ["where alice lives"]
+    assert [e.detail for e in await ledger.query_audit("coder", "user/b", 0.0, 10)] == [
+        "where alice lives",
+        "old",
+    ]
+    await ledger.scrub_namespace("user/a")
+    assert [e.detail for e in await ledger.query_audit("", "user/b", 0.0, 10)] == ["", "old"]
+    assert [e.detail for e in await ledger.query_audit("", "user/ab", 0.0, 10)] == ["other"]
+    assert await ledger.prune_audit(86_400) == 1
+    assert [e.namespace for e in await ledger.query_audit("", "user/c", 0.0, 10)] == []
+    assert [e.namespace for e in await ledger.query_audit("", "user/b", 0.0, 10)] == [
+        "user/a,user/b,global"
+    ]
+
+
+async def _as_before_per_namespace_index(ledger: Ledger) -> None:
+    """Undo what this version adds for rows of several namespaces: as a ledger written by an
+    older memgate, where such a row was indexed under the joined names only."""
+    if isinstance(ledger, SqliteLedger):
+
+        def run(c: Any) -> None:
+            c.execute("DELETE FROM audit_names")
+            c.execute("DELETE FROM settings_kv WHERE key = 'memgate.audit_names'")
+
+        await ledger._db.write(run)
+        return
+    b = ledger._base("a")  # type: ignore[attr-defined]
+    r = ledger._client()  # type: ignore[attr-defined]
+    seqs = await r.zrange(b + "ns:user/a", 0, -1, withscores=True)
+    for ns in ("user/a", "user/b"):
+        await r.delete(b + "ns:" + ns)
+    await r.zadd(b + "ns:user/a,user/b", dict(seqs))
+    await r.delete(b + "names")
+
+
+async def test_rows_of_several_namespaces_from_an_older_ledger_are_indexed_on_start(
+    make_ledger: MakeLedger,
+) -> None:
+    ledger = make_ledger()
+    await ledger.start()
+    await ledger.audit([AuditEntry("coder", "recall", "user/a,user/b", "", "where alice lives")])
+    await _as_before_per_namespace_index(ledger)
+    assert await ledger.query_audit("", "user/b", 0.0, 10) == []  # what the old index missed
+    await ledger.close()
+    ledger = make_ledger()
+    await ledger.start()
+    for ns in ("user/a", "user/b"):
+        assert [e.detail for e in await ledger.query_audit("", ns, 0.0, 10)] == [
+            "where alice lives"
+        ]
+    await ledger.scrub_namespace("user/b")
+    assert [e.detail for e in await ledger.query_audit("", "user/a", 0.0, 10)] == [""]
+    await ledger.close()
 
 
 async def test_aliases_resolve_merged_writes(ledger: Ledger) -> None:

@@ -217,6 +217,9 @@ def test_forget_namespace_erases_every_layer(erase_gw: RunningGateway) -> None:
         with pytest.raises(gc.InvalidArgument, match="namespace"):
             master.forget_namespace("user/bad\n")
         assert master.get(mid).content  # the refused calls changed nothing
+        # a recall over it and another namespace (one audit row naming both, the query its
+        # text), still queued when the erasure comes
+        assert master.recall(f"Where is {secret} park?", namespaces=[ns, other]).hits
 
         done = master.forget_namespace(ns, reason="account closed")
         assert done.applied and done.erase_id
