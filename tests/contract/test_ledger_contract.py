@@ -113,7 +113,9 @@ async def test_a_row_of_several_namespaces_is_found_scrubbed_and_pruned_by_each(
         ]
     )
     for ns in ("user/a", "global"):
-        assert [e.detail for e in await ledger.query_audit("", ns, 0.0, 10)] == ["where alice lives"]
+        assert [e.detail for e in await ledger.query_audit("", ns, 0.0, 10)] == [
+            "where alice lives"
+        ]
     assert [e.detail for e in await ledger.query_audit("coder", "user/b", 0.0, 10)] == [
         "where alice lives",
         "old",
