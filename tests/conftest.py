@@ -46,3 +46,24 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: igno
         "real-server tests (Redis/Neo4j): "
         + ", ".join(f"{n} {k}" for k, n in counts.items() if n or k == "passed")
     )
+
+
+@pytest.fixture
+def odd_payloads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Journal payloads a gateway cannot read back: a ``MemoryWrite`` whose content is
+    "corrupt" is journaled cut in half (not JSON); "newer", as a newer memgate would write it
+    (the next codec version)."""
+    from gateway.core import commands
+
+    real = commands.dumps
+
+    def dumps(cmd: commands.Command) -> str:
+        text = real(cmd)
+        if isinstance(cmd, commands.MemoryWrite) and cmd.content == "corrupt":
+            return text[: len(text) // 2]
+        if isinstance(cmd, commands.MemoryWrite) and cmd.content == "newer":
+            version = commands.CODEC_VERSION
+            return text.replace(f'"v":{version}', f'"v":{version + 1}')
+        return text
+
+    monkeypatch.setattr(commands, "dumps", dumps)

@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
-from gateway.core import commands
 from gateway.core.commands import CODEC_VERSION, CommandUnreadable, MemoryWrite
 from gateway.core.control import NewEntry
 from gateway.core.errors import Conflict, FailedPrecondition
@@ -197,29 +196,13 @@ async def test_typed_commands_round_trip_through_the_journal(make_journal: MakeJ
     await j.close()
 
 
-def _unreadable_payloads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Entries whose content is "corrupt" are journaled cut in half (not JSON); "newer" ones as
-    a newer memgate would write them (the next codec version)."""
-    real = commands.dumps
-
-    def dumps(cmd: commands.Command) -> str:
-        text = real(cmd)
-        if isinstance(cmd, MemoryWrite) and cmd.content == "corrupt":
-            return text[: len(text) // 2]
-        if isinstance(cmd, MemoryWrite) and cmd.content == "newer":
-            return text.replace(f'"v":{CODEC_VERSION}', f'"v":{CODEC_VERSION + 1}')
-        return text
-
-    monkeypatch.setattr(commands, "dumps", dumps)
-
-
+@pytest.mark.usefixtures("odd_payloads")
 async def test_an_unreadable_entry_is_named_and_holds_only_what_follows_it(
-    make_journal: MakeJournal, monkeypatch: pytest.MonkeyPatch
+    make_journal: MakeJournal,
 ) -> None:
     """``pending`` hands out the entries before one it cannot read; when that one comes first it
     raises ``CommandUnreadable`` naming its seq, corrupt (never readable) or from a newer
     memgate. Marked dead, a corrupt one lets the queue go on; the journal drops nothing itself."""
-    _unreadable_payloads(monkeypatch)
     j = make_journal()
     await j.start()
     acc = await j.append([_e("w1"), _e("w2", content="corrupt"), _e("w3", content="newer")])

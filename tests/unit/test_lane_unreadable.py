@@ -25,22 +25,6 @@ def _entry(wid: str, content: str) -> NewEntry:
     return NewEntry(wid, "a", "", MemoryWrite("user/u", Layer.SEMANTIC, content))
 
 
-@pytest.fixture
-def odd_payloads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Content "corrupt" is journaled cut in half; "newer" with the next codec version."""
-    real = commands.dumps
-
-    def dumps(cmd: commands.Command) -> str:
-        text = real(cmd)
-        if isinstance(cmd, MemoryWrite) and cmd.content == "corrupt":
-            return text[: len(text) // 2]
-        if isinstance(cmd, MemoryWrite) and cmd.content == "newer":
-            return text.replace(f'"v":{CODEC_VERSION}', f'"v":{CODEC_VERSION + 1}')
-        return text
-
-    monkeypatch.setattr(commands, "dumps", dumps)
-
-
 async def _until(check: Callable[[], bool]) -> None:
     for _ in range(200):
         if check():
