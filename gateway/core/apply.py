@@ -5,13 +5,12 @@ writes records, vectors and graph once per batch. Announces what it touched (``A
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from gateway.core import dialogue, reconcile
-from gateway.core.audit_log import AuditLog
 from gateway.core.commands import (
     Archive,
     EraseWorking,
@@ -102,12 +101,11 @@ class Applier:
         turn_results: TurnResults,
         summariser: Summariser,
         journal: Journal,
-        audit: AuditLog,
+        audit_flush: Callable[[], Awaitable[None]],  # queued audit rows: written before a scrub
     ) -> None:
-        """``audit``: the gateway's queue of audit rows, written before an erasure scrubs."""
         self._summariser = summariser
+        self._eraser = Eraser(stores, journal, ledger, audit_flush)
         self._stores = stores
-        self._eraser = Eraser(stores, journal, ledger, audit.flush)
         self._embedder = embedder
         self._ledger = ledger
         self._events = events

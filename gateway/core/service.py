@@ -117,7 +117,7 @@ class MemoryService:
             turn_results,
             overflow_summariser or summariser,
             journal,
-            audit,
+            audit.flush,
         )
         self.lanes = Lanes(
             [
