@@ -7,7 +7,8 @@ Graph model
   ``search_text`` (the ``text_analysis.document_terms`` of its content + context, space
   separated, repeats kept) and ``search_ns``, the two properties of the whitespace-analysed
   fulltext index (Lucene BM25) behind ``keyword_search``. Active memories written before
-  ``search_text`` existed get it on start.
+  ``search_text`` existed, or whose terms another analyzer version made (``search_v``), are
+  re-indexed on start.
 * ``(:MemoryVersion {id, version, ...})`` — every version ever put, written once (the first write
   of an (id, version) wins, as in SQLite), linked ``(:Memory)-[:HAS_VERSION]->(:MemoryVersion)``
   and chained newest to oldest by ``(:MemoryVersion)-[:SUPERSEDES]->(:MemoryVersion)``.
@@ -22,6 +23,7 @@ in one write transaction: a fact conflict raises ``Conflict`` and stores nothing
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
@@ -56,7 +58,7 @@ _MAX_LUCENE_NAMESPACES = 256
 _SET_CONTEXT = """
 UNWIND $rows AS r
 MATCH (m:Memory {id: r.id}) WHERE m.version = r.version AND m.search_text IS NOT NULL
-SET m.context = r.context, m.search_text = r.search_text
+SET m.context = r.context, m.search_text = r.search_text, m.search_v = $analyzer
 """
 
 _PUT = """
@@ -129,7 +131,7 @@ RETURN {{returned}}, score
 """
 #: what ``keyword_search`` returns of a hit
 _HIT_ID = "node.id AS id"
-_NO_INDEX = "search_text: null, search_ns: null"
+_NO_INDEX = "search_text: null, search_ns: null, search_v: null"
 #: ``keyword_memories``: the hits with their memories, and the memories of ``$load``, in one
 #: statement (one row of two lists)
 _KEYWORD_AND_LOAD = f"""
@@ -176,15 +178,19 @@ RETURN count(m) AS searched
 #: ``keyword_search``: the probes of ``_KEYWORD_AND_LOAD`` alone
 _TERM_COUNTS = _KEYWORD_AND_LOAD.split("CALL (kept)")[0] + "RETURN kept, counted\n"
 
-#: Active memories without ``search_text`` (written by a version before it), a batch at a time.
+#: Active memories whose ``search_text`` another analyzer version made (``search_v``; none: 1),
+#: or none (written by a version before it), a batch at a time.
 _UNINDEXED = """
-MATCH (m:Memory) WHERE m.status = $active AND m.search_text IS NULL AND m.content IS NOT NULL
+MATCH (m:Memory)
+WHERE m.status = $active AND coalesce(m.search_v, 1) <> $analyzer AND m.content IS NOT NULL
 RETURN m.id AS id, m.content AS content, coalesce(m.context, '') AS context LIMIT $size
 """
 _SET_TEXT = """
 UNWIND $rows AS r MATCH (m:Memory {id: r.id})
-SET m.search_text = r.text, m.search_ns = m.namespace
+SET m.search_text = r.text, m.search_ns = m.namespace, m.search_v = $analyzer
 """
+
+log = logging.getLogger("memgate.records")
 
 _CONFLICT_KEY = re.compile(r"`namespace` = '(?P<ns>.*)', `fact_key` = '(?P<key>.*)'\Z", re.S)
 
@@ -227,6 +233,7 @@ def _current_props(m: Memory) -> dict[str, Any]:
     if props["status"] == _ACTIVE:
         props["search_text"] = _search_text(m.content, m.context)
         props["search_ns"] = m.namespace
+        props["search_v"] = text_analysis.ANALYZER_VERSION
     return props
 
 
@@ -333,11 +340,20 @@ class Neo4jRecordStore(Neo4jBacked):
 
     async def start(self) -> None:
         await super().start()
-        while rows := await self._db.read(_UNINDEXED, {"active": _ACTIVE, "size": 1000}):
+        await self._reindex()
+
+    async def _reindex(self) -> None:
+        """Active memories indexed by another analyzer version (or by none) get the terms of
+        this one, a batch at a time, with progress in the log."""
+        version, done = text_analysis.ANALYZER_VERSION, 0
+        args = {"active": _ACTIVE, "size": 1000, "analyzer": version}
+        while rows := await self._db.read(_UNINDEXED, args):
             texts = [
                 {"id": r["id"], "text": _search_text(r["content"], r["context"])} for r in rows
             ]
-            await self._db.write(_SET_TEXT, {"rows": texts})
+            await self._db.write(_SET_TEXT, {"rows": texts, "analyzer": version})
+            done += len(rows)
+            log.info("re-indexed %d memories for the lexical search (analyzer v%d)", done, version)
 
     # ------------------------------------------------------------------ writes
 
@@ -373,7 +389,9 @@ class Neo4jRecordStore(Neo4jBacked):
             for m in memories
         ]
         if rows:
-            await self._db.write(_SET_CONTEXT, {"rows": rows})
+            await self._db.write(
+                _SET_CONTEXT, {"rows": rows, "analyzer": text_analysis.ANALYZER_VERSION}
+            )
 
     async def erase(self, tombstones: Sequence[Memory]) -> None:
         latest = {t.id: t for t in tombstones}

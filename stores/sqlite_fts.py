@@ -16,13 +16,14 @@ columns:
 
 ``detail=full``: ``bm25()`` reads each match's term frequencies from the index. With
 ``detail=none`` (0.4 and before) FTS5 re-tokenises the stored text of every match to count them:
-the same scores, 2.6x slower at 10k memories (``bench.recall_speed``). An older table is
-re-indexed on start (``migrate``).
+the same scores, 2.6x slower at 10k memories (``bench.recall_speed``). An older table, or one
+whose terms another analyzer version made, is re-indexed on start (``migrate``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -30,6 +31,8 @@ from typing import Any
 from gateway.core.models import Layer, Memory, Status
 from stores import text_analysis
 from stores.sqlite_base import chunks, marks
+
+log = logging.getLogger("memgate.records")
 
 CREATE = (
     "CREATE VIRTUAL TABLE memory_fts USING fts5(terms, scope, tokenize = 'ascii', detail = full)"
@@ -228,24 +231,26 @@ def keyword_rows(
 
 
 def migrate(conn: sqlite3.Connection, memories: Callable[[], Iterable[tuple[int, Memory]]]) -> None:
-    """Create ``memory_fts`` from ``memories()`` ((rowid, memory) of the current memories) when
-    it is missing; re-index it when its layout is older (the same terms, with their scope)."""
+    """(Re)build ``memory_fts`` from ``memories()`` ((rowid, memory) of the current memories)
+    when it is missing, its layout is older, or another analyzer version made its terms
+    (``text_analysis.ANALYZER_VERSION``, kept in ``memory_fts_meta``)."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS memory_fts_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)"
+    )
     found = conn.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'memory_fts'"
     ).fetchone()
-    if found and found[0] == CREATE:
+    built = conn.execute("SELECT value FROM memory_fts_meta WHERE key = 'analyzer'").fetchone()
+    version = text_analysis.ANALYZER_VERSION
+    if found and found[0] == CREATE and built and built[0] == version:
         return
     if found:
-        docs = conn.execute(
-            "SELECT f.rowid, f.terms, m.namespace, m.layer FROM memory_fts f "
-            "JOIN memories m ON m.rowid = f.rowid"
-        ).fetchall()
-        rows = [
-            (r, terms, f"{_namespace_token(ns)} {_layer_token(layer)}")
-            for r, terms, ns, layer in docs
-        ]
+        log.info(
+            "re-indexing the lexical search (analyzer v%s -> v%s)",
+            built[0] if built else 1,
+            version,
+        )
         conn.execute("DROP TABLE memory_fts")
-    else:
-        rows = [(r, *doc) for r, m in memories() if (doc := document(m)) is not None]
     conn.execute(CREATE)
-    conn.executemany(INSERT, rows)
+    conn.executemany(INSERT, [(r, *doc) for r, m in memories() if (doc := document(m)) is not None])
+    conn.execute("INSERT OR REPLACE INTO memory_fts_meta VALUES ('analyzer', ?)", (version,))

@@ -5,7 +5,9 @@ so they agree on what a term is; only the engines' BM25 details differ (see ``ke
 
 * Normalisation: NFKC, then case-folded; typographic apostrophes become ``'``.
 * Words (scripts written with spaces): English stop words dropped, the rest Snowball-stemmed
-  (PyStemmer, ``english``), so "certificate"/"certificates" and "running"/"runs" meet.
+  (PyStemmer, ``english``), so "certificate"/"certificates" and "running"/"runs" meet. The past
+  forms of irregular verbs and a few irregular plurals become their base form first
+  (``BASE_FORMS``), which no stemmer does: "bought"/"buy", "went"/"go", "children"/"child".
 * CJK runs (Han, kana, Hangul: scripts written without spaces) become overlapping bigrams; indexed
   text also keeps every single character, so a one-character query still matches. Bigrams measured
   better than jieba segmentation on the Chinese questions of ``bench/dialogues`` (docs/BENCHMARKS.md)
@@ -26,7 +28,19 @@ import Stemmer
 
 from gateway.core.models import Layer, Memory
 
-__all__ = ["STOPWORDS", "document_terms", "index_text", "normalise", "query_terms"]
+__all__ = [
+    "ANALYZER_VERSION",
+    "BASE_FORMS",
+    "STOPWORDS",
+    "document_terms",
+    "index_text",
+    "normalise",
+    "query_terms",
+]
+
+#: the terms this analyzer makes; a store whose index was built by another version re-indexes
+#: on start (1: before ``BASE_FORMS``)
+ANALYZER_VERSION = 2
 
 # Hiragana, Katakana, CJK Extension A, CJK Unified Ideographs, CJK Compatibility, Hangul syllables.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -49,6 +63,52 @@ _STOPWORDS_TEXT = """
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 _STEMMER = Stemmer.Stemmer("english")
+
+# "base past participle", the past forms of common irregular verbs. Left out: forms that are as
+# often another word in conversation ("rose", "drew", "ground", "wound", "lay", "shot", "lit",
+# "spoke", "bore"), forms asked about in the same form ("born"), and forms equal to their base
+# ("cut", "put").
+_IRREGULAR_VERBS = """
+    arise arose arisen|awake awoke awoken|beat - beaten|become became -|begin began
+    begun|bend bent bent|bite bit bitten|bleed bled bled|blow blew blown|break broke broken|breed
+    bred bred|bring brought brought|build built built|burn burnt burnt|buy bought bought|catch
+    caught caught|choose chose chosen|cling clung clung|come came -|creep crept crept|deal dealt
+    dealt|dig dug dug|do did done|draw - drawn|dream dreamt dreamt|drink drank drunk|drive drove
+    driven|eat ate eaten|fall fell fallen|feed fed fed|feel felt felt|fight fought fought|find
+    found found|flee fled fled|fly flew flown|forbid forbade forbidden|forget forgot forgotten|
+    forgive forgave forgiven|freeze froze frozen|get got gotten|give gave given|go went gone|grow
+    grew grown|hang hung hung|hear heard heard|hide hid hidden|hold held held|keep kept kept|kneel
+    knelt knelt|know knew known|lead led led|leap leapt leapt|learn learnt learnt|leave left left|
+    lend lent lent|lose lost lost|make made made|mean meant meant|meet met met|pay paid paid|ride
+    rode ridden|ring rang rung|rise - risen|run ran -|say said said|see saw seen|seek sought
+    sought|sell sold sold|send sent sent|shake shook shaken|shine shone shone|show - shown|shrink
+    shrank shrunk|sing sang sung|sink sank sunk|sit sat sat|sleep slept slept|slide slid slid|
+    speak - spoken|speed sped sped|spend spent spent|spill spilt spilt|spin spun spun|spit spat
+    spat|spring sprang sprung|stand stood stood|steal stole stolen|stick stuck stuck|sting stung
+    stung|stink stank stunk|strike struck struck|strive strove striven|swear swore sworn|sweep
+    swept swept|swim swam swum|swing swung swung|take took taken|teach taught taught|tear tore
+    torn|tell told told|think thought thought|throw threw thrown|understand understood understood|
+    wake woke woken|wear wore worn|weave wove woven|weep wept wept|win won won|write wrote written|
+    undertake undertook undertaken|overcome overcame -|mistake mistook mistaken|withdraw withdrew
+    withdrawn
+"""
+_IRREGULAR_PLURALS = """
+    child children|man men|woman women|foot feet|tooth teeth|mouse mice|goose geese|wife wives|
+    knife knives|wolf wolves
+"""
+
+
+def _base_forms() -> dict[str, str]:
+    forms: dict[str, str] = {}
+    for table in (_IRREGULAR_VERBS, _IRREGULAR_PLURALS):
+        for group in table.split("|"):
+            base, *others = group.split()
+            forms.update((other, base) for other in others if other not in ("-", base))
+    return forms
+
+
+#: an irregular form -> its base form, mapped before stemming (documents and queries alike)
+BASE_FORMS = _base_forms()
 
 
 def normalise(text: str) -> str:
@@ -77,6 +137,9 @@ def _word(run: str) -> str | None:
         if head in STOPWORDS or not head:
             return None
         run = head
+    run = BASE_FORMS.get(run, run)
+    if run in STOPWORDS:  # "did", "done" -> "do"
+        return None
     stem: str = _STEMMER.stemWord(run)
     return stem
 

@@ -221,6 +221,46 @@ async def test_query_sees_current_version_only(record_store: RecordStore) -> Non
     assert [(m.id, m.version, m.content) for m in got] == [(v1.id, 2, "new")]
 
 
+async def test_irregular_forms_meet_their_base_form(record_store: RecordStore) -> None:
+    ns = uid("ns")
+    piano = mem(ns, "Ha, that's a secondhand piano! Bought it two weeks ago.")
+    trip = mem(ns, "We went to Kyoto and the children ate mochi")
+    await record_store.put([piano, trip])
+    for query, want in [
+        ("What did she buy?", piano.id),
+        ("When did they go to Kyoto?", trip.id),
+        ("what do kids eat", trip.id),
+        ("a child", trip.id),
+    ]:
+        assert [h[0] for h in await record_store.keyword_search([ns], [], query, 10)] == [want]
+
+
+async def test_an_index_another_analyzer_built_is_rebuilt_on_start(
+    make_record_store: Callable[[], RecordStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Memories indexed by an older analyzer (here: version 1, before irregular forms) are
+    re-indexed with this one when the store starts, so a query analysed today finds them."""
+    from stores import text_analysis
+
+    with monkeypatch.context() as old:
+        old.setattr(text_analysis, "ANALYZER_VERSION", 1)
+        old.setattr(text_analysis, "BASE_FORMS", {})
+        store = make_record_store()
+        await store.start()
+        ns = uid("ns")
+        piano = mem(ns, "Bought a secondhand piano")
+        await store.put([piano])
+        assert await store.keyword_search([ns], [], "buy", 10) == []
+        await store.close()
+    store = make_record_store()
+    await store.start()
+    try:
+        assert [h[0] for h in await store.keyword_search([ns], [], "buy", 10)] == [piano.id]
+        assert [h[0] for h in await store.keyword_search([ns], [], "bought", 10)] == [piano.id]
+    finally:
+        await store.close()
+
+
 async def test_keyword_search_english(record_store: RecordStore) -> None:
     ns, other = uid("ns"), uid("ns")
     dark = mem(ns, "The user prefers dark mode in every editor")
