@@ -28,6 +28,7 @@ Growth: like the SQLite ledger, rows stay until erased, except the audit log, wh
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 from collections.abc import Sequence
@@ -38,6 +39,8 @@ from stores.codec import dump_json
 from stores.redis_client import mapped, s
 from stores.redis_formation import RedisFormation
 from stores.redis_ledger_queues import RedisQueues
+
+log = logging.getLogger("memgate.ledger")
 
 #: audit rows that record an erasure keep their text (who erased what, when and why)
 KEPT = frozenset(("forget", "forget_namespace", "forget_subject", "erase_working", "erased"))
@@ -129,10 +132,13 @@ class RedisLedger(RedisQueues, RedisFormation):
         async with mapped("ledger"):
             if await r.exists(b + "names"):
                 return
+            log.info("indexing older audit rows of several namespaces under each (once)")
             pattern = re.sub(r"([*?\[\]\\])", r"\\\1", b) + "ns:*,*"
+            moved = 0
             async for key in r.scan_iter(match=pattern, count=1000):
-                await self._run("split_names", b, s(key))
+                moved += int(await self._run("split_names", b, s(key)))
             await r.set(b + "names", "1")
+            log.info("indexed %d older audit rows of several namespaces", moved)
 
     # ---- audit
     async def audit(self, entries: Sequence[AuditEntry]) -> None:
