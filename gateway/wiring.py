@@ -14,6 +14,7 @@ import socket
 import uuid
 from pathlib import Path
 
+from gateway.core import memo
 from gateway.core.events import AppliedEvents
 from gateway.core.metrics import Metrics
 from gateway.core.ports import (
@@ -28,7 +29,7 @@ from gateway.core.ports import (
 from gateway.core.runtime import INDEX_CLEAN_KEY
 from gateway.core.service import MemoryService
 from gateway.core.tracing import NULL_TRACER, Tracer
-from gateway.embedding import build_embedder
+from gateway.embedding import CachedEmbedder, build_embedder
 from gateway.formation.factory import build_formation
 from gateway.recall_workers.broadcast import BroadcastIndex, IndexListener
 from gateway.recall_workers.pool import RecallWorkers
@@ -250,6 +251,10 @@ def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemorySer
     metrics = Metrics()
     events = AppliedEvents()
     workers = RecallWorkers(settings, build_reader_stores) if settings.recall_processes else None
+    # every erasure empties the caches of texts too (``memo.forget``), here and in the workers
+    for holder in (embedder, workers):
+        if isinstance(holder, CachedEmbedder | RecallWorkers):
+            memo.also(holder)
     service = MemoryService(
         settings=settings,
         stores=build_stores(

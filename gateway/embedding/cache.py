@@ -78,6 +78,13 @@ class CachedEmbedder:
             self.hits = 0
             self.misses = 0
 
+    def forget_texts(self) -> None:
+        """Drop every cached text, keeping the counters (an erasure: ``gateway.core.memo``)."""
+        with self._lock:
+            self._cache.clear()
+
+    texts_held = __len__
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError(

@@ -9,7 +9,8 @@ import numpy as np
 from gateway.core.models import Layer, VectorItem
 from gateway.core.ports import VectorIndex
 
-#: ("u", items) | ("d", ids) | ("r", ()) - an upsert, a delete, a reset - after it was made
+#: ("u", items) | ("d", ids) | ("r", ()) - an upsert, a delete, a reset - after it was made;
+#: ("f", ()): forget every text held (an erasure, ``RecallWorkers.forget_texts``)
 IndexChange = tuple[str, Sequence[VectorItem] | Sequence[str]]
 IndexListener = Callable[[IndexChange], None]
 

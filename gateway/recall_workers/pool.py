@@ -171,11 +171,14 @@ class RecallWorkers:
     async def vectors(self) -> list[int | None]:
         """Each worker's vector count (None: not ready), counted after every index change made
         before this call: equal to the gateway's own count when the workers keep up."""
+        return await self._ask_each("n")
+
+    async def _ask_each(self, kind: str) -> list[int | None]:
         out: list[int | None] = []
         for slot in self._slots:
             conn = slot.conn
             try:
-                out.append(await self._ask(conn, "n") if conn and conn.ready else None)
+                out.append(await self._ask(conn, kind) if conn and conn.ready else None)
             except WorkerLost:
                 out.append(None)
         return out
@@ -191,6 +194,19 @@ class RecallWorkers:
         finally:
             conn.pending.pop(rid, None)
             conn.sent.pop(rid, None)
+
+    # ---- erasure (``gateway.core.memo.also``): the workers' memos and embedder cache
+    def forget_texts(self) -> None:
+        """Every worker empties its memos and embedder cache, after the changes sent before."""
+        self.on_index_change(("f", ()))
+
+    def texts_held(self) -> int:
+        return 0  # the workers' own: ``held_by_workers``
+
+    async def held_by_workers(self) -> list[int | None]:
+        """How many texts each worker's memos and embedder cache hold (None: not ready), after
+        every change sent before this call."""
+        return await self._ask_each("h")
 
     # ---- index changes (``BroadcastIndex`` listener)
     def on_index_change(self, change: IndexChange) -> None:

@@ -19,11 +19,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gateway.core import memo
 from gateway.core.index_fill import fill_index
 from gateway.core.ports import Stores
 from gateway.core.recall_cache import RecallQuery
 from gateway.core.recall_engine import RecallEngine
-from gateway.embedding import build_embedder
+from gateway.embedding import CachedEmbedder, build_embedder
 from gateway.recall_workers import frames
 from gateway.settings import Settings
 
@@ -68,6 +69,8 @@ async def _serve(
         threads=settings.embed_threads,
         spinning=settings.embed_spinning,
     )
+    if isinstance(embedder, CachedEmbedder):
+        memo.also(embedder)
     # in the gateway's private directory, which it removes when it stops
     with tempfile.TemporaryDirectory(prefix=f"index-{number}-", dir=Path(address).parent) as tmp:
         stores = build_stores(settings, embedder.dim, Path(tmp))
@@ -134,6 +137,8 @@ class Worker:
             elif frame[0] == "n":  # how many vectors, once every change before it is applied
                 count = await self._stores.index.count()
                 self._writer.write(frames.encode(("a", frame[1], count)))
+            elif frame[0] == "h":  # how many texts the memos and embedder cache hold
+                self._writer.write(frames.encode(("a", frame[1], memo.held())))
             elif self._waiting is not None:
                 self._waiting.append(frame)
             else:
@@ -148,6 +153,8 @@ class Worker:
             await index.delete(arg)
         elif op == "r":
             await index.reset()
+        elif op == "f":  # an erasure ran in the gateway: no text of it stays here either
+            memo.forget()
 
     async def _answer(self, rid: int, q: RecallQuery) -> None:
         try:

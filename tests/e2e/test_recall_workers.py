@@ -152,6 +152,8 @@ def test_forget_and_erasure_reach_the_workers(two: Running) -> None:
     c.forget_namespace(ns, reason="test", wait=True)
     here = two.run(two.gw.service.stores.index.count())
     assert two.run(two.pool.vectors()) == [here, here]  # the erased vectors are gone there too
+    # and no text: the workers' memos and embedder caches (queries, recalled memories) emptied
+    assert two.run(two.pool.held_by_workers()) == [0, 0]
     for _ in range(2):  # both workers (least busy first: each is asked in turn)
         assert ids(two.by_worker(q)) == []
 
