@@ -274,6 +274,19 @@ class SqliteJournal:
                         (now, "erased before it was applied", before_seq, *part),
                     )
                 )
+                # a dead entry (kept with its error) keeps no copy of an erased write either
+                c.execute(
+                    "UPDATE journal SET payload=NULL WHERE applied=2 AND payload IS NOT NULL"
+                    f" AND write_id IN ({marks(len(part))})",
+                    part,
+                )
+            if namespace:
+                c.execute(
+                    "UPDATE journal SET payload=NULL WHERE applied=2 AND payload IS NOT NULL"
+                    " AND CASE WHEN json_valid(payload)"
+                    " THEN json_extract(payload, '$.namespace') END = ?",
+                    (namespace,),
+                )
             return n
 
         now = time.time()

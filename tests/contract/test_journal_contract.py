@@ -267,10 +267,15 @@ async def test_erase_pending_neutralises_earlier_entries_and_leaves_no_copy(tmp_
             NewEntry("e1", "a", "", EraseWorking("user/gone")),  # erasures are never dropped
             NewEntry("f1", "a", "", ForgetNamespace("user/gone", "asked")),
             NewEntry("t2", "a", "", TurnAppend("user/gone", "s", "after the erasure")),
+            # writes that could not be applied (dead, kept with their error): no copy either
+            NewEntry("d1", "a", "", MemoryWrite("user/gone", Layer.SEMANTIC, f"dead {secret}")),
+            NewEntry("d2", "a", "", MemoryWrite("user/y", Layer.SEMANTIC, f"dead id {secret}")),
         ]
     )
+    for dead in accepted[7:]:
+        await j.mark_dead(dead.seq, "could not be applied")
     before = accepted[5].seq
-    assert await j.erase_pending("user/gone", ["w1", "e1"], before) == 3
+    assert await j.erase_pending("user/gone", ["w1", "e1", "d2"], before) == 3
     assert j.pending_count == 4
     assert [e.write_id for e in await j.pending(10)] == ["k1", "e1", "f1", "t2"]
     assert await j.erase_pending("user/gone", ["w1"], before) == 0  # idempotent
