@@ -34,6 +34,7 @@ import numpy as np
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from gateway.core import memo
 from gateway.core.errors import BackendUnavailable
 from gateway.core.index_fill import fill_index
 from gateway.core.models import Layer, VectorItem
@@ -237,6 +238,9 @@ class ReplicatedIndex:
             items = fit
         if gone:
             await self._inner.delete(gone)
+            # another replica erased (or archived) them: no text of theirs stays in this
+            # process either (memos, the embedder's cache), as on the replica that applied it
+            memo.forget()
         if items:
             await self._inner.upsert(items)
         self.followed += len(gone) + len(items)

@@ -177,3 +177,18 @@ async def test_a_change_that_does_not_decode_makes_the_replica_rebuild(
     assert "could not read" in caplog.text
     await a.upsert([VectorItem("m9", "user/u", Layer.SEMANTIC, unit(9))])
     assert [i for i, _ in await b.search(unit(9), ["user/u"], 1)] == ["m9"]  # following again
+
+
+async def test_a_delete_from_another_replica_empties_this_ones_caches_of_texts(pair) -> None:  # type: ignore[no-untyped-def]
+    """An erasure applied on one replica: the others let go of the texts they hold too (the
+    recall path's memos, the embedder's cache), when they follow its deletes."""
+    from gateway.core import memo, timecues
+
+    a, b, _ = pair
+    await a.upsert([VectorItem("m1", "user/u", Layer.SEMANTIC, unit(1))])
+    await b.sync()
+    timecues.dated("met Zorblax at the harbour last week")  # what a recall on b remembers
+    assert memo.held() >= 1
+    await a.delete(["m1"])
+    await b.sync()
+    assert memo.held() == 0
