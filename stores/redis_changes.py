@@ -36,6 +36,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.core import memo
 from gateway.core.errors import BackendUnavailable
+from gateway.core.events import EVERY_NAMESPACE
 from gateway.core.index_fill import fill_index
 from gateway.core.models import Layer, VectorItem
 from gateway.core.ports import RecordStore, VectorIndex
@@ -249,6 +250,8 @@ class ReplicatedIndex:
             if gone:
                 found = await self._records.get(gone)
                 namespaces |= {m.namespace for m in found.values()}
+                if len(found) < len(gone):  # erased outright: their namespaces are gone too
+                    namespaces = set(EVERY_NAMESPACE)
             self._on_change(frozenset(namespaces))
 
     def _warn_foreign(self, n: int) -> None:
@@ -284,8 +287,8 @@ class ReplicatedIndex:
         await self._inner.flush()
         self._cursor = cursor
         self.rebuilds += 1
-        if self._on_change:
-            self._on_change(frozenset(await self._records.namespaces()))
+        if self._on_change:  # vectors of namespaces erased meanwhile went too
+            self._on_change(EVERY_NAMESPACE)
 
     async def _follow(self) -> None:
         while True:

@@ -10,6 +10,10 @@ log = logging.getLogger("memgate.events")
 
 Listener = Callable[[frozenset[str]], None]
 
+#: announced when what changed cannot be named by namespace (memories erased outright on
+#: another replica, a rebuild): any namespace may have changed. "*" is no namespace's name.
+EVERY_NAMESPACE: frozenset[str] = frozenset({"*"})
+
 
 class AppliedEvents:
     def __init__(self) -> None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from gateway.core import scoring
+from gateway.core.events import EVERY_NAMESPACE
 from gateway.core.models import Layer
 
 
@@ -87,5 +88,7 @@ class RecallCache:
             self._bytes -= item[2]
 
     def invalidate(self, namespaces: set[str]) -> None:
-        for key in [k for k in self._items if namespaces & set(k[1])]:  # type: ignore[call-overload]
+        """Drop the cached recalls over any of ``namespaces`` (every one: ``EVERY_NAMESPACE``)."""
+        every = namespaces >= EVERY_NAMESPACE
+        for key in [k for k in self._items if every or namespaces & set(k[1])]:  # type: ignore[call-overload]
             self._drop(key)

@@ -192,3 +192,16 @@ async def test_a_delete_from_another_replica_empties_this_ones_caches_of_texts(p
     await a.delete(["m1"])
     await b.sync()
     assert memo.held() == 0
+
+
+async def test_deletes_of_records_erased_outright_invalidate_every_namespace(pair) -> None:  # type: ignore[no-untyped-def]
+    """Followed deletes whose records are gone (a namespace erased on another replica) cannot be
+    named by namespace: every cached recall goes (``EVERY_NAMESPACE``)."""
+    from gateway.core.events import EVERY_NAMESPACE
+
+    a, b, changed = pair
+    await a.upsert([VectorItem("m1", "user/u", Layer.SEMANTIC, unit(1))])
+    await b.sync()
+    await a.delete(["m1"])  # the fake records hold nothing: erased outright
+    await b.sync()
+    assert changed[-1] == EVERY_NAMESPACE

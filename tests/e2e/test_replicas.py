@@ -95,6 +95,27 @@ def test_a_write_acknowledged_by_one_replica_is_recalled_by_the_others(replicas:
             c.close()
 
 
+def test_a_namespace_erased_on_one_replica_is_not_recalled_from_anothers_cache(
+    replicas: Fleet,
+) -> None:
+    """Each replica answered (and cached) a recall; the namespace is erased through one of them:
+    no replica answers the same recall from its cache afterwards (its records are gone, so a
+    replica following the erasure's deletes cannot name their namespace)."""
+    ns = f"user/u-{uuid.uuid4().hex[:10]}"
+    clients = [GatewayClient(a, agent_id="master", timeout=20) for a in replicas.addresses]
+    try:
+        clients[0].write(ns, "semantic", "The spare key is under the blue flowerpot", wait=True)
+        question = "where is the spare key"
+        for reader in clients:
+            assert reader.recall(question, [ns], top_k=3).hits
+        clients[1].forget_namespace(ns, reason="test", wait=True)
+        for i, reader in enumerate(clients):
+            assert reader.recall(question, [ns], top_k=3).hits == [], i
+    finally:
+        for c in clients:
+            c.close()
+
+
 def _eventually(probe: Callable[[], T], ok: Callable[[T], bool], seconds: float = 15) -> T:
     deadline = time.monotonic() + seconds
     while True:
