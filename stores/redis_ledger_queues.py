@@ -153,6 +153,12 @@ for _, id in ipairs(ids) do
   if ns then redis.call('SREM', b .. 'ns:' .. ns, id) end
   redis.call('DEL', k)
   redis.call('ZREM', b .. 'q', id)
+  local d = redis.call('HGET', b .. 'dec', id)
+  if d then  -- the decision stays (who, what, when), without the reviewer's words
+    local t = cjson.decode(d)
+    t[3] = ''
+    redis.call('HSET', b .. 'dec', id, cjson.encode(t))
+  end
 end
 return #ids
 """

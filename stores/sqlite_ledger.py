@@ -138,6 +138,7 @@ class SqliteLedger(FormationRecords, SqliteBacked):
                 )
                 c.execute(f"DELETE FROM proposals WHERE memory_id IN ({q})", part)
                 c.execute(f"DELETE FROM pending_facts WHERE promoted_to IN ({q})", part)
+                c.execute(f"UPDATE review_decisions SET reason = '' WHERE memory_id IN ({q})", part)
                 c.execute(f"DELETE FROM review WHERE memory_id IN ({q})", part)
                 c.execute(f"DELETE FROM transcript WHERE turn_id IN ({q})", part)
 
@@ -155,6 +156,11 @@ class SqliteLedger(FormationRecords, SqliteBacked):
                 "DELETE FROM proposals WHERE json_extract(item, '$.namespace') = ?", (namespace,)
             )
             c.execute("DELETE FROM pending_facts WHERE namespace = ?", (namespace,))
+            c.execute(
+                "UPDATE review_decisions SET reason = '' WHERE memory_id IN"
+                " (SELECT memory_id FROM review WHERE namespace = ?)",
+                (namespace,),
+            )
             c.execute("DELETE FROM review WHERE namespace = ?", (namespace,))
             # dialogue kept for memory formation until mined
             c.execute("DELETE FROM transcript WHERE namespace = ?", (namespace,))

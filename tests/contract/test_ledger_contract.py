@@ -343,6 +343,9 @@ async def test_scrub_keeps_who_when_what_but_no_text(ledger: Ledger, tmp_path: P
         ]
     )
     await ledger.add_review([ReviewItem("m1", "user/a", f"suspect {secret}")])
+    await ledger.resolve_review("m1", "released", "master", f"fine: {secret}")
+    await ledger.add_review([ReviewItem("m3", "user/b", "suspect")])
+    await ledger.resolve_review("m3", "released", "master", f"ns {secret}")
     item = MemoryWrite("user/a", Layer.SEMANTIC, f"proposed {secret}")
     await ledger.add_proposal(Proposal("p1", "coder", item))
     await ledger.decide_proposal("p1", "approved", "master", "", "m1")
@@ -369,6 +372,9 @@ async def test_scrub_keeps_who_when_what_but_no_text(ledger: Ledger, tmp_path: P
     assert [p.id for p in await ledger.list_proposals("", 10)] == ["p3"]
     assert await ledger.get_pending_fact("pf") is None
     assert await ledger.task_steps("t9") == []
+    if not isinstance(ledger, SqliteLedger):  # the reviewers' words, on Redis
+        decisions = await ledger._client().hgetall(ledger._base("r") + "dec")  # type: ignore[attr-defined]
+        assert len(decisions) == 2 and not [d for d in decisions.values() if secret.encode() in d]
     await ledger.close()
     for f in tmp_path.iterdir():
         if f.is_file():
