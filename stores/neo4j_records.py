@@ -345,15 +345,18 @@ class Neo4jRecordStore(Neo4jBacked):
     async def _reindex(self) -> None:
         """Active memories indexed by another analyzer version (or by none) get the terms of
         this one, a batch at a time, with progress in the log."""
-        version, done = text_analysis.ANALYZER_VERSION, 0
-        args = {"active": _ACTIVE, "size": 1000, "analyzer": version}
+        version, done, size = text_analysis.ANALYZER_VERSION, 0, 1000
+        args = {"active": _ACTIVE, "size": size, "analyzer": version}
         while rows := await self._db.read(_UNINDEXED, args):
             texts = [
                 {"id": r["id"], "text": _search_text(r["content"], r["context"])} for r in rows
             ]
             await self._db.write(_SET_TEXT, {"rows": texts, "analyzer": version})
             done += len(rows)
-            log.info("re-indexed %d memories for the lexical search (analyzer v%d)", done, version)
+            if done % 10_000 < len(rows) or len(rows) < size:  # every 10k, and the end
+                log.info(
+                    "re-indexed %d memories for the lexical search (analyzer v%d)", done, version
+                )
 
     # ------------------------------------------------------------------ writes
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -244,13 +245,17 @@ def migrate(conn: sqlite3.Connection, memories: Callable[[], Iterable[tuple[int,
     version = text_analysis.ANALYZER_VERSION
     if found and found[0] == CREATE and built and built[0] == version:
         return
+    started = time.monotonic()
     if found:
         log.info(
-            "re-indexing the lexical search (analyzer v%s -> v%s)",
+            "re-indexing the lexical search (analyzer v%s -> v%s); the gateway starts after it",
             built[0] if built else 1,
             version,
         )
         conn.execute("DROP TABLE memory_fts")
     conn.execute(CREATE)
-    conn.executemany(INSERT, [(r, *doc) for r, m in memories() if (doc := document(m)) is not None])
+    docs = [(r, *doc) for r, m in memories() if (doc := document(m)) is not None]
+    conn.executemany(INSERT, docs)
     conn.execute("INSERT OR REPLACE INTO memory_fts_meta VALUES ('analyzer', ?)", (version,))
+    if found:
+        log.info("re-indexed %d memories in %.1f s", len(docs), time.monotonic() - started)
