@@ -6,15 +6,17 @@ reads it comes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from gateway.core import commands
 from gateway.core.commands import CODEC_VERSION, MemoryWrite
-from gateway.core.control import JournalEntry, NewEntry
+from gateway.core.control import Accepted, JournalEntry, NewEntry
 from gateway.core.errors import MemgateError
 from gateway.core.lanes import Lane
 from gateway.core.models import Layer
@@ -33,55 +35,63 @@ async def _until(check: Callable[[], bool]) -> None:
     raise AssertionError("timed out")
 
 
-def _lane(journal: SqliteJournal, applied: list[str]) -> Lane:
+@dataclass
+class _Running:
+    journal: SqliteJournal
+    acc: list[Accepted]
+    applied: list[str]
+    lane: Lane
+
+
+@contextlib.asynccontextmanager
+async def _lane_over(tmp_path: Path, middle: str) -> AsyncIterator[_Running]:
+    """A journal with w1, w2 (content ``middle``), w3, and a lane applying it (write ids
+    recorded in ``applied``)."""
+    journal = SqliteJournal(tmp_path / "j.db")
+    await journal.start()
+    acc = await journal.append([_entry("w1", "a"), _entry("w2", middle), _entry("w3", "b")])
+    applied: list[str] = []
+
     async def apply(entries: Sequence[JournalEntry], upcoming: object) -> None:
         applied.extend(e.write_id for e in entries)
 
-    return Lane("memories", ("memory",), journal, apply, batch=10)
-
-
-@pytest.mark.usefixtures("odd_payloads")
-async def test_a_corrupt_entry_is_marked_dead_and_the_writes_after_it_apply(
-    tmp_path: Path,
-) -> None:
-    journal = SqliteJournal(tmp_path / "j.db")
-    await journal.start()
-    acc = await journal.append([_entry("w1", "a"), _entry("w2", "corrupt"), _entry("w3", "b")])
-    applied: list[str] = []
-    lane = _lane(journal, applied)
+    lane = Lane("memories", ("memory",), journal, apply, batch=10)
     lane.start()
     try:
-        with pytest.raises(MemgateError, match="could not be read back"):
-            await lane.wait_applied([acc[1].seq], timeout=5)
-        await lane.wait_applied([acc[2].seq], timeout=5)
-        assert applied == ["w1", "w3"]
-        assert await journal.states([a.seq for a in acc]) == {
-            acc[0].seq: 1,
-            acc[1].seq: 2,
-            acc[2].seq: 1,
-        }
-        assert lane._task is not None and not lane._task.done()
+        yield _Running(journal, acc, applied, lane)
     finally:
         await lane.close()
         await journal.close()
 
 
 @pytest.mark.usefixtures("odd_payloads")
+async def test_a_corrupt_entry_is_marked_dead_and_the_writes_after_it_apply(
+    tmp_path: Path,
+) -> None:
+    async with _lane_over(tmp_path, "corrupt") as r:
+        with pytest.raises(MemgateError, match="could not be read back"):
+            await r.lane.wait_applied([r.acc[1].seq], timeout=5)
+        await r.lane.wait_applied([r.acc[2].seq], timeout=5)
+        assert r.applied == ["w1", "w3"]
+        assert await r.journal.states([a.seq for a in r.acc]) == {
+            r.acc[0].seq: 1,
+            r.acc[1].seq: 2,
+            r.acc[2].seq: 1,
+        }
+        assert r.lane._task is not None and not r.lane._task.done()
+
+
+@pytest.mark.usefixtures("odd_payloads")
 async def test_an_entry_from_a_newer_memgate_holds_the_lane_until_it_can_be_read(
     tmp_path: Path,
 ) -> None:
-    journal = SqliteJournal(tmp_path / "j.db")
-    await journal.start()
-    acc = await journal.append([_entry("w1", "a"), _entry("w2", "newer"), _entry("w3", "b")])
-    applied: list[str] = []
-    lane = _lane(journal, applied)
-    lane.start()
-    try:
+    async with _lane_over(tmp_path, "newer") as r:
+        lane, acc = r.lane, r.acc
         await _until(lambda: "upgrade this gateway" in lane.last_error)
         assert f"journal entry {acc[1].seq}" in lane.last_error
         await asyncio.sleep(0.2)  # a few retries: still held, nothing applied past it or dropped
-        assert applied == ["w1"]
-        assert await journal.states([acc[1].seq, acc[2].seq]) == {acc[1].seq: 0, acc[2].seq: 0}
+        assert r.applied == ["w1"]
+        assert await r.journal.states([acc[1].seq, acc[2].seq]) == {acc[1].seq: 0, acc[2].seq: 0}
         # what an upgraded gateway does: it reads the entry (here: rewritten at this version)
         db = sqlite3.connect(tmp_path / "j.db")
         with db:
@@ -95,11 +105,8 @@ async def test_an_entry_from_a_newer_memgate_holds_the_lane_until_it_can_be_read
         db.close()
         lane.kick()
         await lane.wait_applied([acc[2].seq], timeout=10)
-        assert applied == ["w1", "w2", "w3"]
+        assert r.applied == ["w1", "w2", "w3"]
         await _until(lambda: lane.last_error == "")
-    finally:
-        await lane.close()
-        await journal.close()
 
 
 @pytest.mark.parametrize(
