@@ -16,6 +16,8 @@ Audit keys (``A`` = ``<prefix>:{la}:``)::
     A d / A dk      hash    seq -> free text (dk: rows recording an erasure, never scrubbed)
     A all, A ag:<agent>, A ns:<namespace>   zset  seq by ``at`` (newest first: reverse order)
     A tg:<target>   set     seqs naming a memory or write id (erasure)
+    A erased        hash    'n:<namespace>' | 't:<memory or write id>' -> when last erased: a
+                            row stamped before (``ERASURE_SKEW_S``) that arrives later has no text
 
 Aliases ``<prefix>:{lw}:a`` (hash write id -> memory id) and ``{lw}:rev:<memory id>`` (set);
 settings ``<prefix>:{ls}:kv`` (hash key -> JSON), except the ``local`` keys, which describe this
@@ -34,7 +36,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from gateway.core.control import AuditEntry
+from gateway.core.control import ERASURE_SKEW_S, KEPT_AUDIT_ACTIONS, AuditEntry
 from stores.codec import dump_json
 from stores.redis_client import mapped, s
 from stores.redis_formation import RedisFormation
@@ -42,20 +44,30 @@ from stores.redis_ledger_queues import RedisQueues
 
 log = logging.getLogger("memgate.ledger")
 
-#: audit rows that record an erasure keep their text (who erased what, when and why)
-KEPT = frozenset(("forget", "forget_namespace", "forget_subject", "erase_working", "erased"))
-
-# ARGV: base, count, then per row: at, agent, namespace, target, row JSON, detail, kept (0|1)
+# ARGV: base, count, skew, then per row: at, agent, namespace, target, row JSON, detail, kept
+# (0|1). A row's text is dropped when its namespace or target was erased after it was stamped.
 _AUDIT = """
-local b, n = ARGV[1], tonumber(ARGV[2])
+local b, n, skew = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local function erased(key, at)
+  local t = redis.call('HGET', b .. 'erased', key)
+  return t and at <= tonumber(t) + skew
+end
 local first = redis.call('INCRBY', b .. 'n', n) - n
 for i = 0, n - 1 do
-  local j = 3 + 7 * i
+  local j = 4 + 7 * i
   local seq = string.format('%016d', first + i + 1)
   local at = ARGV[j]
   redis.call('HSET', b .. 'rows', seq, ARGV[j + 4])
-  if ARGV[j + 5] ~= '' then
-    redis.call('HSET', b .. (ARGV[j + 6] == '1' and 'dk' or 'd'), seq, ARGV[j + 5])
+  local text = ARGV[j + 5]
+  if text ~= '' and ARGV[j + 6] ~= '1' then
+    local t = tonumber(at)
+    for ns in string.gmatch(ARGV[j + 2], '[^,]+') do
+      if erased('n:' .. ns, t) then text = '' end
+    end
+    if ARGV[j + 3] ~= '' and erased('t:' .. ARGV[j + 3], t) then text = '' end
+  end
+  if text ~= '' then
+    redis.call('HSET', b .. (ARGV[j + 6] == '1' and 'dk' or 'd'), seq, text)
   end
   redis.call('ZADD', b .. 'all', at, seq)
   redis.call('ZADD', b .. 'ag:' .. ARGV[j + 1], at, seq)
@@ -65,11 +77,13 @@ end
 return first
 """
 
-# ARGV: base, "t" targets | "n" namespace, names. Drops the free text of their rows.
+# ARGV: base, "t" targets | "n" namespace, now, names. Drops the free text of their rows, and
+# remembers when (for rows that arrive later, ``_AUDIT``).
 _SCRUB_AUDIT = """
 local b, how = ARGV[1], ARGV[2]
 local n = 0
-for i = 3, #ARGV do
+for i = 4, #ARGV do
+  redis.call('HSET', b .. 'erased', how .. ':' .. ARGV[i], ARGV[3])
   local seqs
   if how == 't' then seqs = redis.call('SMEMBERS', b .. 'tg:' .. ARGV[i])
   else seqs = redis.call('ZRANGE', b .. 'ns:' .. ARGV[i], 0, -1) end
@@ -95,6 +109,18 @@ end
 return #seqs
 """
 
+# ARGV: base, cutoff. Forgets erasures older than the cutoff (rows stamped before them are
+# older than the retention too).
+_PRUNE_ERASED = """
+local b = ARGV[1]
+local all = redis.call('HGETALL', b .. 'erased')
+local n = 0
+for i = 1, #all, 2 do
+  if tonumber(all[i + 1]) < tonumber(ARGV[2]) then n = n + redis.call('HDEL', b .. 'erased', all[i]) end
+end
+return n
+"""
+
 # ARGV: base, the key of a row set indexed under several namespaces at once ("ns:a,b", written
 # before each namespace had the row): its rows join each namespace's set, and it goes.
 _SPLIT_NAMES = """
@@ -117,6 +143,7 @@ class RedisLedger(RedisQueues, RedisFormation):
         "audit": _AUDIT,
         "scrub_audit": _SCRUB_AUDIT,
         "prune_audit": _PRUNE_AUDIT,
+        "prune_erased": _PRUNE_ERASED,
         "split_names": _SPLIT_NAMES,
     }
 
@@ -145,11 +172,11 @@ class RedisLedger(RedisQueues, RedisFormation):
         if not entries:
             return
         now = time.time()
-        args: list[Any] = [len(entries)]
+        args: list[Any] = [len(entries), repr(ERASURE_SKEW_S)]
         for e in entries:
             at = e.at or now
             row = dump_json([at, e.agent_id, e.action, e.namespace, e.target])
-            kept = "1" if e.action in KEPT else "0"
+            kept = "1" if e.action in KEPT_AUDIT_ACTIONS else "0"
             args += [repr(at), e.agent_id, e.namespace, e.target, row, e.detail, kept]
         await self._run("audit", self._base("a"), *args)
 
@@ -189,6 +216,7 @@ class RedisLedger(RedisQueues, RedisFormation):
     async def prune_audit(self, older_than_s: float) -> int:
         """Drop audit rows older than the retention; returns how many."""
         cutoff = repr(time.time() - older_than_s)
+        await self._run("prune_erased", self._base("a"), cutoff)
         total = 0
         while n := int(await self._run("prune_audit", self._base("a"), cutoff, 2000)):
             total += n
@@ -244,13 +272,14 @@ class RedisLedger(RedisQueues, RedisFormation):
                 pipe.smembers(b + "rev:" + mid)
             merged = [s(w) for ws in await pipe.execute() for w in ws]
         targets = list(dict.fromkeys(ids + merged))
+        now = repr(time.time())
         for i in range(0, len(targets), 500):
-            await self._run("scrub_audit", self._base("a"), "t", *targets[i : i + 500])
+            await self._run("scrub_audit", self._base("a"), "t", now, *targets[i : i + 500])
         await self._drop_queued("m", ids)
         await self._drop_turns("t", ids)
 
     async def scrub_namespace(self, namespace: str) -> None:
-        await self._run("scrub_audit", self._base("a"), "n", namespace)
+        await self._run("scrub_audit", self._base("a"), "n", repr(time.time()), namespace)
         await self._drop_queued("n", [namespace])
         await self._drop_turns("n", [namespace])
         if namespace.startswith("task/"):

@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from gateway.core import commands
-from gateway.core.control import AuditEntry, PendingFact, Proposal, ReviewItem, TaskStep
+from gateway.core.control import (
+    ERASURE_SKEW_S,
+    KEPT_AUDIT_ACTIONS,
+    AuditEntry,
+    PendingFact,
+    Proposal,
+    ReviewItem,
+    TaskStep,
+)
 from stores.codec import dump_json
 from stores.sqlite_base import SqliteBacked, SqliteDb, chunks, marks
 from stores.sqlite_formation import FORMATION_SCHEMA, FormationRecords
@@ -53,13 +61,27 @@ CREATE TABLE IF NOT EXISTS review_decisions (
     memory_id TEXT PRIMARY KEY, state TEXT NOT NULL, decided_by TEXT NOT NULL,
     reason TEXT NOT NULL, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS settings_kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- when a namespace ('n:<namespace>') or a memory or write id ('t:<id>') was last erased: an audit
+-- row of it that arrives later but was stamped before (``ERASURE_SKEW_S``) is stored without text
+CREATE TABLE IF NOT EXISTS audit_erased (key TEXT PRIMARY KEY, at REAL NOT NULL);
 """
 
 
-#: audit rows that record an erasure keep their text (who erased what, when and why)
-_KEPT = ", ".join(
-    f"'{a}'" for a in ("forget", "forget_namespace", "forget_subject", "erase_working", "erased")
-)
+_KEPT = ", ".join(f"'{a}'" for a in sorted(KEPT_AUDIT_ACTIONS))
+
+
+def _erased_keys(namespace: str, target: str) -> list[str]:
+    keys = [f"n:{ns}" for ns in dict.fromkeys(namespace.split(",")) if ns]
+    return keys + [f"t:{target}"] if target else keys
+
+
+def _text_erased(c: sqlite3.Connection, e: AuditEntry, at: float) -> bool:
+    """Whether an erasure of the row's namespace or target came after the row was stamped."""
+    keys = _erased_keys(e.namespace, e.target)
+    last = c.execute(
+        f"SELECT max(at) FROM audit_erased WHERE key IN ({marks(len(keys))})", keys
+    ).fetchone()[0]
+    return last is not None and at <= last + ERASURE_SKEW_S
 
 
 #: settings_kv key: rows written before ``audit_names`` existed have been indexed in it
@@ -107,12 +129,21 @@ class SqliteLedger(FormationRecords, SqliteBacked):
         now = time.time()
 
         def run(c: sqlite3.Connection) -> None:
+            any_erased = c.execute("SELECT 1 FROM audit_erased LIMIT 1").fetchone() is not None
             for e in entries:
                 at = e.at or now
+                detail = e.detail
+                if (
+                    detail
+                    and any_erased
+                    and e.action not in KEPT_AUDIT_ACTIONS
+                    and _text_erased(c, e, at)
+                ):
+                    detail = ""  # queued before an erasure that has run since
                 seq = c.execute(
                     "INSERT INTO audit(at, agent_id, action, namespace, target, detail)"
                     " VALUES (?,?,?,?,?,?)",
-                    (at, e.agent_id, e.action, e.namespace, e.target, e.detail),
+                    (at, e.agent_id, e.action, e.namespace, e.target, detail),
                 ).lastrowid
                 if "," in e.namespace:
                     c.executemany(
@@ -126,9 +157,20 @@ class SqliteLedger(FormationRecords, SqliteBacked):
         if not ids:
             return
 
+        now = time.time()
+
         def run(c: sqlite3.Connection) -> None:
             for part in chunks(ids):
                 q = marks(len(part))
+                c.executemany(
+                    "INSERT OR REPLACE INTO audit_erased VALUES (?, ?)",
+                    [(f"t:{mid}", now) for mid in part],
+                )
+                c.execute(
+                    "INSERT OR REPLACE INTO audit_erased SELECT 't:' || write_id, ? FROM aliases"
+                    f" WHERE memory_id IN ({q})",
+                    (now, *part),
+                )
                 # rows naming the memory, or a write merged into it
                 c.execute(
                     f"UPDATE audit SET detail = '' WHERE detail <> '' AND action NOT IN ({_KEPT})"
@@ -146,7 +188,10 @@ class SqliteLedger(FormationRecords, SqliteBacked):
         await self._db.checkpoint()
 
     async def scrub_namespace(self, namespace: str) -> None:
+        now = time.time()
+
         def run(c: sqlite3.Connection) -> None:
+            c.execute("INSERT OR REPLACE INTO audit_erased VALUES (?, ?)", (f"n:{namespace}", now))
             c.execute(
                 f"UPDATE audit SET detail = '' WHERE seq IN ({_IN_NAMESPACE}) AND detail <> ''"
                 f" AND action NOT IN ({_KEPT})",
@@ -196,6 +241,8 @@ class SqliteLedger(FormationRecords, SqliteBacked):
 
         def run(c: sqlite3.Connection) -> int:
             c.execute("DELETE FROM audit_names WHERE at < ?", (cutoff,))
+            # a row stamped before these erasures is older than the retention: dropped anyway
+            c.execute("DELETE FROM audit_erased WHERE at < ?", (cutoff,))
             return int(c.execute("DELETE FROM audit WHERE at < ?", (cutoff,)).rowcount)
 
         return await self._run(run)

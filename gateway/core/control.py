@@ -72,6 +72,17 @@ class EntryState:
     UNKNOWN = -1
 
 
+#: audit actions whose rows keep their text through an erasure (who erased what, when and why)
+KEPT_AUDIT_ACTIONS = frozenset(
+    ("forget", "forget_namespace", "forget_subject", "erase_working", "erased")
+)
+#: an audit row that reaches the ledger after an erasure of its namespace or target loses its
+#: text when it is stamped no later than this after the erasure: it was queued before it (on
+#: another replica, or kept through a ledger outage) and would land after the scrub; the margin
+#: covers replicas whose clocks differ
+ERASURE_SKEW_S = 30.0
+
+
 @dataclass(frozen=True, slots=True)
 class AuditEntry:
     agent_id: str

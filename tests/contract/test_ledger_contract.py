@@ -170,6 +170,41 @@ async def test_rows_of_several_namespaces_from_an_older_ledger_are_indexed_on_st
     await ledger.close()
 
 
+async def test_rows_queued_before_an_erasure_arrive_without_text(ledger: Ledger) -> None:
+    """Another replica queues audit rows for a quarter of a second (longer while the ledger is
+    down): a row stamped before an erasure of its namespace, its memory or a write merged into
+    it may reach the ledger after the scrub. It arrives with no text, as if it had been there;
+    a row stamped later than ``ERASURE_SKEW_S`` after the erasure keeps its text, and so does
+    the record of an erasure. Retention forgets the erasures with the rows."""
+    import time
+
+    from gateway.core.control import ERASURE_SKEW_S
+
+    before = time.time() - 1
+    await ledger.set_aliases([("w-merged", "m1")])
+    await ledger.scrub_namespace("user/a")
+    await ledger.scrub(["m1"])
+    later = time.time() + ERASURE_SKEW_S + 5
+    await ledger.audit(
+        [
+            AuditEntry("coder", "recall", "user/a", "", "where alice lives", at=before),
+            AuditEntry("coder", "recall", "user/b,user/a", "", "alice and bob", at=before),
+            AuditEntry("coder", "read", "user/c", "m1", "get m1", at=before),
+            AuditEntry("coder", "read", "user/c", "w-merged", "get by write", at=before),
+            AuditEntry("coder", "recall", "user/b", "", "about bob", at=before),
+            AuditEntry("master", "forget_namespace", "user/a", "", "asked by alice", at=before),
+            AuditEntry("coder", "recall", "user/a", "", "the new alice", at=later),
+        ]
+    )
+    details = {e.detail for e in await ledger.query_audit("", "", 0.0, 20)}
+    assert details == {"", "about bob", "asked by alice", "the new alice"}
+    assert len(await ledger.query_audit("coder", "", 0.0, 20)) == 6  # who and when stay
+
+    assert await ledger.prune_audit(0.0) == 6  # all but the row stamped in the future
+    await ledger.audit([AuditEntry("coder", "read", "user/c", "m1", "once more", at=before)])
+    assert [e.detail for e in await ledger.query_audit("", "user/c", 0.0, 10)] == ["once more"]
+
+
 async def test_aliases_resolve_merged_writes(ledger: Ledger) -> None:
     assert await ledger.resolve("w1") == "w1"
     await ledger.set_aliases([("w1", "m1"), ("w2", "m1")])
