@@ -18,6 +18,8 @@ log = logging.getLogger("memgate.lanes")
 
 #: a waiting caller hears UNAVAILABLE this long after its lane's backend was found down
 OUTAGE_GRACE_S = 0.5
+#: how often the journal's oldest waiting entry is checked for a kind that no lane here applies
+STRAY_CHECK_S = 10.0
 
 #: applies a batch; the second argument returns the entries that follow it (for look-ahead)
 ApplyBatch = Callable[
@@ -217,10 +219,20 @@ class Lane:
 
 
 class Lanes:
-    """The lanes of one gateway, by the kinds they handle."""
+    """The lanes of one gateway, by the kinds they handle. Each lane asks the journal for its
+    own kinds only, so an entry of a kind this version does not know (written by a newer
+    memgate sharing the journal, or before a downgrade) would wait unseen: a watcher checks the
+    oldest waiting entry every ``check_s`` and reports such an entry with the lanes' errors
+    until a gateway that knows its kind applies it."""
 
-    def __init__(self, lanes: Sequence[Lane]) -> None:
+    def __init__(
+        self, lanes: Sequence[Lane], journal: Journal | None = None, check_s: float = STRAY_CHECK_S
+    ) -> None:
         self.all = list(lanes)
+        self._journal = journal
+        self._check_s = check_s
+        self._watch: asyncio.Task[None] | None = None
+        self.stray = ""  # why the oldest waiting entry waits, when no lane here applies it
 
     def for_kind(self, kind: str) -> Lane:
         for lane in self.all:
@@ -235,10 +247,45 @@ class Lanes:
     def start(self) -> None:
         for lane in self.all:
             lane.start()
+        if self._journal is not None:
+            self._watch = asyncio.create_task(self._watch_strays(), name="stray-kinds")
 
     async def close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
         for lane in self.all:
             await lane.close()
 
     def errors(self) -> list[tuple[str, str]]:
-        return [(lane.name, lane.last_error) for lane in self.all if lane.last_error]
+        found = [(lane.name, lane.last_error) for lane in self.all if lane.last_error]
+        return found + [("journal", self.stray)] if self.stray else found
+
+    async def _watch_strays(self) -> None:
+        while True:
+            try:
+                await self.check_strays()
+            except BackendUnavailable:
+                pass  # the lanes report the outage
+            except Exception:  # noqa: BLE001 - a watcher that ended would report nothing again
+                log.exception("checking the journal for entries no lane applies failed")
+            await asyncio.sleep(self._check_s)
+
+    async def check_strays(self) -> None:
+        """Sets ``stray`` from the oldest waiting entry (cleared when it is one a lane applies)."""
+        assert self._journal is not None
+        try:
+            await self._journal.pending(1)
+        except CommandUnreadable as exc:
+            if exc.newer and not any(lane.handles(exc.kind) for lane in self.all):
+                why = (
+                    f"journal entry {exc.seq} ({exc.kind}) comes from a newer memgate "
+                    f"({exc.reason}): no lane of this gateway applies {exc.kind!r} entries; "
+                    "upgrade it (or run a newer replica) to apply them"
+                )
+                if why != self.stray:
+                    log.error("%s", why)
+                self.stray = why
+                return
+        self.stray = ""

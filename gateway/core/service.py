@@ -124,7 +124,8 @@ class MemoryService:
                 Lane("apply-working", WORKING_KINDS, journal, applier.apply, s.apply_batch),
                 Lane("apply-long-term", LONG_TERM_KINDS, journal, applier.apply, s.apply_batch),
                 Lane("formation", FORMATION_KINDS, journal, self._form, 8),
-            ]
+            ],
+            journal,
         )
         write_path = WritePath(journal, ledger, self.lanes, s.max_pending_writes, s.wait_timeout_s)
         policies = SharedWritePolicies(ledger)

@@ -8,6 +8,8 @@ import json
 import sqlite3
 import uuid
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import ClassVar
 
 import pytest
 
@@ -222,6 +224,34 @@ async def test_an_unreadable_entry_is_named_and_holds_only_what_follows_it(
     bad = await j.append([_e("w4", content="corrupt")])
     assert await j.erase_pending("user/u", [], bad[0].seq + 1) == 1
     assert await j.states([acc[2].seq, bad[0].seq]) == {acc[2].seq: 2, bad[0].seq: 0}
+    await j.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Teleport(MemoryWrite):
+    """A command of a kind this version does not know, as a newer memgate would journal it."""
+
+    kind: ClassVar[str] = "teleport"
+
+
+async def test_an_entry_of_an_unknown_kind_waits_for_a_gateway_that_knows_it(
+    make_journal: MakeJournal,
+) -> None:
+    """A lane asks for its own kinds and passes such an entry by; asked for every kind, the
+    journal names it (from a newer memgate) when it is the oldest waiting; it is never dropped."""
+    j = make_journal()
+    await j.start()
+    acc = await j.append(
+        [_e("w1"), NewEntry("w2", "a", "", _Teleport("user/u", Layer.SEMANTIC, "x"))]
+    )
+    acc += await j.append([_e("w3")])
+    assert [e.write_id for e in await j.pending(10, kinds=("memory",))] == ["w1", "w3"]
+    assert [e.write_id for e in await j.pending(10)] == ["w1"]
+    await j.mark_applied([acc[0].seq, acc[2].seq])
+    with pytest.raises(CommandUnreadable) as err:
+        await j.pending(1)
+    assert (err.value.seq, err.value.kind, err.value.newer) == (acc[1].seq, "teleport", True)
+    assert await j.states([acc[1].seq]) == {acc[1].seq: 0}
     await j.close()
 
 
