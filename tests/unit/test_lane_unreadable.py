@@ -40,27 +40,36 @@ class _Running:
     journal: SqliteJournal
     acc: list[Accepted]
     applied: list[str]
-    lane: Lane
+    lanes: Lanes
+
+    @property
+    def lane(self) -> Lane:
+        return self.lanes.all[0]
 
 
 @contextlib.asynccontextmanager
-async def _lane_over(tmp_path: Path, middle: str) -> AsyncIterator[_Running]:
-    """A journal with w1, w2 (content ``middle``), w3, and a lane applying it (write ids
-    recorded in ``applied``)."""
+async def _lane_over(tmp_path: Path, middle: str, kind: str = "memory") -> AsyncIterator[_Running]:
+    """A journal with w1, w2 (content ``middle``, journaled as ``kind``), w3, and a lane
+    applying its memories (write ids recorded in ``applied``), with the stray-kind watcher."""
     journal = SqliteJournal(tmp_path / "j.db")
     await journal.start()
     acc = await journal.append([_entry("w1", "a"), _entry("w2", middle), _entry("w3", "b")])
+    if kind != "memory":  # as a newer memgate journals a kind of its own
+        db = sqlite3.connect(tmp_path / "j.db")
+        with db:
+            db.execute("UPDATE journal SET kind = ? WHERE seq = ?", (kind, acc[1].seq))
+        db.close()
     applied: list[str] = []
 
     async def apply(entries: Sequence[JournalEntry], upcoming: object) -> None:
         applied.extend(e.write_id for e in entries)
 
-    lane = Lane("memories", ("memory",), journal, apply, batch=10)
-    lane.start()
+    lanes = Lanes([Lane("memories", ("memory",), journal, apply, batch=10)], journal, 0.02)
+    lanes.start()
     try:
-        yield _Running(journal, acc, applied, lane)
+        yield _Running(journal, acc, applied, lanes)
     finally:
-        await lane.close()
+        await lanes.close()
         await journal.close()
 
 
@@ -115,37 +124,18 @@ async def test_an_entry_no_lane_applies_is_reported_until_a_gateway_that_knows_i
     """An entry of a kind this version does not know (a newer replica shares the journal, or a
     gateway was downgraded): every lane passes it by, so the writes after it apply, and the
     lanes' errors (Stats, a full backlog's message) say which entry waits and what to do."""
-    journal = SqliteJournal(tmp_path / "j.db")
-    await journal.start()
-    acc = await journal.append([_entry("w1", "a"), _entry("w2", "elsewhere"), _entry("w3", "b")])
-    await journal.close()
-    db = sqlite3.connect(tmp_path / "j.db")
-    with db:  # as a newer memgate journals a kind of its own
-        db.execute("UPDATE journal SET kind = 'teleport' WHERE seq = ?", (acc[1].seq,))
-    db.close()
-    journal = SqliteJournal(tmp_path / "j.db")
-    await journal.start()
-    applied: list[str] = []
-
-    async def apply(entries: Sequence[JournalEntry], upcoming: object) -> None:
-        applied.extend(e.write_id for e in entries)
-
-    lanes = Lanes([Lane("memories", ("memory",), journal, apply, batch=10)], journal, check_s=0.02)
-    lanes.start()
-    try:
-        await lanes.all[0].wait_applied([acc[0].seq, acc[2].seq], timeout=5)
-        assert applied == ["w1", "w3"]
+    async with _lane_over(tmp_path, "elsewhere", kind="teleport") as r:
+        lanes, acc = r.lanes, r.acc
+        await r.lane.wait_applied([acc[0].seq, acc[2].seq], timeout=5)
+        assert r.applied == ["w1", "w3"]
         await _until(lambda: bool(lanes.stray))
         assert lanes.errors() == [("journal", lanes.stray)]
         assert f"journal entry {acc[1].seq} (teleport)" in lanes.stray
         assert "upgrade" in lanes.stray
-        assert await journal.states([acc[1].seq]) == {acc[1].seq: 0}  # waits, never dropped
-        await journal.mark_applied([acc[1].seq])  # what a gateway that knows the kind does
+        assert await r.journal.states([acc[1].seq]) == {acc[1].seq: 0}  # waits, never dropped
+        await r.journal.mark_applied([acc[1].seq])  # what a gateway that knows the kind does
         await _until(lambda: lanes.stray == "")
         assert lanes.errors() == []
-    finally:
-        await lanes.close()
-        await journal.close()
 
 
 @pytest.mark.usefixtures("odd_payloads")
@@ -153,10 +143,9 @@ async def test_a_newer_entry_of_a_kind_a_lane_applies_is_that_lanes_error_only(
     tmp_path: Path,
 ) -> None:
     async with _lane_over(tmp_path, "newer") as r:
-        lanes = Lanes([r.lane], r.journal, check_s=0.02)
         await _until(lambda: "upgrade this gateway" in r.lane.last_error)
-        await lanes.check_strays()
-        assert lanes.stray == "" and lanes.errors() == [("memories", r.lane.last_error)]
+        await r.lanes.check_strays()
+        assert r.lanes.stray == "" and r.lanes.errors() == [("memories", r.lane.last_error)]
 
 
 @pytest.mark.parametrize(
