@@ -183,7 +183,10 @@ def test_review_queue_is_resolved_with_a_reason(gw: RunningGateway) -> None:
         assert keep in {h.id for h in c.recall("security article hidden prompt", namespaces=[ns])}
         actions = {(e.action, e.target, e.detail) for e in c.audit(namespace=ns)}
         assert ("review_approved", keep, "a quote from a security article") in actions
-        assert ("review_rejected", drop, "an attack") in actions
+        # rejecting forgets the memory: the rows about it lose their text, whenever they reach
+        # the ledger; the forget's own record keeps who, when and why
+        assert ("review_rejected", drop, "") in actions
+        assert "an attack" in {d for a, _, d in actions if a == "forget"}
 
 
 @pytest.fixture(scope="module")
