@@ -287,6 +287,8 @@ class ReplicatedIndex:
         await self._inner.flush()
         self._cursor = cursor
         self.rebuilds += 1
+        # the changes it never read may have been erasures: no text of theirs stays here either
+        memo.forget()
         if self._on_change:  # vectors of namespaces erased meanwhile went too
             self._on_change(EVERY_NAMESPACE)
 

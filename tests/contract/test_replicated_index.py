@@ -89,8 +89,14 @@ async def test_one_replicas_changes_reach_the_other_at_its_next_search(pair) -> 
 
 
 async def test_a_replica_behind_the_trimmed_stream_rebuilds(pair, redis_url: str) -> None:  # type: ignore[no-untyped-def]
+    """It rebuilds from the records, and lets go of the texts it holds: the changes it never
+    read may have been erasures."""
+    from gateway.core import memo, timecues
+
     a, b, _ = pair
     await b.sync()
+    timecues.dated("met Zorblax at the harbour last week")  # what a recall on b remembers
+    assert memo.held() >= 1
     items = [VectorItem(f"m{i}", "user/u", Layer.SEMANTIC, unit(i)) for i in range(4)]
     for item in items:
         await a.upsert([item])
@@ -100,6 +106,7 @@ async def test_a_replica_behind_the_trimmed_stream_rebuilds(pair, redis_url: str
     await r.aclose()
     assert [i for i, _ in await b.search(unit(0), ["user/u"], 1)] == ["m0"]
     assert b.rebuilds == 1 and await b.count() == 4
+    assert memo.held() == 0
 
 
 async def test_a_rebuild_leaves_out_records_of_another_embedding_size(pair, redis_url: str) -> None:  # type: ignore[no-untyped-def]
