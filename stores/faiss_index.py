@@ -345,7 +345,7 @@ class ShardedFaissIndex:
         else:
             self._upsert_sync(items)
 
-    async def delete(self, ids: Sequence[str]) -> None:
+    async def delete(self, ids: Sequence[str], erased: bool = True) -> None:
         if not ids:
             return
         if self._busy(range(self.n_shards), writes=True):

@@ -5,8 +5,9 @@ and follows the other replicas' changes (the vectors travel on the stream: no re
 Key (the hash tag puts it in one Redis Cluster slot)::
 
     <prefix>:{changes}:s   stream  op (u|d), origin (replica), i: JSON ids (u: [id, namespace,
-                           layer] each), v: their float32 vectors; ids "<n>-0" without gaps,
-                           capped at about MAXLEN entries
+                           layer] each), v: their float32 vectors, k: "1" on a delete whose
+                           texts stay in the records (a status change; without it, an
+                           erasure); ids "<n>-0" without gaps, capped at about MAXLEN entries
     <prefix>:{changes}:n   string  the last n
 
 Read-your-writes across replicas: the applier indexes (and so publishes) a batch before it marks
@@ -146,10 +147,10 @@ class ReplicatedIndex:
                 "u", [[i.id, i.namespace, i.layer.value] for i in items], vectors.tobytes()
             )
 
-    async def delete(self, ids: Sequence[str]) -> None:
-        await self._inner.delete(ids)
+    async def delete(self, ids: Sequence[str], erased: bool = True) -> None:
+        await self._inner.delete(ids, erased)
         if self._live and ids:
-            await self._publish("d", list(ids), b"")
+            await self._publish("d", list(ids), b"", kept=not erased)
 
     async def search(
         self,
@@ -192,20 +193,22 @@ class ReplicatedIndex:
                     await self._rebuild("index changes were trimmed before this replica read them")
                     continue
                 try:
-                    latest = self._decode(entries)
+                    latest, erased = self._decode(entries)
                 except _Unreadable as exc:
                     # retried, it would fail every search here: the records have what it said
                     await self._rebuild(f"could not read index change {exc}")
                     continue
-                await self._apply(latest)
+                await self._apply(latest, erased)
                 self._cursor = _s(entries[-1][0])
 
     def _decode(
         self, entries: list[tuple[Any, dict[bytes, bytes]]]
-    ) -> dict[str, VectorItem | None]:
+    ) -> tuple[dict[str, VectorItem | None], bool]:
         """Other replicas' changes, in stream order, as id -> its vector (None: deleted): the
-        last word on an id wins."""
+        last word on an id wins; and whether any delete was an erasure (one not marked as
+        keeping its texts, as older versions publish every delete)."""
         latest: dict[str, VectorItem | None] = {}
+        erased = False
         for entry_id, fields in entries:
             try:
                 if _s(fields[b"o"]) == self.origin:
@@ -215,6 +218,7 @@ class ReplicatedIndex:
                     if not all(isinstance(mid, str) for mid in listed):
                         raise TypeError("ids are strings")
                     latest.update(dict.fromkeys(listed))
+                    erased = erased or fields.get(b"k") != b"1"
                     continue
                 raw = np.frombuffer(fields[b"v"], dtype=np.float32)
                 vectors = raw.reshape(len(listed), -1)
@@ -224,9 +228,9 @@ class ReplicatedIndex:
                     latest[mid] = VectorItem(mid, namespace, Layer(layer), vector.copy())
             except (KeyError, TypeError, ValueError) as exc:
                 raise _Unreadable(f"{_s(entry_id)} ({type(exc).__name__}: {exc})") from exc
-        return latest
+        return latest, erased
 
-    async def _apply(self, latest: dict[str, VectorItem | None]) -> None:
+    async def _apply(self, latest: dict[str, VectorItem | None], erased: bool) -> None:
         if not latest:
             return
         gone = sorted(mid for mid, item in latest.items() if item is None)
@@ -238,9 +242,10 @@ class ReplicatedIndex:
             self._warn_foreign(len(items) - len(fit))
             items = fit
         if gone:
-            await self._inner.delete(gone)
-            # another replica erased (or archived) them: no text of theirs stays in this
-            # process either (memos, the embedder's cache), as on the replica that applied it
+            await self._inner.delete(gone, erased)
+        if erased:
+            # another replica erased memories: no text of theirs stays in this process either
+            # (memos, the embedder's cache), as on the replica that applied it
             memo.forget()
         if items:
             await self._inner.upsert(items)
@@ -268,10 +273,14 @@ class ReplicatedIndex:
                 self.foreign,
             )
 
-    async def _publish(self, op: str, listed: list[Any], vectors: bytes) -> None:
+    async def _publish(
+        self, op: str, listed: list[Any], vectors: bytes, kept: bool = False
+    ) -> None:
         assert self._r is not None
         args: list[str | bytes | int] = [MAXLEN, "op", op, "o", self.origin]
         args += ["i", json.dumps(listed), "v", vectors]
+        if kept:
+            args += ["k", "1"]
         async with _mapped():
             await self._publish_script(keys=[self._key, self._counter], args=args)
 

@@ -380,7 +380,7 @@ class Applier:
             await self._stores.records.put(list(versions.values()))
             gone = [mid for mid, m in versions.items() if m.status is not Status.ACTIVE]
             if gone:
-                await self._stores.index.delete(gone)
+                await self._stores.index.delete(gone, erased=False)  # the texts stay
         if released:
             await self._stores.index.upsert(
                 [vector_item(m) for m in released if m.embedding is not None]

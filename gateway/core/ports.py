@@ -261,7 +261,10 @@ class VectorIndex(Lifecycle, Protocol):
     async def upsert(self, items: Sequence[VectorItem]) -> None:
         """Add or replace vectors by id."""
 
-    async def delete(self, ids: Sequence[str]) -> None: ...
+    async def delete(self, ids: Sequence[str], erased: bool = True) -> None:
+        """Drop vectors by id. ``erased=False``: a status change (archived, quarantined,
+        revoked) whose text stays in the records, so caches of texts elsewhere (other replicas)
+        may keep it; an erasure (the default) makes them let go of every text they hold."""
 
     @reads
     async def search(

@@ -45,8 +45,9 @@ class BroadcastIndex:
         if items:
             self._listener(("u", list(items)))
 
-    async def delete(self, ids: Sequence[str]) -> None:
-        await self._inner.delete(ids)
+    async def delete(self, ids: Sequence[str], erased: bool = True) -> None:
+        # the workers let go of texts on an erasure's own frame (``RecallWorkers.forget_texts``)
+        await self._inner.delete(ids, erased)
         if ids:
             self._listener(("d", list(ids)))
 

@@ -188,17 +188,23 @@ async def test_a_change_that_does_not_decode_makes_the_replica_rebuild(
 
 async def test_a_delete_from_another_replica_empties_this_ones_caches_of_texts(pair) -> None:  # type: ignore[no-untyped-def]
     """An erasure applied on one replica: the others let go of the texts they hold too (the
-    recall path's memos, the embedder's cache), when they follow its deletes."""
+    recall path's memos, the embedder's cache), when they follow its deletes. A status change
+    (an archive: the text stays in the records) leaves their caches alone. An erasure's delete
+    is published as older versions publish every delete (no ``k`` field)."""
     from gateway.core import memo, timecues
 
     a, b, _ = pair
-    await a.upsert([VectorItem("m1", "user/u", Layer.SEMANTIC, unit(1))])
+    await a.upsert([VectorItem(f"m{i}", "user/u", Layer.SEMANTIC, unit(i)) for i in (1, 2)])
     await b.sync()
     timecues.dated("met Zorblax at the harbour last week")  # what a recall on b remembers
-    assert memo.held() >= 1
-    await a.delete(["m1"])
+    held = memo.held()
+    assert held >= 1
+    await a.delete(["m1"], erased=False)
     await b.sync()
-    assert memo.held() == 0
+    assert memo.held() == held and await b.count() == 1
+    await a.delete(["m2"])
+    await b.sync()
+    assert memo.held() == 0 and await b.count() == 0
 
 
 async def test_deletes_of_records_erased_outright_invalidate_every_namespace(pair) -> None:  # type: ignore[no-untyped-def]

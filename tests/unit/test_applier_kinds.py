@@ -3,14 +3,22 @@ then marked dead and its writer told), instead of marking it applied with nothin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from gateway.core.commands import FormSession, Relate, SummariseOverflow
+from gateway.core.commands import (
+    Archive,
+    Forget,
+    FormSession,
+    MemoryWrite,
+    Relate,
+    SummariseOverflow,
+)
 from gateway.core.control import JournalEntry
-from gateway.core.models import NodeKind, NodeRef
+from gateway.core.models import Layer, NodeKind, NodeRef
 from gateway.settings import Settings
 from gateway.wiring import build_service
 
@@ -30,5 +38,33 @@ async def test_entries_of_another_lane_are_refused_and_relations_applied(tmp_pat
         await apply([JournalEntry(3, "w3", "master", Relate(event, "MENTIONS", entity, now))], None)
         near = await svc.stores.graph.neighbourhood(event, 1, 10)
         assert [(n.node.id, n.relation) for n in near] == [("user/u:kyoto", "MENTIONS")]
+    finally:
+        await svc.close()
+
+
+async def test_an_archive_drops_a_vector_keeping_its_text_and_a_forget_erases(
+    tmp_path: Path,
+) -> None:
+    """The index hears which deletes are erasures: other replicas let go of the texts they hold
+    only for those (``VectorIndex.delete(erased=...)``, ``stores/redis_changes.py``)."""
+    svc = build_service(Settings(data_dir=tmp_path, embedder="hash"))
+    await svc.start()
+    try:
+        deletes: list[tuple[list[str], bool]] = []
+        real = svc.stores.index.delete
+
+        async def spy(ids: Sequence[str], erased: bool = True) -> None:
+            deletes.append((list(ids), erased))
+            await real(ids, erased)
+
+        svc.stores.index.delete = spy  # type: ignore[method-assign]
+        apply = svc.lanes.for_kind("memory")._apply
+        writes = [
+            MemoryWrite("user/u", Layer.SEMANTIC, f"the {w} fact") for w in ("first", "second")
+        ]
+        await apply([JournalEntry(i, f"m{i}", "master", c) for i, c in enumerate(writes, 1)], None)
+        await apply([JournalEntry(3, "w3", "master", Archive("m1", "user/u", "decayed"))], None)
+        await apply([JournalEntry(4, "w4", "master", Forget("m2", "user/u", "asked"))], None)
+        assert deletes == [(["m1"], False), (["m2"], True)]
     finally:
         await svc.close()
