@@ -3,6 +3,7 @@
     python -m bench.recall_eval --backend embedded --embedder minilm
     python -m bench.recall_eval --backend real --conversations 4
     python -m bench.recall_eval --backend both --questions-per-category 15 --json out.json
+    python -m bench.recall_eval --backend embedded,dense    # beside an in-process dense library
 
 Starts a fresh gateway on 127.0.0.1 (port 0, a temporary data directory; ``memgate serve`` as its
 own process unless ``--gateway thread``): embedded stores, or with
@@ -22,6 +23,13 @@ R@k = the fraction of a question's evidence turns among its top k hits, averaged
 questions that have evidence. Adversarial questions about something never said have none: they
 are counted (``no-evidence``) but have no recall target. Also reported: recall latency p50/p95
 (client side) and the applied write rate (turns / wall time of the waiting batch writes).
+
+Two references run without a gateway: ``bm25`` (word overlap: BM25 over each turn and the one
+before) and ``dense`` (an in-process dense memory library: the same embedder over each turn as
+written, an exact inner-product index per conversation, each question embedded and searched in
+this process). Run beside a gateway backend (``--backend embedded,dense``), the gateway's recall
+p50 is also given as a multiple of the in-process library's, on the same questions: the measure
+of issue 7's held-out bar (at most 1.5x).
 """
 
 from __future__ import annotations
@@ -270,6 +278,69 @@ def run_bm25(convs: Sequence[Conv], ks: Sequence[int]) -> Run:
     return run
 
 
+def run_dense(convs: Sequence[Conv], ks: Sequence[int], embedder_kind: str, content: str) -> Run:
+    """The in-process dense reference (no gateway): each turn embedded as the gateway is given
+    it, an exact inner-product index per conversation (one FAISS thread), each question embedded
+    and searched here; its latency is that of a dense memory library called in-process."""
+    import faiss
+    import numpy as np
+
+    from gateway.embedding import build_embedder
+
+    embedder = build_embedder(embedder_kind, cache_size=0)
+    faiss.omp_set_num_threads(1)
+    run = Run(backend="dense", ks=sorted(ks))
+    for conv in convs:
+        items = turn_items(conv, "", content)
+        turn_ids = [item["metadata"]["turn_id"] for item in items]
+        index = faiss.IndexFlatIP(embedder.dim)
+        index.add(np.asarray(embedder.embed([item["content"] for item in items]), np.float32))
+        run.turns += len(turn_ids)
+        for q in conv["questions"]:
+            t0 = time.perf_counter()
+            vector = np.asarray(embedder.embed([q["question"]]), np.float32)
+            _, found = index.search(vector, max(ks))
+            run.latencies_ms.append((time.perf_counter() - t0) * 1000)
+            _score(run, conv, q, [turn_ids[i] for i in found[0] if i >= 0])
+    return run
+
+
+#: --backend values: gateway backends, and references that run without a gateway
+BACKENDS = ("embedded", "real", "bm25", "dense")
+REFERENCES = ("bm25", "dense")
+
+
+def backends_of(value: str) -> list[str]:
+    """``--backend``: names joined by commas ("both" = embedded,real), each run once, in order."""
+    names: list[str] = []
+    for name in value.split(","):
+        name = name.strip()
+        for one in ("embedded", "real") if name == "both" else (name,):
+            if one not in BACKENDS:
+                raise argparse.ArgumentTypeError(
+                    f"unknown backend {one!r}: choose from {', '.join(BACKENDS)} or both"
+                )
+            if one not in names:
+                names.append(one)
+    return names
+
+
+def against_dense(out: dict[str, Any]) -> list[str]:
+    """Each gateway backend's recall p50 as a multiple of the in-process dense library's."""
+    dense = out.get("dense", {}).get("recall_p50_ms")
+    if not dense:
+        return []
+    lines = []
+    for name, fig in out.items():
+        if name in BACKENDS and name not in REFERENCES:
+            fig["recall_p50_vs_dense"] = fig["recall_p50_ms"] / dense
+            lines.append(
+                f"recall p50 {name}: {fig['recall_p50_ms']:.1f} ms = "
+                f"{fig['recall_p50_vs_dense']:.2f}x the in-process dense library ({dense:.1f} ms)"
+            )
+    return lines
+
+
 def backend_settings(backend: str, data_dir: Path, embedder: str) -> Settings:
     real = backend == "real"
     return Settings(
@@ -312,9 +383,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--backend",
-        choices=["embedded", "real", "both", "bm25"],
+        type=backends_of,
         default="embedded",
-        help="bm25: the lexical reference retriever, no gateway",
+        help="embedded, real, both (embedded,real), or the references without a gateway: bm25 "
+        "(lexical), dense (an in-process dense library); several joined by commas",
     )
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--conversations", type=int, default=0, help="first N (default: all)")
@@ -338,17 +410,23 @@ def main(argv: list[str] | None = None) -> int:
     nq = sum(len(c["questions"]) for c in convs)
     nt = sum(len(s["turns"]) for c in convs for s in c["sessions"])
     print(f"longdialog: {len(convs)} conversations, {nt} turns, {nq} questions", flush=True)
-    backends = ["embedded", "real"] if args.backend == "both" else [args.backend]
     out: dict[str, Any] = {"command": " ".join(["python -m bench.recall_eval", *sys.argv[1:]])}
     dump: list[dict[str, Any]] = []
-    for backend in backends:
-        run = run_bm25(convs, args.ks) if backend == "bm25" else run_backend(backend, convs, args)
+    for backend in args.backend:
+        if backend == "bm25":
+            run = run_bm25(convs, args.ks)
+        elif backend == "dense":
+            run = run_dense(convs, args.ks, args.embedder, args.content)
+        else:
+            run = run_backend(backend, convs, args)
         fig = figures(run)
         out[backend] = fig
         dump += [{"backend": backend, **r} for r in run.results]
         how = "turn + previous turn" if backend == "bm25" else args.embedder
         print(f"\n== {backend} ({how}, {len(convs)} conversations)")
         print(render(fig, args.ks), flush=True)
+    for line in against_dense(out):
+        print(line)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
