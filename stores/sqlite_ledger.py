@@ -75,12 +75,19 @@ def _erased_keys(namespace: str, target: str) -> list[str]:
     return keys + [f"t:{target}"] if target else keys
 
 
-def _text_erased(c: sqlite3.Connection, e: AuditEntry, at: float) -> bool:
+def _erasure_times(c: sqlite3.Connection, entries: Sequence[AuditEntry]) -> dict[str, float]:
+    """When the namespaces and targets of ``entries`` were last erased (those ever erased)."""
+    keys = list(dict.fromkeys(k for e in entries for k in _erased_keys(e.namespace, e.target)))
+    times: dict[str, float] = {}
+    for part in chunks(keys):
+        q = f"SELECT key, at FROM audit_erased WHERE key IN ({marks(len(part))})"
+        times.update(c.execute(q, part).fetchall())
+    return times
+
+
+def _text_erased(times: dict[str, float], e: AuditEntry, at: float) -> bool:
     """Whether an erasure of the row's namespace or target came after the row was stamped."""
-    keys = _erased_keys(e.namespace, e.target)
-    last = c.execute(
-        f"SELECT max(at) FROM audit_erased WHERE key IN ({marks(len(keys))})", keys
-    ).fetchone()[0]
+    last = max((times[k] for k in _erased_keys(e.namespace, e.target) if k in times), default=None)
     return last is not None and at <= last + ERASURE_SKEW_S
 
 
@@ -129,16 +136,11 @@ class SqliteLedger(FormationRecords, SqliteBacked):
         now = time.time()
 
         def run(c: sqlite3.Connection) -> None:
-            any_erased = c.execute("SELECT 1 FROM audit_erased LIMIT 1").fetchone() is not None
+            erased = _erasure_times(c, entries)
             for e in entries:
                 at = e.at or now
                 detail = e.detail
-                if (
-                    detail
-                    and any_erased
-                    and e.action not in KEPT_AUDIT_ACTIONS
-                    and _text_erased(c, e, at)
-                ):
+                if detail and e.action not in KEPT_AUDIT_ACTIONS and _text_erased(erased, e, at):
                     detail = ""  # queued before an erasure that has run since
                 seq = c.execute(
                     "INSERT INTO audit(at, agent_id, action, namespace, target, detail)"
