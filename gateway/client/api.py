@@ -268,8 +268,10 @@ class Api:
         start: datetime | None = None,
         end: datetime | None = None,
         types: Sequence[str] = (),
+        as_of: datetime | None = None,
     ) -> Call[t.Recall]:
-        """Hits best first and the memory block, from the namespaces the agent may read."""
+        """Hits best first and the memory block, from the namespaces the agent may read;
+        ``as_of``: as the memory stood then (each fact's version true at that time)."""
         req = pb.RecallRequest(
             query=query,
             namespaces=list(namespaces),
@@ -280,6 +282,7 @@ class Api:
             start=wire.ts(start),
             end=wire.ts(end),
             types=list(types),
+            as_of=wire.ts(as_of),
         )
         return Call("Recall", req, wire.recall)
 
@@ -288,9 +291,10 @@ class Api:
         return Call("Get", pb.GetRequest(id=memory_id), lambda r: wire.memory(r.memory))
 
     @rpc
-    def history(memory_id: str) -> Call[list[t.Memory]]:
-        """Every version of a memory, oldest first."""
-        req = pb.HistoryRequest(id=memory_id)
+    def history(memory_id: str, as_of: datetime | None = None) -> Call[list[t.Memory]]:
+        """Every version of a memory, oldest first, each with its validity; ``as_of``: only
+        the version true then (an empty list if none was)."""
+        req = pb.HistoryRequest(id=memory_id, as_of=wire.ts(as_of))
         return Call("History", req, lambda r: [wire.memory(m) for m in r.versions])
 
     @rpc

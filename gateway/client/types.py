@@ -42,6 +42,11 @@ class Memory:
     event_time: datetime | None = None
     status: str = ""
     entities: list[str] = field(default_factory=list)
+    slot: str = ""  # "<subject>:<attribute>" of a fact, e.g. "user:residence"
+    slot_value: str = ""
+    valid_from: datetime | None = None  # when this version began to hold
+    valid_to: datetime | None = None  # when a later version replaced it (None: still holds)
+    superseded_by: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +61,9 @@ class Hit:
     type: str = ""
     similarity: float = 0.0
     version: int = 1
+    slot: str = ""
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None  # set on a hit of a recall as_of a past time
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +223,9 @@ class Proposal:
     reason: str = ""
     created_at: datetime | None = None
     memory_id: str = ""
+    slot: str = ""  # the proposed fact's slot ("" when none was found)
+    #: the active fact on the same slot with another value: approving supersedes it
+    conflicts_with: Memory | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,6 +144,11 @@ def memory(m: pb.Memory) -> t.Memory:
         event_time=when(m, "event_time"),
         status=_STATUS_NAMES.get(m.status, ""),  # type: ignore[call-overload]
         entities=list(m.entities),
+        slot=m.slot,
+        slot_value=m.slot_value,
+        valid_from=when(m, "valid_from"),
+        valid_to=when(m, "valid_to"),
+        superseded_by=m.superseded_by,
     )
 
 
@@ -160,6 +165,9 @@ def recall(resp: pb.RecallResponse) -> t.Recall:
             type=h.memory.type,
             similarity=h.similarity,
             version=h.memory.version,
+            slot=h.memory.slot,
+            valid_from=when(h.memory, "valid_from"),
+            valid_to=when(h.memory, "valid_to"),
         )
         for h in resp.hits
     ]
@@ -254,8 +262,18 @@ def proposal(p: pb.Proposal) -> t.Proposal:
         role=i.role,
         zone=i.zone,
     )
+    rival = memory(p.conflicts_with) if p.HasField("conflicts_with") else None
     return t.Proposal(
-        p.id, p.proposer, item, p.state, p.decided_by, p.reason, when(p, "created_at"), p.memory_id
+        p.id,
+        p.proposer,
+        item,
+        p.state,
+        p.decided_by,
+        p.reason,
+        when(p, "created_at"),
+        p.memory_id,
+        p.slot,
+        rival,
     )
 
 

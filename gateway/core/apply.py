@@ -23,7 +23,7 @@ from gateway.core.commands import (
     Release,
     TurnAppend,
 )
-from gateway.core.control import JournalEntry
+from gateway.core.control import JournalEntry, ReviewItem
 from gateway.core.derive import (
     dialogue_text,
     event_of,
@@ -48,6 +48,8 @@ from gateway.core.models import (
     utcnow,
 )
 from gateway.core.ports import Embedder, Journal, Ledger, Stores, Summariser
+from gateway.core.statuses import StatusChanges
+from gateway.core.truth.conflicts import conflict_item
 from gateway.core.working import SummariseLater, TurnResults, apply_turns
 
 #: neighbours fetched per new memory when looking for a near twin
@@ -77,6 +79,7 @@ class _Batch:
     puts: list[Memory] = field(default_factory=list)  # every version decided, in order
     vectors: dict[str, VectorItem] = field(default_factory=dict)
     aliases: list[tuple[str, str]] = field(default_factory=list)
+    conflicts: list[ReviewItem] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
 
@@ -105,6 +108,7 @@ class Applier:
     ) -> None:
         self._summariser = summariser
         self._eraser = Eraser(stores, journal, ledger, audit_flush)
+        self._statuses = StatusChanges(stores, ledger)
         self._stores = stores
         self._embedder = embedder
         self._ledger = ledger
@@ -151,7 +155,7 @@ class Applier:
         if isinstance(first, Forget):
             return await self._eraser.forget(run)
         if isinstance(first, Archive | Release):
-            return await self._apply_status(run)
+            return await self._statuses.apply(run)
         if isinstance(first, ImportMemory):
             return await self._apply_imports(run)
         if isinstance(first, ForgetNamespace | ForgetSubject):
@@ -225,6 +229,8 @@ class Applier:
             decision = reconcile.decide(mem, same, twin)
             if decision.merged_into:
                 batch.aliases.append((mem.id, decision.merged_into))
+            if decision.conflict is not None:
+                batch.conflicts.append(conflict_item(mem, decision.conflict))
             if decision.version is not None:
                 self._add(decision.version, command, batch)
         await self._persist(batch)
@@ -297,6 +303,8 @@ class Applier:
             await self._stores.graph.relate(batch.relations)
         if batch.aliases:
             await self._ledger.set_aliases(batch.aliases)
+        if batch.conflicts:
+            await self._ledger.add_review(batch.conflicts)
 
     @staticmethod
     def _same_fact(mem: Memory, batch: _Batch, found: _Found) -> Memory | None:
@@ -349,52 +357,3 @@ class Applier:
                 batch.events.append(event_of(head))
         await self._persist(batch)
         return {c.namespace for c in commands}
-
-    # ---- forget (revocation), archive (decay), release (after review): a new version
-    async def _apply_status(self, run: Sequence[JournalEntry]) -> set[str]:
-        commands = [e.command for e in run if isinstance(e.command, Forget | Archive | Release)]
-        current = await self._stores.records.get([c.id for c in commands])
-        versions: dict[str, Memory] = {}
-        revoked_events = []
-        released: list[Memory] = []
-        for c in commands:
-            status = _STATUS_OF[type(c)]
-            mem = versions.get(c.id) or current.get(c.id)
-            if mem is None or mem.status is status:
-                continue
-            if status is Status.ARCHIVED and mem.status is not Status.ACTIVE:
-                continue  # only active memories decay; forgotten ones stay forgotten
-            if status is Status.ACTIVE and mem.status is not Status.QUARANTINED:
-                continue  # only a quarantined memory is released
-            versions[c.id] = mem.with_changes(
-                status=status,
-                version=mem.version + 1,
-                updated_at=utcnow(),
-                metadata={**mem.metadata, f"memgate.{status.value}_reason": c.reason},
-            )
-            if mem.layer is Layer.EPISODIC and status is Status.FORGOTTEN:
-                revoked_events.append(mem.id)  # an archived event stays on the timeline
-            if status is Status.ACTIVE:
-                released.append(versions[c.id])
-        if versions:
-            await self._stores.records.put(list(versions.values()))
-            gone = [mid for mid, m in versions.items() if m.status is not Status.ACTIVE]
-            if gone:
-                await self._stores.index.delete(gone, erased=False)  # the texts stay
-        if released:
-            await self._stores.index.upsert(
-                [vector_item(m) for m in released if m.embedding is not None]
-            )
-            events = [event_of(m) for m in released if m.layer is Layer.EPISODIC]
-            if events:
-                await self._stores.graph.record(events)
-        if revoked_events:
-            await self._stores.graph.delete_events(revoked_events)
-        return {m.namespace for m in versions.values()}
-
-
-_STATUS_OF: dict[type, Status] = {
-    Forget: Status.FORGOTTEN,
-    Archive: Status.ARCHIVED,
-    Release: Status.ACTIVE,
-}

@@ -8,10 +8,24 @@ from datetime import datetime
 from gateway.core import reconcile
 from gateway.core.commands import MemoryWrite, Relate
 from gateway.core.models import Event, Layer, Memory, Relation, Status, VectorItem
+from gateway.core.truth import slots
+from gateway.core.truth import validity as vd
 
 
 def memory_from_command(write_id: str, agent_id: str, c: MemoryWrite, now: datetime) -> Memory:
+    """The memory a write becomes. A semantic fact gets its slot (``truth.slots``): the slot is
+    its fact key unless the caller gave one, and it is valid from the time it states (its event
+    time), else from when it was received."""
     fact = c.metadata.get("fact_key", "")
+    derived: dict[str, str] = {}
+    if c.layer is Layer.SEMANTIC:
+        slot = slots.parse(c.content, c.namespace)
+        if slot is not None:
+            fact = fact or slot.key
+            derived = {vd.SLOT_KEY: f"{slot.subject}:{slot.attribute}", vd.VALUE_KEY: slot.value}
+            if slot.cue:
+                derived[vd.UPDATE_CUE_KEY] = "1"
+        derived[vd.VALID_FROM_KEY] = (c.event_time or c.received_at or now).isoformat()
     return Memory(
         id=write_id,
         namespace=c.namespace,
@@ -25,7 +39,7 @@ def memory_from_command(write_id: str, agent_id: str, c: MemoryWrite, now: datet
         task_id=c.task_id,
         created_at=now,
         updated_at=now,
-        metadata={**c.metadata, reconcile.WRITE_ID_KEY: write_id},
+        metadata={**c.metadata, **derived, reconcile.WRITE_ID_KEY: write_id},
         evidence=list(c.evidence),
         event_time=c.event_time
         or (c.received_at if c.layer is Layer.EPISODIC and c.received_at else None),

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from gateway.core import namespaces as nsp
 from gateway.core.audit_log import AuditLog
@@ -13,6 +14,7 @@ from gateway.core.eraser import is_tombstone
 from gateway.core.errors import InvalidArgument, NotFound, PermissionDenied
 from gateway.core.models import Memory, Status
 from gateway.core.ports import Ledger, RecordStore
+from gateway.core.truth import validity as vd
 from gateway.core.write_path import WritePath
 
 
@@ -53,13 +55,20 @@ class Memories:
         self._audit.add(AuditEntry(agent, "read", mem.namespace, mem.id, "get"))
         return mem
 
-    async def history(self, agent: str, memory_id: str) -> list[Memory]:
+    async def history(
+        self, agent: str, memory_id: str, as_of: datetime | None = None
+    ) -> list[Memory]:
+        """Every version, oldest first, with its validity (``valid_from``/``valid_to`` in its
+        metadata); with ``as_of``, only the version true then (none if none was)."""
         mem = await self.visible(agent, memory_id)
         versions = await self._records.history(mem.id)
+        if as_of is not None:
+            then = vd.as_of(versions, as_of)
+            return [] if then is None else [then]
         # every version but the newest has been replaced by a later one
         return [
             v.with_changes(status=Status.SUPERSEDED) if v.version < mem.version else v
-            for v in versions
+            for v in vd.annotated(versions)
         ]
 
     async def forget(self, agent: str, memory_id: str, reason: str) -> Memory:

@@ -7,6 +7,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from gateway.core import commands
 from gateway.core import namespaces as nsp
@@ -19,8 +20,11 @@ from gateway.core.errors import (
     NotFound,
     PermissionDenied,
 )
-from gateway.core.ports import Ledger
+from gateway.core.models import Layer, Memory
+from gateway.core.ports import Ledger, RecordStore
 from gateway.core.screening import clean
+from gateway.core.truth import slots
+from gateway.core.truth import validity as vd
 from gateway.core.write_path import WritePath
 
 PROPOSAL_STATES = ("pending", "approved", "rejected")
@@ -53,6 +57,16 @@ async def submit(
     return stored
 
 
+@dataclass(frozen=True, slots=True)
+class Competing:
+    """What a proposed fact competes with: its slot and value, and the active fact on the same
+    slot holding another value (None: it contradicts nothing stored)."""
+
+    slot: str
+    value: str
+    fact: Memory | None
+
+
 class Proposals:
     def __init__(
         self,
@@ -60,7 +74,9 @@ class Proposals:
         write_path: WritePath,
         policies: nsp.SharedWritePolicies,
         master: str,
+        records: RecordStore,
     ) -> None:
+        self._records = records
         self._ledger = ledger
         self._write_path = write_path
         self._policies = policies
@@ -72,8 +88,32 @@ class Proposals:
             raise InvalidArgument("state must be pending, approved or rejected", field="state")
         return await self._ledger.list_proposals(state, min(max(limit, 1), MAX_LISTED))
 
+    async def competing(self, proposals: Sequence[Proposal]) -> dict[str, Competing]:
+        """For each proposed semantic fact with a slot (by proposal id): the active fact it
+        would supersede, looked up in one call."""
+        found: dict[str, tuple[str, slots.Slot]] = {}
+        for p in proposals:
+            item = p.item
+            if isinstance(item, MemoryWrite) and item.layer is Layer.SEMANTIC:
+                slot = slots.parse(item.content, item.namespace)
+                if slot is not None:
+                    found[p.id] = (item.namespace, slot)
+        if not found:
+            return {}
+        keys = sorted({(ns, slot.key) for ns, slot in found.values()})
+        held = await self._records.find_facts(keys)
+        out = {}
+        for pid, (ns, slot) in found.items():
+            fact = held.get((ns, slot.key))
+            if fact is not None and vd.value_of(fact) == slot.value:
+                fact = None  # it restates the stored fact: nothing competes
+            out[pid] = Competing(f"{slot.subject}:{slot.attribute}", slot.value, fact)
+        return out
+
     async def decide(self, agent: str, pid: str, approve: bool, reason: str) -> Proposal:
-        """The master approves (the proposal is written, as the proposer's) or rejects it."""
+        """The master approves (the proposal is written, as the proposer's) or rejects it. An
+        approved fact that contradicts an active one supersedes it (one decision, audited with
+        the fact it replaced); the old value stays in that fact's history."""
         require_master(agent, self._master, "decide proposals")
         proposal = await self._ledger.get_proposal(pid)
         if proposal is None:
@@ -81,17 +121,22 @@ class Proposals:
         if proposal.state != "pending":
             raise FailedPrecondition(f"proposal {pid} is already {proposal.state}")
         memory_id = ""
+        replaced = ""
         if approve:
-            entry = NewEntry(uuid.uuid4().hex, proposal.proposer, f"proposal:{pid}", proposal.item)
+            item = proposal.item
+            if isinstance(item, MemoryWrite) and item.layer is Layer.SEMANTIC:
+                rival = (await self.competing([proposal])).get(pid)
+                replaced = rival.fact.id if rival and rival.fact else ""
+                item = replace(item, metadata={**item.metadata, vd.DECIDED_KEY: agent})
+            entry = NewEntry(uuid.uuid4().hex, proposal.proposer, f"proposal:{pid}", item)
             committed = await self._write_path.commit([entry], wait=True, action="write")
             memory_id = committed[0].write_id
         state = "approved" if approve else "rejected"
         reason = clean(reason[:500])
+        detail = f"{reason[:200]} (supersedes {replaced})" if replaced else reason[:200]
         if not await self._ledger.decide_proposal(pid, state, agent, reason, memory_id):
             raise FailedPrecondition(f"proposal {pid} was decided concurrently")
-        await self._ledger.audit(
-            [AuditEntry(agent, state, proposal.item.namespace, pid, reason[:200])]
-        )
+        await self._ledger.audit([AuditEntry(agent, state, proposal.item.namespace, pid, detail)])
         decided = await self._ledger.get_proposal(pid)
         assert decided is not None
         return decided

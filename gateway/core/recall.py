@@ -9,6 +9,7 @@ import logging
 from typing import Protocol
 
 from gateway.core import namespaces as nsp
+from gateway.core import scoring
 from gateway.core.audit_log import AccessTouches, AuditLog
 from gateway.core.control import AuditEntry
 from gateway.core.errors import BackendUnavailable, InvalidArgument
@@ -18,6 +19,7 @@ from gateway.core.ports import Embedder, Stores
 from gateway.core.recall_cache import RecallCache, RecallQuery, RecallResult
 from gateway.core.recall_engine import RecallEngine
 from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
+from gateway.core.truth.as_of import hits_as_of
 from gateway.settings import Settings
 
 __all__ = ["Recaller", "RecallEngine", "RemoteAnswers"]
@@ -133,6 +135,7 @@ class Recaller:
             q.start,
             q.end,
             q.types,
+            q.as_of,
         )
         cached = self.cache.get(key)
         if cached is not None:
@@ -146,6 +149,8 @@ class Recaller:
                 result = await self.engine.answer(q)
             finally:
                 self._running -= 1
+        if q.as_of is not None:
+            result = await self._as_of(result, q)
         hits, now = result.hits, utcnow()
         self._metrics.observe_recall(
             result.routed,
@@ -160,6 +165,14 @@ class Recaller:
         if not result.degraded:
             self.cache.put(key, result)
         return result
+
+    async def _as_of(self, result: RecallResult, q: RecallQuery) -> RecallResult:
+        """``result`` as the memory stood at ``q.as_of``: each hit the version true then."""
+        assert q.as_of is not None
+        hits = await hits_as_of(result.hits, q.as_of, self._stores.records.history)
+        budget = q.token_budget or self._s.default_token_budget
+        block, tokens, _ = scoring.memory_block(hits, budget)
+        return RecallResult(hits, block, tokens, result.routed, result.degraded)
 
     async def close(self) -> None:
         """Write what is queued: access statistics, then audit rows."""

@@ -24,6 +24,7 @@ class RecallQuery:
     start: datetime | None = None
     end: datetime | None = None
     types: tuple[str, ...] = ()
+    as_of: datetime | None = None  # answer as the memory stood then (validity intervals)
 
 
 @dataclass(slots=True)

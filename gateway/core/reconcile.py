@@ -6,14 +6,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from gateway.core.models import Layer, Memory, Status
+from gateway.core.truth import validity as vd
 
 #: metadata key holding the id of the write that made a version
 WRITE_ID_KEY = "memgate.write_id"
 #: metadata key of a weaker claim kept as history: the memory that holds the fact
 SUPERSEDED_BY_KEY = "memgate.superseded_by"
 EVIDENCE_KEPT = 16
+#: two claims on one fact recorded this close together are concurrent: the stronger one wins
+#: (confidence, then evidence), not the later one (seed 000 §5.3)
+CONCURRENT = timedelta(seconds=60)
+#: how much less sure an update may be than the fact it replaces when it says it is an update
+#: ("now", "moved", "已经"…)
+CUE_MARGIN = 0.2
 
 
 def normalise_fact(text: str) -> str:
@@ -31,6 +39,8 @@ def reconciles(mem: Memory) -> bool:
 class Decision:
     version: Memory | None  # the version to store; None: the write changes nothing
     merged_into: str = ""  # the memory the write id now resolves to ("" = itself)
+    #: the active fact a weaker contradicting claim conflicts with (the claim is held for review)
+    conflict: Memory | None = None
 
 
 def decide(mem: Memory, same_fact: Memory | None, near_twin: Memory | None) -> Decision:
@@ -44,16 +54,48 @@ def decide(mem: Memory, same_fact: Memory | None, near_twin: Memory | None) -> D
         return merge(near_twin, mem)
     if same_fact.metadata.get(WRITE_ID_KEY) == mem.id:
         return Decision(None)  # this write already made the current version (a replay)
-    if mem.content.strip() == same_fact.content.strip():
+    if same_value(mem, same_fact):
         return merge(same_fact, mem)
-    # A contradicting claim about the same fact: the stronger claim wins, not the later one.
-    if (mem.confidence, len(mem.evidence)) >= (same_fact.confidence, len(same_fact.evidence)):
+    if prevails(mem, same_fact):
         return supersede(same_fact, mem)
-    return Decision(
-        mem.with_changes(
-            status=Status.SUPERSEDED, metadata={**mem.metadata, SUPERSEDED_BY_KEY: same_fact.id}
-        )
-    )
+    held = {**mem.metadata, SUPERSEDED_BY_KEY: same_fact.id}
+    older = _from(mem) < _from(same_fact) - CONCURRENT
+    if mem.metadata.get(vd.SLOT_KEY) and not older:
+        # a weaker claim that the fact changed: the master decides (releasing it supersedes)
+        held = {**mem.metadata, vd.CONFLICTS_WITH_KEY: same_fact.id}
+        return Decision(mem.with_changes(status=Status.QUARANTINED, metadata=held), "", same_fact)
+    return Decision(mem.with_changes(status=Status.SUPERSEDED, metadata=held))
+
+
+def same_value(mem: Memory, stored: Memory) -> bool:
+    """Whether ``mem`` restates ``stored``: the same slot value (in any wording or language),
+    or the same text."""
+    a, b = vd.value_of(mem), vd.value_of(stored)
+    if a and b:
+        return a == b
+    return mem.content.strip() == stored.content.strip()
+
+
+def prevails(mem: Memory, stored: Memory) -> bool:
+    """Whether a contradicting claim replaces the stored fact. A decision of the master always
+    does; otherwise the more confident claim; at equal confidence the later one (a knowledge
+    update), except for concurrent claims, where the evidence decides; a less confident claim
+    only when it says it is an update and is recorded later."""
+    if mem.metadata.get(vd.DECIDED_KEY):
+        return True
+    later = _from(mem) - _from(stored)
+    if abs(mem.confidence - stored.confidence) < 1e-9:
+        if abs(later) <= CONCURRENT:
+            return len(mem.evidence) >= len(stored.evidence)
+        return later > timedelta(0)
+    if mem.confidence > stored.confidence:
+        return True
+    cue = bool(mem.metadata.get(vd.UPDATE_CUE_KEY))
+    return cue and later > CONCURRENT and mem.confidence >= stored.confidence - CUE_MARGIN
+
+
+def _from(mem: Memory) -> datetime:
+    return vd.valid_from(mem) or mem.created_at
 
 
 def merge(target: Memory, mem: Memory) -> Decision:
@@ -70,7 +112,7 @@ def merge(target: Memory, mem: Memory) -> Decision:
             importance=max(target.importance, mem.importance),
             confidence=max(target.confidence, mem.confidence),
             evidence=evidence[-EVIDENCE_KEPT:],
-            metadata={**target.metadata, **mem.metadata, WRITE_ID_KEY: mem.id},
+            metadata=_merged_metadata(target, mem),
             entities=sorted(set(target.entities) | set(mem.entities)),
             embedding=mem.embedding,
             context=mem.context,
@@ -80,8 +122,24 @@ def merge(target: Memory, mem: Memory) -> Decision:
     )
 
 
+def _merged_metadata(target: Memory, mem: Memory) -> dict[str, str]:
+    """A restatement keeps when the fact began to hold (and says nothing of an update)."""
+    merged = {**target.metadata, **mem.metadata, WRITE_ID_KEY: mem.id}
+    merged.pop(vd.UPDATE_CUE_KEY, None)
+    merged.pop(vd.DECIDED_KEY, None)
+    if vd.VALID_FROM_KEY in target.metadata:
+        merged[vd.VALID_FROM_KEY] = target.metadata[vd.VALID_FROM_KEY]
+    return merged
+
+
 def supersede(target: Memory, mem: Memory) -> Decision:
-    """The new claim becomes the current version; the old one stays in the history."""
+    """The new claim becomes the current version; the old one stays in the history (valid
+    until the new one's ``valid_from``)."""
+    replaced = vd.value_of(target)
+    metadata = {**mem.metadata, WRITE_ID_KEY: mem.id}
+    metadata.pop(vd.CONFLICTS_WITH_KEY, None)
+    if replaced:
+        metadata[vd.REPLACED_VALUE_KEY] = replaced
     return Decision(
         target.with_changes(
             content=mem.content,
@@ -90,7 +148,7 @@ def supersede(target: Memory, mem: Memory) -> Decision:
             importance=mem.importance,
             confidence=mem.confidence,
             evidence=mem.evidence,
-            metadata={**mem.metadata, WRITE_ID_KEY: mem.id},
+            metadata=metadata,
             entities=mem.entities,
             embedding=mem.embedding,
             context=mem.context,

@@ -164,7 +164,7 @@ class MemoryService:
         self.episodes = Episodes(
             stores.graph, stores.records, self.memories, write_path, master, owners, s.limits
         )
-        self.proposals = Proposals(ledger, write_path, policies, master)
+        self.proposals = Proposals(ledger, write_path, policies, master, stores.records)
         self.facts = Facts(ledger, self.writer, s.limits.max_content_chars, master)
         self.skills = Skills(stores.records, self.writer, self.memories, self.recaller)
         self.tasks = Tasks(ledger, self.episodes, owners, s.limits)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -28,10 +29,13 @@ from gateway.core.models import (
     Turn,
 )
 from gateway.core.ports import BreakerStatus
+from gateway.core.proposals import Competing
 from gateway.core.recall import RecallQuery, RecallResult
+from gateway.core.reconcile import SUPERSEDED_BY_KEY
 from gateway.core.skills import Skill
 from gateway.core.tasks import Task
 from gateway.core.transfer import Exported, ImportReport
+from gateway.core.truth import validity as vd
 from gateway.core.writes import WriteOutcome
 from memgate.v1 import memgate_pb2 as pb
 
@@ -132,7 +136,38 @@ def memory_to_pb(m: Memory, internal: bool = False) -> pb.Memory:
         event_time=ts(m.event_time),
         status=_STATUS_TO_PB[m.status],  # type: ignore[arg-type]
         entities=m.entities,
+        **_truth_to_pb(m.metadata),
     )
+
+
+def _truth_to_pb(md: dict[str, str]) -> dict[str, Any]:
+    """The slot and validity fields of a memory, from the metadata the gateway derived."""
+    out: dict[str, Any] = {
+        "slot": md.get(vd.SLOT_KEY, ""),
+        "slot_value": md.get(vd.VALUE_KEY, ""),
+        "superseded_by": md.get(vd.SUPERSEDED_BY_VERSION_KEY, "")
+        or md.get(SUPERSEDED_BY_KEY, "")
+        or md.get(vd.CONFLICTS_WITH_KEY, ""),
+    }
+    for field, key in (("valid_from", vd.VALID_FROM_KEY), ("valid_to", vd.VALID_TO_KEY)):
+        raw = md.get(key, "")
+        if raw:
+            with contextlib.suppress(ValueError):
+                out[field] = ts(datetime.fromisoformat(raw))
+    return out
+
+
+def _truth_from_pb(p: pb.Memory) -> dict[str, str]:
+    md = {}
+    if p.slot:
+        md[vd.SLOT_KEY] = p.slot
+    if p.slot_value:
+        md[vd.VALUE_KEY] = p.slot_value
+    for field, key in (("valid_from", vd.VALID_FROM_KEY), ("valid_to", vd.VALID_TO_KEY)):
+        when = from_ts(p, field)
+        if when is not None:
+            md[key] = when.isoformat()
+    return md
 
 
 def memory_from_pb(p: pb.Memory) -> Memory:
@@ -152,7 +187,7 @@ def memory_from_pb(p: pb.Memory) -> Memory:
         last_accessed_at=from_ts(p, "last_accessed_at"),
         access_count=p.access_count,
         version=p.version,
-        metadata=dict(p.metadata),
+        metadata={**dict(p.metadata), **_truth_from_pb(p)},
         evidence=list(p.evidence),
         event_time=from_ts(p, "event_time"),
         status=_PB_TO_STATUS.get(p.status, Status.ACTIVE),
@@ -243,6 +278,7 @@ def recall_query_from_pb(p: pb.RecallRequest) -> RecallQuery:
         start=from_ts(p, "start"),
         end=from_ts(p, "end"),
         types=tuple(p.types),
+        as_of=from_ts(p, "as_of"),
     )
 
 
@@ -339,7 +375,7 @@ def neighbour_from_pb(p: pb.Neighbour) -> Neighbour:
 
 
 # ---- arbitration
-def proposal_to_pb(p: Proposal) -> pb.Proposal:
+def proposal_to_pb(p: Proposal, competing: Competing | None = None) -> pb.Proposal:
     item = p.item
     if isinstance(item, TurnAppend):
         msg = pb.WriteItem(
@@ -375,6 +411,9 @@ def proposal_to_pb(p: Proposal) -> pb.Proposal:
         reason=p.reason,
         created_at=ts(datetime.fromtimestamp(p.created, UTC)) if p.created else None,
         memory_id=p.memory_id,
+        slot=competing.slot if competing else "",
+        slot_value=competing.value if competing else "",
+        conflicts_with=memory_to_pb(competing.fact) if competing and competing.fact else None,
     )
 
 

@@ -46,7 +46,7 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         )
 
     async def History(self, req: pb.HistoryRequest, ctx: Ctx) -> pb.HistoryResponse:
-        versions = await self._svc.memories.history(caller(ctx), req.id)
+        versions = await self._svc.memories.history(caller(ctx), req.id, cv.from_ts(req, "as_of"))
         return pb.HistoryResponse(versions=[cv.memory_to_pb(v) for v in versions])
 
     async def Forget(self, req: pb.ForgetRequest, ctx: Ctx) -> pb.ForgetResponse:
@@ -257,7 +257,11 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         self, req: pb.ListProposalsRequest, ctx: Ctx
     ) -> pb.ListProposalsResponse:
         rows = await self._svc.proposals.list(caller(ctx), req.state, req.limit or 100)
-        return pb.ListProposalsResponse(proposals=[cv.proposal_to_pb(p) for p in rows])
+        pending = [p for p in rows if p.state == "pending"]
+        rivals = await self._svc.proposals.competing(pending)
+        return pb.ListProposalsResponse(
+            proposals=[cv.proposal_to_pb(p, rivals.get(p.id)) for p in rows]
+        )
 
     async def ApproveProposal(self, req: pb.DecideProposalRequest, ctx: Ctx) -> pb.Proposal:
         return cv.proposal_to_pb(

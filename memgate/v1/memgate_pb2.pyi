@@ -39,7 +39,7 @@ FORGOTTEN: MemoryStatus
 QUARANTINED: MemoryStatus
 
 class Memory(_message.Message):
-    __slots__ = ("id", "namespace", "layer", "type", "content", "importance", "confidence", "source_agent", "source_session", "task_id", "created_at", "updated_at", "last_accessed_at", "access_count", "version", "metadata", "evidence", "event_time", "status", "entities")
+    __slots__ = ("id", "namespace", "layer", "type", "content", "importance", "confidence", "source_agent", "source_session", "task_id", "created_at", "updated_at", "last_accessed_at", "access_count", "version", "metadata", "evidence", "event_time", "status", "entities", "slot", "slot_value", "valid_from", "valid_to", "superseded_by")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -67,6 +67,11 @@ class Memory(_message.Message):
     EVENT_TIME_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     ENTITIES_FIELD_NUMBER: _ClassVar[int]
+    SLOT_FIELD_NUMBER: _ClassVar[int]
+    SLOT_VALUE_FIELD_NUMBER: _ClassVar[int]
+    VALID_FROM_FIELD_NUMBER: _ClassVar[int]
+    VALID_TO_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_BY_FIELD_NUMBER: _ClassVar[int]
     id: str
     namespace: str
     layer: Layer
@@ -87,7 +92,12 @@ class Memory(_message.Message):
     event_time: _timestamp_pb2.Timestamp
     status: MemoryStatus
     entities: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., namespace: _Optional[str] = ..., layer: _Optional[_Union[Layer, str]] = ..., type: _Optional[str] = ..., content: _Optional[str] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ..., source_agent: _Optional[str] = ..., source_session: _Optional[str] = ..., task_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., access_count: _Optional[int] = ..., version: _Optional[int] = ..., metadata: _Optional[_Mapping[str, str]] = ..., evidence: _Optional[_Iterable[str]] = ..., event_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[MemoryStatus, str]] = ..., entities: _Optional[_Iterable[str]] = ...) -> None: ...
+    slot: str
+    slot_value: str
+    valid_from: _timestamp_pb2.Timestamp
+    valid_to: _timestamp_pb2.Timestamp
+    superseded_by: str
+    def __init__(self, id: _Optional[str] = ..., namespace: _Optional[str] = ..., layer: _Optional[_Union[Layer, str]] = ..., type: _Optional[str] = ..., content: _Optional[str] = ..., importance: _Optional[float] = ..., confidence: _Optional[float] = ..., source_agent: _Optional[str] = ..., source_session: _Optional[str] = ..., task_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., access_count: _Optional[int] = ..., version: _Optional[int] = ..., metadata: _Optional[_Mapping[str, str]] = ..., evidence: _Optional[_Iterable[str]] = ..., event_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[_Union[MemoryStatus, str]] = ..., entities: _Optional[_Iterable[str]] = ..., slot: _Optional[str] = ..., slot_value: _Optional[str] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., superseded_by: _Optional[str] = ...) -> None: ...
 
 class WriteItem(_message.Message):
     __slots__ = ("namespace", "layer", "content", "type", "importance", "confidence", "session_id", "task_id", "event_time", "metadata", "evidence", "entities", "idempotency_key", "role", "zone")
@@ -179,7 +189,7 @@ class BatchWriteResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[WriteResult, _Mapping]]] = ...) -> None: ...
 
 class RecallRequest(_message.Message):
-    __slots__ = ("query", "namespaces", "layers", "top_k", "token_budget", "session_id", "start", "end", "types")
+    __slots__ = ("query", "namespaces", "layers", "top_k", "token_budget", "session_id", "start", "end", "types", "as_of")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     NAMESPACES_FIELD_NUMBER: _ClassVar[int]
     LAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -189,6 +199,7 @@ class RecallRequest(_message.Message):
     START_FIELD_NUMBER: _ClassVar[int]
     END_FIELD_NUMBER: _ClassVar[int]
     TYPES_FIELD_NUMBER: _ClassVar[int]
+    AS_OF_FIELD_NUMBER: _ClassVar[int]
     query: str
     namespaces: _containers.RepeatedScalarFieldContainer[str]
     layers: _containers.RepeatedScalarFieldContainer[Layer]
@@ -198,7 +209,8 @@ class RecallRequest(_message.Message):
     start: _timestamp_pb2.Timestamp
     end: _timestamp_pb2.Timestamp
     types: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, query: _Optional[str] = ..., namespaces: _Optional[_Iterable[str]] = ..., layers: _Optional[_Iterable[_Union[Layer, str]]] = ..., top_k: _Optional[int] = ..., token_budget: _Optional[int] = ..., session_id: _Optional[str] = ..., start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., types: _Optional[_Iterable[str]] = ...) -> None: ...
+    as_of: _timestamp_pb2.Timestamp
+    def __init__(self, query: _Optional[str] = ..., namespaces: _Optional[_Iterable[str]] = ..., layers: _Optional[_Iterable[_Union[Layer, str]]] = ..., top_k: _Optional[int] = ..., token_budget: _Optional[int] = ..., session_id: _Optional[str] = ..., start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., types: _Optional[_Iterable[str]] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Hit(_message.Message):
     __slots__ = ("memory", "score", "similarity", "recency", "keyword")
@@ -241,10 +253,12 @@ class GetResponse(_message.Message):
     def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
 
 class HistoryRequest(_message.Message):
-    __slots__ = ("id",)
+    __slots__ = ("id", "as_of")
     ID_FIELD_NUMBER: _ClassVar[int]
+    AS_OF_FIELD_NUMBER: _ClassVar[int]
     id: str
-    def __init__(self, id: _Optional[str] = ...) -> None: ...
+    as_of: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class HistoryResponse(_message.Message):
     __slots__ = ("versions",)
@@ -739,7 +753,7 @@ class SubmitResultResponse(_message.Message):
     def __init__(self, event_id: _Optional[str] = ..., committed: _Optional[_Iterable[_Union[WriteResult, _Mapping]]] = ..., proposals: _Optional[_Iterable[_Union[Proposal, _Mapping]]] = ...) -> None: ...
 
 class Proposal(_message.Message):
-    __slots__ = ("id", "proposer", "item", "state", "decided_by", "reason", "created_at", "memory_id")
+    __slots__ = ("id", "proposer", "item", "state", "decided_by", "reason", "created_at", "memory_id", "conflicts_with", "slot", "slot_value")
     ID_FIELD_NUMBER: _ClassVar[int]
     PROPOSER_FIELD_NUMBER: _ClassVar[int]
     ITEM_FIELD_NUMBER: _ClassVar[int]
@@ -748,6 +762,9 @@ class Proposal(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    CONFLICTS_WITH_FIELD_NUMBER: _ClassVar[int]
+    SLOT_FIELD_NUMBER: _ClassVar[int]
+    SLOT_VALUE_FIELD_NUMBER: _ClassVar[int]
     id: str
     proposer: str
     item: WriteItem
@@ -756,7 +773,10 @@ class Proposal(_message.Message):
     reason: str
     created_at: _timestamp_pb2.Timestamp
     memory_id: str
-    def __init__(self, id: _Optional[str] = ..., proposer: _Optional[str] = ..., item: _Optional[_Union[WriteItem, _Mapping]] = ..., state: _Optional[str] = ..., decided_by: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., memory_id: _Optional[str] = ...) -> None: ...
+    conflicts_with: Memory
+    slot: str
+    slot_value: str
+    def __init__(self, id: _Optional[str] = ..., proposer: _Optional[str] = ..., item: _Optional[_Union[WriteItem, _Mapping]] = ..., state: _Optional[str] = ..., decided_by: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., memory_id: _Optional[str] = ..., conflicts_with: _Optional[_Union[Memory, _Mapping]] = ..., slot: _Optional[str] = ..., slot_value: _Optional[str] = ...) -> None: ...
 
 class ListProposalsRequest(_message.Message):
     __slots__ = ("state", "limit")

@@ -1,0 +1,3 @@
+"""What is true now (seed 000 §2.3, §5.3; 002 §3.1): every semantic fact's slot (who or what it
+is about + attribute) and value, English and Chinese in one vocabulary (``vocabulary``, parsed by
+``slots``); the validity of versions over time (``validity``)."""

@@ -1,0 +1,115 @@
+"""What is true now, through the client on both backends: an update supersedes the fact it
+changes (the old value stays in the history with its validity), look-alikes both stay, one fact
+in two languages is one memory, a proposal shows the fact it contradicts and approving it
+supersedes that fact, a weaker contradiction waits for review, and ``as_of`` answers the past."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from tests.e2e.conftest import RunningGateway
+
+JAN = datetime(2026, 1, 10, tzinfo=UTC)
+FEB = datetime(2026, 2, 10, tzinfo=UTC)
+
+
+def _active(c, ns: str, query: str) -> list[str]:  # type: ignore[no-untyped-def]
+    return [h.content for h in c.recall(query, [ns], top_k=10, layers=["semantic"])]
+
+
+def test_an_update_supersedes_and_the_past_stays_answerable(gw: RunningGateway, ns: str) -> None:
+    with gw.client("master") as c:
+        old = c.write(ns, "semantic", "Alice lives in Berlin.", event_time=JAN, wait=True)
+        new = c.write(
+            ns,
+            "semantic",
+            "Alice moved to Hamburg last month; she lives there now.",
+            event_time=FEB,
+            wait=True,
+        )
+        assert new == old  # the update is the fact's new version, not a second fact
+        hits = c.recall("where does Alice live?", [ns], top_k=5)
+        assert hits[0].content.startswith("Alice moved to Hamburg")
+        assert not any("Berlin" in h.content for h in hits)
+        assert hits[0].slot == "alice:residence" and hits[0].valid_from == FEB
+        versions = c.history(old)
+        assert [v.slot_value for v in versions] == ["berlin", "hamburg"]
+        assert versions[0].valid_to == FEB and versions[0].superseded_by == f"{old}@2"
+        assert versions[1].valid_to is None and versions[1].status == "active"
+        # what was true on a date
+        then = c.recall("where does Alice live?", [ns], top_k=5, as_of=JAN + timedelta(days=3))
+        assert [h.content for h in then] == ["Alice lives in Berlin."]
+        assert then[0].valid_to == FEB
+        assert [v.slot_value for v in c.history(old, as_of=FEB + timedelta(days=1))] == ["hamburg"]
+        assert c.history(old, as_of=JAN - timedelta(days=1)) == []
+        before = c.recall("where does Alice live?", [ns], as_of=JAN - timedelta(days=1))
+        assert len(before) == 0 and "Berlin" not in before.memory_block
+
+
+def test_look_alikes_both_stay(gw: RunningGateway, ns: str) -> None:
+    pairs = [
+        ("Bob has two kids.", "Bob has two dogs."),
+        ("Carol lives in Paris.", "Dan lives in Rome."),
+        ("Alice speaks French.", "Alice speaks German."),
+        ("Alice doesn't eat meat.", "Alice doesn't drink coffee."),
+    ]
+    with gw.client("master") as c:
+        for a, b in pairs:
+            first = c.write(ns, "semantic", a, wait=True)
+            second = c.write(ns, "semantic", b, wait=True)
+            assert first != second, (a, b)
+            assert c.get(first).status == "active" and c.get(second).status == "active"
+
+
+def test_one_fact_in_two_languages_is_one_memory(gw: RunningGateway) -> None:
+    ns = f"user/alice{uuid.uuid4().hex[:6]}"
+    owner = ns.split("/")[1]
+    with gw.client("master") as c:
+        zh = c.write(ns, "semantic", "用户不吃香菜", wait=True)
+        en = c.write(ns, "semantic", f"{owner.title()} does not eat cilantro (不吃香菜)", wait=True)
+        assert en == zh
+        merged = c.get(zh)
+        assert merged.version == 2 and merged.slot == "user:eats:cilantro"
+        moved = c.write(ns, "semantic", "用户已经搬到深圳了，现在住在深圳。", wait=True)
+        again = c.write(ns, "semantic", f"{owner.title()} lives in Shenzhen.", wait=True)
+        assert again == moved and c.get(moved).slot_value == "shenzhen"
+
+
+def test_a_contradicting_proposal_shows_the_fact_and_approval_supersedes(
+    gw: RunningGateway, ns: str
+) -> None:
+    sub = f"sub-{uuid.uuid4().hex[:8]}"
+    with gw.client("master") as cm, gw.client(sub) as cs:
+        fact = cm.write(ns, "semantic", "Alice lives in Berlin.", wait=True)
+        proposed = cs.write_result(ns, "semantic", "Alice lives in Hamburg", confidence=0.7)
+        same = cs.write_result(ns, "semantic", "Alice lives in Berlin")
+        listed = {p.id: p for p in cm.proposals()}
+        p = listed[proposed.proposal_id]
+        assert p.slot == "alice:residence"
+        assert p.conflicts_with is not None and p.conflicts_with.id == fact
+        assert p.conflicts_with.content == "Alice lives in Berlin."
+        assert listed[same.proposal_id].conflicts_with is None  # it restates the fact
+        approved = cm.approve(proposed.proposal_id, reason="she told me")
+        assert approved.memory_id == fact
+        assert cm.get(fact).content == "Alice lives in Hamburg"
+        assert _active(cm, ns, "where does Alice live?") == ["Alice lives in Hamburg"]
+        audit = cm.audit(namespace=ns)
+        assert any(a.action == "approved" and f"supersedes {fact}" in a.detail for a in audit)
+
+
+def test_a_weaker_contradiction_waits_for_review(gw: RunningGateway, ns: str) -> None:
+    with gw.client("master") as c:
+        fact = c.write(ns, "semantic", "Alice works at Siemens.", event_time=JAN, wait=True)
+        claim = c.write(
+            ns, "semantic", "Alice works at Bosch.", confidence=0.4, event_time=FEB, wait=True
+        )
+        assert claim != fact
+        assert c.get(claim).status == "quarantined" and c.get(claim).superseded_by == fact
+        assert _active(c, ns, "where does Alice work?") == ["Alice works at Siemens."]
+        queued = {m.id for m in c.review_queue()}
+        assert claim in queued
+        c.resolve_review(claim, approve=True, reason="confirmed")
+        assert c.get(fact).content == "Alice works at Bosch."
+        assert _active(c, ns, "where does Alice work?") == ["Alice works at Bosch."]
+        assert [v.slot_value for v in c.history(fact)] == ["siemens", "bosch"]
