@@ -69,6 +69,9 @@ class ApplySettings:
     context_date: bool = True
     context_dense: bool = False
     context_next: bool = True
+    #: semantic facts get a slot (``truth.slots``): updates supersede, twins across languages
+    #: merge; off: dedup by similarity only (the benchmark's floor)
+    fact_slots: bool = True
 
 
 @dataclass(slots=True)
@@ -208,7 +211,9 @@ class Applier:
             if entry.write_id in done:
                 self._resync(done[entry.write_id], batch)  # applied before a crash
                 continue
-            mem = memory_from_command(entry.write_id, entry.agent_id, command, now)
+            mem = memory_from_command(
+                entry.write_id, entry.agent_id, command, now, self._s.fact_slots
+            )
             mem.embedding = np.asarray(vector, dtype=np.float32)
             fresh.append((command, mem))
         await self._add_context([mem for _, mem in fresh])

@@ -12,14 +12,16 @@ from gateway.core.truth import slots
 from gateway.core.truth import validity as vd
 
 
-def memory_from_command(write_id: str, agent_id: str, c: MemoryWrite, now: datetime) -> Memory:
+def memory_from_command(
+    write_id: str, agent_id: str, c: MemoryWrite, now: datetime, fact_slots: bool = True
+) -> Memory:
     """The memory a write becomes. A semantic fact gets its slot (``truth.slots``): the slot is
     its fact key unless the caller gave one, and it is valid from the time it states (its event
     time), else from when it was received."""
     fact = c.metadata.get("fact_key", "")
     derived: dict[str, str] = {}
     if c.layer is Layer.SEMANTIC:
-        slot = slots.parse(c.content, c.namespace)
+        slot = slots.parse(c.content, c.namespace) if fact_slots else None
         if slot is not None:
             fact = fact or slot.key
             derived = {vd.SLOT_KEY: f"{slot.subject}:{slot.attribute}", vd.VALUE_KEY: slot.value}

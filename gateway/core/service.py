@@ -113,6 +113,7 @@ class MemoryService:
                 context_date=s.context_date,
                 context_dense=s.context_dense,
                 context_next=s.context_next,
+                fact_slots=s.fact_slots,
             ),
             turn_results,
             overflow_summariser or summariser,

@@ -32,7 +32,7 @@ _EN_ADVERBS = (
     r"actually|no longer|again|has|have|had|never|does not|doesn't|do not|don't|is not|isn't|"
     r"can't|cannot|has not|hasn't|since then))*)"
 )
-_ZH_SUBJECT = r"(?P<s>用户|我|他|她|[A-Za-z][\w-]*|(?!用户|我|他|她)[\u4e00-\u9fff]{1,3}?)"
+_ZH_SUBJECT = r"(?P<s>用户|我|他|她|[A-Za-z][A-Za-z-]*(?:\s[A-Z][A-Za-z-]*)?|(?!用户|我|他|她)[\u4e00-\u9fff]{1,3}?)"
 _ZH_ADVERBS = r"(?P<adv>(?:现在|目前|已经|还|也|刚|刚刚|最近|一直|终于|又|都|仍然|不再|从此|如今)*)"
 #: a value: words up to a boundary (punctuation, a clause, a time phrase)
 _EN_VALUE = r"(?P<v>[^,.;:!?()（）]{1,60}?)"
@@ -266,7 +266,31 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("age", _zh(r"^{S}{ADV}(?:今年)?(?P<v>\d{1,3})岁")),
 )
 
+#: a second predicate joined to the first: the text states more than one fact
+_CONJOINED = re.compile(
+    r"\b(?:and|but|also)\s+(?:now\s+|also\s+|still\s+)?(?:works|lives|moved|has|is|likes|"
+    r"loves|drives|speaks|plays|joined|reports|eats|drinks|owns)\b|[，,]\s*(?:还|也|并且|而且)(?!是)",
+    re.I,
+)
+#: words before the statement itself: "Sorry, I meant …", "Correction: …", "更正：…"
+_PREAMBLE = re.compile(
+    r"^(?:(?:sorry|correction|update|actually|note|fyi|oops)\b[,:：]?\s*)*"
+    r"(?:I meant\s*(?:that\s*)?[,:]?\s*)?(?:更正[:：]?|其实|注意[:：]?)?",
+    re.I,
+)
 _CLAUSES = re.compile(r"[^.;!?。；！？\n]+")
+#: a second predicate joined to the first: the text states more than one fact
+_CONJOINED = re.compile(
+    r"\b(?:and|but|also)\s+(?:now\s+|also\s+|still\s+)?(?:works|lives|moved|has|is|likes|"
+    r"loves|drives|speaks|plays|joined|reports|eats|drinks|owns)\b|[，,]\s*(?:还|也|并且|而且)(?!是)",
+    re.I,
+)
+#: words before the statement itself: "Sorry, I meant …", "Correction: …", "更正：…"
+_PREAMBLE = re.compile(
+    r"^(?:(?:sorry|correction|update|actually|note|fyi|oops)\b[,:：]?\s*)*"
+    r"(?:I meant\s*(?:that\s*)?[,:]?\s*)?(?:更正[:：]?|其实|注意[:：]?)?",
+    re.I,
+)
 _ZH_CLAUSES = re.compile(r"[^，,.;!?。；！？\n]+")
 _FIRST_PERSON = {"i", "我", "the user", "user", "用户"}
 _PRONOUNS = {"he", "she", "他", "她"}
@@ -333,6 +357,8 @@ def parse(text: str, namespace: str = "") -> Slot | None:
     """The slot ``text`` sets, or None (no rule matches, the subject is unclear, or the text
     sets two different slots). ``namespace``'s user (``user/alice``) is the subject "user"
     whether named ("Alice"), in the first person or as "用户"."""
+    if _CONJOINED.search(text):
+        return None  # "lives in Berlin and works at SAP": two facts in one memory
     found: dict[str, Slot] = {}
     last_named = ""
     for clause in _clauses(text):
@@ -365,13 +391,7 @@ def _clauses(text: str) -> list[str]:
 
 
 def _parse_clause(clause: str, namespace: str, last_named: str) -> Slot | None:
-    clause = re.sub(
-        r"^(?:sorry,?\s*|correction:?\s*|update:?\s*|actually,?\s*|note:?\s*|"
-        r"fyi,?\s*|更正[:：]?|其实|注意[:：]?)",
-        "",
-        clause.strip(),
-        flags=re.I,
-    )
+    clause = _PREAMBLE.sub("", clause.strip())
     for attribute, pattern in _RULES:
         m = pattern.search(clause)
         if m is None:
