@@ -72,9 +72,12 @@ class Candidates:
 
     def add_similar(self, mems: Sequence[Memory], vector: np.ndarray) -> None:
         """Memories and their cosine to the query (one matrix product; one without an
-        embedding gets no dense relevance)."""
+        embedding, or with one of another embedder's size after a switch that has not been
+        re-embedded, gets no dense relevance)."""
         self.memories.update((m.id, m) for m in mems)
-        embedded = [m for m in mems if m.embedding is not None]
+        embedded = [
+            m for m in mems if m.embedding is not None and m.embedding.shape == vector.shape
+        ]
         if embedded:
             sims = np.stack([m.embedding for m in embedded]) @ vector  # type: ignore[misc]
             for m, sim in zip(embedded, sims.tolist(), strict=True):

