@@ -391,7 +391,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--conversations", type=int, default=0, help="first N (default: all)")
     ap.add_argument("--questions-per-category", type=int, default=0, help="default: all")
-    ap.add_argument("--embedder", choices=["minilm", "minilm-int8", "use-multilingual", "hash"], default="minilm")
+    ap.add_argument(
+        "--embedder",
+        choices=["minilm", "minilm-int8", "use-multilingual", "hash"],
+        default="minilm",
+    )
     ap.add_argument("--k", default="1,5,10,25")
     ap.add_argument("--batch", type=int, default=100)
     ap.add_argument("--content", choices=["speaker", "plain"], default="speaker")
