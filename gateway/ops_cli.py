@@ -108,9 +108,14 @@ def _stderr() -> Console:
 # ---- proposals
 def _proposal_table(rows: Sequence[t.Proposal]) -> Table:
     table = Table(title=f"{len(rows)} proposal(s)")
-    for col in ("id", "state", "proposer", "namespace", "layer", "content", "evidence", "reason"):
+    cols = ("id", "state", "proposer", "namespace", "layer", "content", "conflicts with", "reason")
+    for col in cols:
         table.add_column(col, overflow="fold")
     for p in rows:
+        rival = p.conflicts_with
+        conflict = (
+            f"{p.slot}: {rival.content} ({rival.id}); approving supersedes it" if rival else ""
+        )
         table.add_row(
             p.id,
             p.state,
@@ -118,7 +123,7 @@ def _proposal_table(rows: Sequence[t.Proposal]) -> Table:
             p.item.namespace,
             p.item.layer,
             p.item.content,
-            "; ".join(p.item.evidence),
+            conflict,
             p.reason,
         )
     return table

@@ -102,7 +102,7 @@ def _memory_card(m: t.Memory, title: str = "") -> str:
     return f'<div>{head}<div class="content">{h(m.content)}</div><table>{table}</table></div>'
 
 
-def _decision_forms(kind: str, key: str, csrf: str, content: str) -> str:
+def _decision_forms(kind: str, key: str, csrf: str, content: str, approve: str = "Approve") -> str:
     """Approve, reject and edit forms; each needs a reason (it goes to the audit log)."""
     base = f"/{kind}/{quote(key, safe='')}"
     slug = h(key)
@@ -110,7 +110,7 @@ def _decision_forms(kind: str, key: str, csrf: str, content: str) -> str:
         '<div class="actions">'
         f'<form method="post" action="{h(base)}/approve">{csrf_field(csrf)}'
         f'<input type="text" name="reason" placeholder="reason" required id="approve-reason-{slug}">'
-        f'<button class="approve" type="submit" id="approve-{slug}">Approve</button></form>'
+        f'<button class="approve" type="submit" id="approve-{slug}">{h(approve)}</button></form>'
         f'<form method="post" action="{h(base)}/reject">{csrf_field(csrf)}'
         f'<input type="text" name="reason" placeholder="reason" required id="reject-reason-{slug}">'
         f'<button class="reject" type="submit" id="reject-{slug}">Reject</button></form>'
@@ -154,14 +154,21 @@ def review(
     if not proposals:
         parts.append('<p id="no-proposals">No pending proposals.</p>')
     for p, competing in proposals:
-        rivals = "".join(_memory_card(m, "current memory") for m in competing) or (
-            '<p class="meta">No competing memory in this namespace.</p>'
-        )
+        approve = "Approve"
+        if p.conflicts_with is not None:
+            approve = "Approve and supersede"
+            rivals = _memory_card(
+                p.conflicts_with, f"conflicts on {p.slot}: approving supersedes it"
+            )
+        else:
+            rivals = "".join(_memory_card(m, "similar memory") for m in competing) or (
+                '<p class="meta">No competing memory in this namespace.</p>'
+            )
         parts.append(
             f'<section class="card proposal" id="proposal-{h(p.id)}">'
             f'<div class="side"><div>{_memory_card(_proposed(p), "proposed")}</div>'
             f"<div>{rivals}</div></div>"
-            f"{_decision_forms('proposals', p.id, csrf, p.item.content)}</section>"
+            f"{_decision_forms('proposals', p.id, csrf, p.item.content, approve)}</section>"
         )
     parts.append(f'<h2 id="review-heading">Review queue ({len(queue)})</h2>')
     if not queue:

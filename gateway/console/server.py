@@ -107,8 +107,11 @@ class Console:
 
 # ---- actions (each a few gateway calls as the master)
 def competing(client: GatewayClient, p: t.Proposal) -> list[t.Memory]:
-    """Memories of the proposal's namespace that the proposal would compete with."""
+    """Memories of the proposal's namespace that the proposal would compete with: the fact it
+    contradicts (same slot, another value), else its nearest neighbours."""
     item = p.item
+    if p.conflicts_with is not None:
+        return [p.conflicts_with]
     if not item.layer or item.layer == "working":
         return []
     try:

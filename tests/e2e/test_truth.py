@@ -5,9 +5,15 @@ supersedes that fact, a weaker contradiction waits for review, and ``as_of`` ans
 
 from __future__ import annotations
 
+import io
 import uuid
 from datetime import UTC, datetime, timedelta
 
+from rich.console import Console
+
+from gateway.console import pages
+from gateway.console.server import competing
+from gateway.ops_cli import _proposal_table
 from tests.e2e.conftest import RunningGateway
 
 JAN = datetime(2026, 1, 10, tzinfo=UTC)
@@ -90,6 +96,15 @@ def test_a_contradicting_proposal_shows_the_fact_and_approval_supersedes(
         assert p.conflicts_with is not None and p.conflicts_with.id == fact
         assert p.conflicts_with.content == "Alice lives in Berlin."
         assert listed[same.proposal_id].conflicts_with is None  # it restates the fact
+        # the console and the CLI show the conflict and the one decision that settles it
+        html = pages.review([], [(p, competing(cm, p))], "csrf")
+        assert "Approve and supersede" in html and "conflicts on alice:residence" in html
+        assert html.count("Alice lives in Berlin.") == 1
+        table = io.StringIO()
+        Console(file=table, width=400).print(_proposal_table([p]))
+        assert f"alice:residence: Alice lives in Berlin. ({fact}); approving supersedes it" in (
+            table.getvalue()
+        )
         approved = cm.approve(proposed.proposal_id, reason="she told me")
         assert approved.memory_id == fact
         assert cm.get(fact).content == "Alice lives in Hamburg"
