@@ -20,6 +20,8 @@ from gateway.core.errors import BackendUnavailable, Overloaded, Unavailable
 from gateway.core.inputs import WriteInput, prepare
 from gateway.core.models import Layer, Memory
 from gateway.core.ports import Ledger, RecordStore
+from gateway.core.truth import slots
+from gateway.core.truth import validity as vd
 from gateway.core.write_path import WritePath
 from gateway.settings import Limits
 
@@ -80,11 +82,17 @@ class FormationPolicy:
             [cd.evidence_item(c.turn_ids, c.quote)],
             c.confidence,
         )
-        stored = await self._records.find_fact(namespace, c.key)
-        same = stored is not None and stored_value(stored) == cd.normalise_value(c.value)
+        # the fact's slot, when its statement has one, is where written and formed facts meet
+        slot = slots.parse(c.statement, namespace)
+        fact = slot.key if slot is not None else c.key
+        stored = await self._records.find_fact(namespace, fact)
+        same = stored is not None and (
+            stored_value(stored) == cd.normalise_value(c.value)
+            or (slot is not None and vd.value_of(stored) == slot.value)
+        )
         if same:
             assert stored is not None
-            memory_id = await self._confirm(stored, c, session_id, trigger)
+            memory_id = await self._confirm(stored, c, session_id, trigger, fact)
             return Considered(c, Outcome.CONFIRMED, row.id, memory_id)
         if c.explicit:
             reason = "explicit"
@@ -108,10 +116,12 @@ class FormationPolicy:
                 ]
             )
             return Considered(c, Outcome.REVIEW, row.id, stored.id)
-        memory_id = await self._promote(row, c, session_id, reason, trigger, confidence)
+        memory_id = await self._promote(row, c, session_id, reason, trigger, confidence, fact)
         return Considered(c, Outcome.PROMOTED, row.id, memory_id)
 
-    async def _confirm(self, stored: Memory, c: cd.Candidate, session_id: str, trigger: str) -> str:
+    async def _confirm(
+        self, stored: Memory, c: cd.Candidate, session_id: str, trigger: str, fact: str
+    ) -> str:
         """The stored fact said again: a new version whose provenance adds this session, these
         turns and this quote (nothing when they are already there, or the memory was not formed
         from dialogue — an agent's own write keeps its own provenance)."""
@@ -133,7 +143,7 @@ class FormationPolicy:
             confidence=confidence,
             session_id=session_id,
             evidence=[c.quote],
-            metadata={"fact_key": c.key},
+            metadata={"fact_key": fact},
             idempotency_key=f"confirm:{stored.id}:{digest[:24]}",
         )
         provenance = {
@@ -158,6 +168,7 @@ class FormationPolicy:
         reason: str,
         trigger: str,
         confidence: float,
+        fact: str,
     ) -> str:
         quotes = [cd.split_evidence(e) for e in row.evidence][-self._limits.max_evidence_items :]
         turn_ids = [i for ids, _ in quotes for i in ids]
@@ -171,7 +182,7 @@ class FormationPolicy:
             confidence=confidence,
             session_id=session_id,
             evidence=[q for _, q in quotes],
-            metadata={"fact_key": c.key},
+            metadata={"fact_key": fact},
             idempotency_key=f"form:{row.id}:{session_id}",
         )
         provenance = {

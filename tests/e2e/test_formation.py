@@ -87,7 +87,9 @@ def test_explicit_remember_promotes_at_once(gw: RunningGateway, ns: str) -> None
         _say(c, ns, "s1", "记住：我不吃香菜。", "以后都用中文回复我")
         r = c.end_session(ns, "s1", wait=True)
         assert r.outcomes.get("promoted") == 2
-        by_key = {m.metadata["fact_key"]: m for m in _formed(c, ns)}
+        # the extractor's key is in the provenance; the fact key is the slot where it has one
+        by_key = {m.metadata["memgate.formed.key"]: m for m in _formed(c, ns)}
+        assert by_key["user.avoids.香菜"].metadata["fact_key"] == "slot:user:eats:cilantro"
         assert by_key["user.avoids.香菜"].content == "用户不吃香菜"
         assert by_key["user.avoids.香菜"].importance == pytest.approx(0.9)
         assert by_key["user.reply_language"].metadata["memgate.formed.reason"] == "explicit"
@@ -158,7 +160,7 @@ def test_liking_and_disliking_a_thing_contradict(
             c.end_session(ns, s, wait=True)
         [liked] = _formed(c, ns)
         key = liked.metadata["fact_key"]
-        assert ".taste." in key
+        assert ".taste." in liked.metadata["memgate.formed.key"]
         for s in ("s3", "s4"):
             _say(c, ns, s, dislikes)
             r = c.end_session(ns, s, wait=True)

@@ -128,3 +128,16 @@ def test_a_weaker_contradiction_waits_for_review(gw: RunningGateway, ns: str) ->
         assert c.get(fact).content == "Alice works at Bosch."
         assert _active(c, ns, "where does Alice work?") == ["Alice works at Bosch."]
         assert [v.slot_value for v in c.history(fact)] == ["siemens", "bosch"]
+
+
+def test_a_formed_fact_meets_the_written_one(gw: RunningGateway) -> None:
+    """The demo's three copies of one diet fact (written in English with a Chinese aside, said
+    in Chinese, formed from the turn) are one memory."""
+    ns = f"user/alice{uuid.uuid4().hex[:6]}"
+    owner = ns.split("/")[1].title()
+    with gw.client("master") as c:
+        written = c.write(ns, "semantic", f"{owner} does not eat cilantro (不吃香菜)", wait=True)
+        c.append_turn(ns, "s1", role="user", content="记住：我不吃香菜。")
+        assert c.end_session(ns, "s1", wait=True).outcomes.get("confirmed") == 1
+        hits = c.recall("what food does the user avoid?", [ns], top_k=5, layers=["semantic"])
+        assert [h.id for h in hits] == [written]
