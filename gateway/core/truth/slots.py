@@ -29,7 +29,7 @@ _NEGATION = re.compile(
 _EN_SUBJECT = r"(?P<s>the user|user|用户|I|he|she|(?-i:[A-Z][\w-]+(?:\s[A-Z][\w-]+)?))"
 _EN_ADVERBS = (
     r"(?P<adv>(?:\s+(?:now|currently|still|also|recently|just|already|finally|officially|"
-    r"actually|no longer|again|has|have|had|never|does not|doesn't|do not|don't|is not|isn't|"
+    r"actually|no longer|again|since|has|have|had|never|does not|doesn't|do not|don't|is not|isn't|"
     r"can't|cannot|has not|hasn't|since then))*)"
 )
 _ZH_SUBJECT = r"(?P<s>用户|我|他|她|[A-Za-z][A-Za-z-]*(?:\s[A-Z][A-Za-z-]*)?|(?!用户|我|他|她)[\u4e00-\u9fff]{1,3}?)"
@@ -98,8 +98,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "residence",
         _en(
-            r"^{S}{ADV}\s+(?:moved|relocated|has moved|'s moved|moved back)\s+"
-            r"(?:(?:back|over|house)\s+)?to\s+{V}"
+            r"^{S}{ADV}\s+(?:moved|relocated|has moved|has relocated|'s moved|moved back)\s+"
+            r"(?:(?:back|over|house)\s+)?(?:from\s+[^,.;]{1,40}?\s+)?to\s+{V}"
         ),
     ),
     ("role", _en(r"^{S}{ADV}\s+(?:works|work|is working|has been working)\s+as\s+(?:an?\s+)?{V}")),
@@ -122,7 +122,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "partner",
         _en(
-            r"^{S}{ADV}\s+(?:is married to|married|is dating|is engaged to|got engaged to)"
+            r"^{S}{ADV}\s+(?:is married to|married|got married to|is dating|is engaged to|got engaged to)"
             r"\s+{V}"
         ),
     ),
@@ -153,7 +153,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         _en(
             r"^{S}{ADV}\s+(?:eat|eats|drink|drinks|avoid|avoids|touch|touches|"
             r"started eating|started drinking|stopped eating|stopped drinking|gave up|"
-            r"has given up|cut out|quit)\s+(?P<o>[^,.;:!?()（）]{1,40}?)" + _EN_END
+            r"has given up|cut out)\s+(?P<o>[^,.;:!?()（）]{1,40}?)" + _EN_END
         ),
     ),
     (
@@ -266,18 +266,6 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("age", _zh(r"^{S}{ADV}(?:今年)?(?P<v>\d{1,3})岁")),
 )
 
-#: a second predicate joined to the first: the text states more than one fact
-_CONJOINED = re.compile(
-    r"\b(?:and|but|also)\s+(?:now\s+|also\s+|still\s+)?(?:works|lives|moved|has|is|likes|"
-    r"loves|drives|speaks|plays|joined|reports|eats|drinks|owns)\b|[，,]\s*(?:还|也|并且|而且)(?!是)",
-    re.I,
-)
-#: words before the statement itself: "Sorry, I meant …", "Correction: …", "更正：…"
-_PREAMBLE = re.compile(
-    r"^(?:(?:sorry|correction|update|actually|note|fyi|oops)\b[,:：]?\s*)*"
-    r"(?:I meant\s*(?:that\s*)?[,:]?\s*)?(?:更正[:：]?|其实|注意[:：]?)?",
-    re.I,
-)
 _CLAUSES = re.compile(r"[^.;!?。；！？\n]+")
 #: a second predicate joined to the first: the text states more than one fact
 _CONJOINED = re.compile(
@@ -288,7 +276,8 @@ _CONJOINED = re.compile(
 #: words before the statement itself: "Sorry, I meant …", "Correction: …", "更正：…"
 _PREAMBLE = re.compile(
     r"^(?:(?:sorry|correction|update|actually|note|fyi|oops)\b[,:：]?\s*)*"
-    r"(?:I meant\s*(?:that\s*)?[,:]?\s*)?(?:更正[:：]?|其实|注意[:：]?)?",
+    r"(?:I meant\s*(?:that\s*)?[,:]?\s*)?(?:更正[:：]?|其实|注意[:：]?)?"
+    r"(?:(?:these days|nowadays|now|currently|recently|lately|since then|as of now)\b,?\s*)?",
     re.I,
 )
 _ZH_CLAUSES = re.compile(r"[^，,.;!?。；！？\n]+")
