@@ -17,6 +17,7 @@ from gateway.core import memo
 from gateway.core.fusion import adjust
 from gateway.core.models import Memory
 from gateway.core.screening import escape_block
+from gateway.core.truth.validity import VALID_TO_KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +78,12 @@ _FRAME_TOKENS = estimate_tokens(BLOCK_HEADER) + estimate_tokens(BLOCK_FOOTER)
 
 def line_for(memory: Memory) -> str:
     when = memory.when.strftime("%Y-%m-%d")
+    # a version read as of a past time says until when it held (its metadata is never stored)
+    until = memory.metadata.get(VALID_TO_KEY, "")[:10]
+    held = f" · true until {until}" if until else ""
     # stored content never closes (or opens) the block: its delimiters are escaped
-    return f"- [{memory.layer.value} · {memory.namespace} · {when}] {escape_block(memory.content)}"
+    text = escape_block(memory.content)
+    return f"- [{memory.layer.value} · {memory.namespace} · {when}{held}] {text}"
 
 
 def memory_block(items: Sequence[Scored], budget: int) -> tuple[str, int, int]:

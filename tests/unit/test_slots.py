@@ -130,3 +130,12 @@ def test_validity_timeline_and_as_of() -> None:
         shown is not None
         and shown.metadata[vd.VALID_TO_KEY] == (T0 + timedelta(days=30)).isoformat()
     )
+
+
+def test_a_past_version_in_the_memory_block_says_until_when() -> None:
+    from gateway.core.scoring import line_for
+
+    v1, v3 = _fact("berlin", 0), _fact("hamburg", 30, version=3)
+    then = vd.as_of([v1, v3], T0 + timedelta(days=5))
+    assert then is not None and line_for(then).endswith("· true until 2026-01-31] berlin")
+    assert "until" not in line_for(v3)
