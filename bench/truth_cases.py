@@ -112,6 +112,10 @@ class Case:
     same: bool = False
     as_of: list[tuple[int, int]] = field(default_factory=list)
     user_ns: bool = False  # the subject is the namespace's own user ("the user"/"用户")
+    #: said in dialogue instead of written: one user turn per session, each session ended
+    #: (formation forms the facts); ``values``: (old, new) words the recall must (not) show
+    sessions: list[str] = field(default_factory=list)
+    values: tuple[str, str] = ("", "")
 
 
 def _values(rng: random.Random, pool: list, n: int) -> list:  # type: ignore[type-arg]
@@ -397,6 +401,44 @@ def generate(seed: int = 7, per_kind: int = 0) -> list[Case]:  # noqa: C901 - on
                 same=True,
                 user_ns=True,
             )
+        )
+    # updates said in dialogue, formed at the session's end
+    for i in range(24):
+        (a, za), (b, zb) = _values(rng, CITIES, 2)
+        c1, c2 = _values(rng, COMPANIES, 2)
+        said = [
+            (
+                "en",
+                f"Remember: I live in {a}.",
+                rng.choice(
+                    [
+                        f"Actually, I moved to {b} last month, I live there now.",
+                        f"Sorry, I meant I live in {b}.",
+                        f"Actually, I live in {b} now.",
+                    ]
+                ),
+                "Where does the user live?",
+                (a, b),
+            ),
+            (
+                "en",
+                f"Remember that I work at {c1}.",
+                f"Actually, I work at {c2} now.",
+                "Where does the user work?",
+                (c1, c2),
+            ),
+            ("zh", f"记住：我住在{za}。", f"记住：我现在住在{zb}。", "用户住在哪里？", (za, zb)),
+            (
+                "zh",
+                f"记住：我在{c1}工作。",
+                f"记住：我现在在{c2}工作。",
+                "用户在哪里工作？",
+                (c1, c2),
+            ),
+        ][i % 4]
+        lang, first, update, q, values = said
+        add(
+            Case("", "dialogue", lang, [], q, user_ns=True, sessions=[first, update], values=values)
         )
     # look-alikes that must both stay
     look = []

@@ -49,8 +49,34 @@ def _current(client: GatewayClient, mid: str) -> tuple[str, str]:
     return m.id, m.content if m.status == "active" else ""
 
 
+def run_dialogue(
+    client: GatewayClient, ns: str, case: Case, tally: Counter[str], wrong: list[str]
+) -> None:
+    """Each turn in a session of its own, ended with formation: the later value must be the
+    one recalled, the earlier one in no active hit."""
+    for n, text in enumerate(case.sessions):
+        client.append_turn(ns, f"s{n}", role="user", content=text)
+        client.end_session(ns, f"s{n}", wait=True)
+    old, new = case.values
+    hits = client.recall(case.question, [ns], top_k=5, layers=["semantic"])
+    tally["update"] += 1
+    tally[f"update:dialogue:{case.lang}"] += 1
+    if hits and new in hits[0].content and not any(old in h.content for h in hits):
+        tally["superseded"] += 1
+        tally[f"superseded:dialogue:{case.lang}"] += 1
+    else:
+        wrong.append(f"dialogue not superseded: {case.sessions} -> {[h.content for h in hits]}")
+    if hits and old in hits[0].content:
+        tally["stale_first"] += 1
+    if any(old in h.content for h in hits):
+        tally["stale_in_top5"] += 1
+
+
 def run_case(client: GatewayClient, case: Case, tally: Counter[str], wrong: list[str]) -> None:
     ns = _ns(case)
+    if case.sessions:
+        run_dialogue(client, ns, case, tally, wrong)
+        return
     ids = []
     for text, day in case.writes:
         at = DAY0 + timedelta(days=day) if day is not None else None

@@ -20,6 +20,7 @@ from gateway.core.errors import BackendUnavailable, Overloaded, Unavailable
 from gateway.core.inputs import WriteInput, prepare
 from gateway.core.models import Layer, Memory
 from gateway.core.ports import Ledger, RecordStore
+from gateway.core.reconcile import CUE_MARGIN
 from gateway.core.truth import slots
 from gateway.core.truth import validity as vd
 from gateway.core.write_path import WritePath
@@ -103,7 +104,15 @@ class FormationPolicy:
         else:
             return Considered(c, Outcome.PENDING, row.id)
         confidence = max(row.confidence, c.confidence)
-        if stored is not None and not stronger(confidence, len(row.evidence), stored):
+        # a correction may be a little less sure than what it corrects (as an update may)
+        corrects = (
+            c.correction and confidence >= stored.confidence - CUE_MARGIN if stored else False
+        )
+        if (
+            stored is not None
+            and not corrects
+            and not stronger(confidence, len(row.evidence), stored)
+        ):
             await self._ledger.add_review(
                 [
                     ReviewItem(
@@ -195,6 +204,7 @@ class FormationPolicy:
             cd.VALUE: c.value[:500],
             cd.REASON: reason,
             cd.TRIGGER: trigger,
+            **({vd.UPDATE_CUE_KEY: "1"} if reason == "correction" else {}),
         }
         detail = f"{c.extractor} {reason} {c.key} session={session_id} turns={','.join(turn_ids)}"
         write_id = await self._commit(item, provenance, "form", detail)

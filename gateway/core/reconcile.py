@@ -91,7 +91,7 @@ def prevails(mem: Memory, stored: Memory) -> bool:
     if mem.confidence > stored.confidence:
         return True
     cue = bool(mem.metadata.get(vd.UPDATE_CUE_KEY))
-    return cue and later > CONCURRENT and mem.confidence >= stored.confidence - CUE_MARGIN
+    return cue and later > timedelta(0) and mem.confidence >= stored.confidence - CUE_MARGIN
 
 
 def _from(mem: Memory) -> datetime:

@@ -262,7 +262,10 @@ def test_contradicting_fact_supersedes_and_keeps_history(gw: RunningGateway, ns:
             wait=True,
         )
         assert c.get(old).content == "The user moved to Munich"
-        assert c.get(weak.id).status == "superseded"
+        # ... it is held aside for a reviewer, pointing at the fact it contradicts
+        held = c.get(weak.id)
+        assert held.status == "quarantined" and held.superseded_by == old
+        assert weak.id in {m.id for m in c.review_queue()}
 
 
 def test_forget_disables_at_once(gw: RunningGateway, ns: str) -> None:

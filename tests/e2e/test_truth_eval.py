@@ -21,4 +21,9 @@ def test_truth_floors(backend: str, request: pytest.FixtureRequest) -> None:
     assert r["stale_first"] <= 0.05, r
     assert r["merged"] >= 0.9 and r["as_of_accuracy"] >= 0.9, r
     floor = run(backend, per_kind=3, embedder="hash", slots=False)
-    assert floor["supersede_recall"] < 0.1 and floor["merged"] < 0.1, floor
+    # written facts: without slots nothing supersedes (the dialogue kinds go through formation,
+    # whose extractor keys supersede a few on their own, so they are left out of the floor)
+    written = {k: v for k, v in floor["supersede_recall_by_kind"].items() if "dialogue" not in k}
+    assert written and max(written.values()) < 0.1 and floor["merged"] < 0.1, floor
+    dialogue = {k: v for k, v in r["supersede_recall_by_kind"].items() if "dialogue" in k}
+    assert dialogue and min(dialogue.values()) >= 0.9, r

@@ -239,7 +239,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "likes:",
         _zh(
-            r"^{S}{ADV}(?:不喜欢|不爱|讨厌|喜欢|热爱|爱上了|爱)(?P<o>[^，。,.;；！!？?、（）()了]{1,8})"
+            r"^{S}{ADV}(?:不喜欢|不爱|讨厌|喜欢|热爱|爱上了|爱)(?!的)(?P<o>[^，。,.;；！!？?、（）()了]{1,8})"
         ),
     ),
     (
@@ -267,6 +267,9 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 _CLAUSES = re.compile(r"[^.;!?。；！？\n]+")
+#: a formed note in the user's words ("The user: my manager is Tom"): the user's attribute
+_NOTE = re.compile(r"^(?:the user|用户)\s*[:：]\s*", re.I)
+_MY = re.compile(r"^my\s+", re.I)
 #: a second predicate joined to the first: the text states more than one fact
 _CONJOINED = re.compile(
     r"\b(?:and|but|also)\s+(?:now\s+|also\s+|still\s+)?(?:works|lives|moved|has|is|likes|"
@@ -381,6 +384,7 @@ def _clauses(text: str) -> list[str]:
 
 def _parse_clause(clause: str, namespace: str, last_named: str) -> Slot | None:
     clause = _PREAMBLE.sub("", clause.strip())
+    clause = _MY.sub("The user's ", _NOTE.sub("", clause))
     for attribute, pattern in _RULES:
         m = pattern.search(clause)
         if m is None:
