@@ -50,6 +50,7 @@ class Outcome:
     formed_evidence: list[str] = field(default_factory=list)
     allergy_recalled: bool = False
     small_talk_promoted: bool = False
+    observed: list[str] = field(default_factory=list)  # observations formed from plain talk
 
 
 def run(target: str, say: Callable[[str], object] = print, user: str = USER) -> Outcome:
@@ -86,8 +87,13 @@ def run(target: str, say: Callable[[str], object] = print, user: str = USER) -> 
         r1 = master.end_session("s1")
         say(f"  after s1: {r1.outcomes} ({r1.extractor}, {r1.turns} turns)")
         master.user_says("s2", "Anything without peanuts is fine, I'm allergic to peanuts.")
+        master.user_says("s2", "Oh, I went to the farmers market yesterday and bought peaches.")
         r2 = master.end_session("s2")
         say(f"  after s2: {r2.outcomes}")
+        # plain talk, no "remember": observations, dated against the turn's time
+        observed = master.client.timeline(user, limit=50, types=["observation"])
+        for e in observed:
+            say(f"  observed [{e.at:%Y-%m-%d}] {e.summary}")
         formed = [
             m
             for m in master.formed_facts()
@@ -116,6 +122,7 @@ def run(target: str, say: Callable[[str], object] = print, user: str = USER) -> 
             formed=[m.content for m in formed],
             formed_evidence=[e for m in formed for e in m.evidence],
             allergy_recalled=any("peanut" in h.content for h in allergy),
+            observed=[e.summary for e in observed],
             small_talk_promoted=any("French" in h.content for h in everything),
         )
     finally:

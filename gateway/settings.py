@@ -256,6 +256,9 @@ class Settings:
     formation_every_turns: int = 50  # ... and one with this many new turns; 0 = off
     formation_max_turns: int = 500  # turns per extractor call (a longer session is chunked)
     formation_scan_s: float = 5.0  # how often the idle / every-N triggers are checked
+    # what a speaker says about their life becomes observations: episodic events (third
+    # person, relative time resolved) and, when stable, candidate facts (issue 27)
+    formation_observations: bool = True
     # the model behind extractor/summariser "llm": base URL up to /v1, model name, key
     llm_base_url: str = ""
     llm_model: str = ""

@@ -270,6 +270,7 @@ def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemorySer
         ledger=build_ledger(settings),
         extractor=formation.extractor,
         rules=formation.rules,
+        observer=formation.observer,
         summariser=formation.summariser,
         overflow_summariser=formation.overflow,
         later_summariser=formation.later,

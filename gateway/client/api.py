@@ -313,7 +313,10 @@ class Api:
         zone: str = "dialogue",
         metadata: Mapping[str, str] | None = None,
         idempotency_key: str | None = None,
+        at: datetime | None = None,
     ) -> Call[t.AppendTurnResult]:
+        """``at``: when the turn was said (default: when the gateway receives it); set it when
+        replaying a past conversation, so formation resolves "yesterday" against that turn."""
         req = pb.AppendTurnRequest(
             namespace=namespace,
             session_id=session_id,
@@ -322,6 +325,7 @@ class Api:
             zone=zone,
             metadata=dict(metadata or {}),
             idempotency_key=idempotency_key or wire.new_key(),
+            at=wire.ts(at),
         )
         return Call("AppendTurn", req, wire.append_turn)
 

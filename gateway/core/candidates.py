@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from gateway.core.models import Turn
 
@@ -66,6 +67,28 @@ class Candidate:
     def pending_key(self) -> str:
         """What two sessions must both yield to confirm it: the key and the value."""
         return pending_key(self.key, self.value)
+
+
+OBSERVATION_TYPES = ("event", "plan", "preference", "fact")
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One informative statement a speaker made, in the third person with their name and any
+    relative time resolved (``when``: 2018-05-07 | 2018-W18 | 2018-05 | 2018, '' when none was
+    said); ``event_time`` is that time, or the turn's. ``stable`` ones (facts, preferences) may
+    become semantic memories; every one is an episodic event."""
+
+    text: str
+    type: str  # one of OBSERVATION_TYPES
+    stable: bool
+    when: str
+    event_time: datetime
+    turn_ids: tuple[str, ...]
+    quote: str
+    confidence: float
+    entities: list[str] = field(default_factory=list)
+    speaker: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,14 @@ from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gateway.core import observations as obs
 from gateway.core.candidates import Candidate
 from gateway.core.commands import FormSession
 from gateway.core.control import AuditEntry, JournalEntry, NewEntry
 from gateway.core.errors import InvalidArgument, MemgateError
 from gateway.core.formation import FORMATION_AGENT, FormationPolicy, Outcome
 from gateway.core.models import Turn
-from gateway.core.ports import Extractor, Ledger
+from gateway.core.ports import Extractor, Ledger, Observer
 from gateway.core.working import WorkingMemory
 from gateway.core.write_path import WritePath
 
@@ -61,7 +62,13 @@ class FormationJobs:
         extractor: Extractor,
         fallback: Extractor,
         settings: FormationSettings,
+        observer: Observer | None = None,
+        observations: obs.ObservationLog | None = None,
     ) -> None:
+        """``observer`` (with ``observations``, where they are written) turns each mined
+        chunk into observations too: episodic events, and candidate facts for the stable ones."""
+        self._observer = observer
+        self._observations = observations
         self._ledger = ledger
         self._write_path = write_path
         self._working = working
@@ -135,6 +142,19 @@ class FormationJobs:
             if not chunk.turns:
                 break
             candidates, result.extractor = await self.extract(chunk.turns)
+            if self._observer is not None and self._observations is not None:
+                observed = self._observer.observe(chunk.turns, job.namespace)
+                name = self._observer.name
+                result.outcomes["observed"] += await self._observations.record(
+                    job.namespace, job.session_id, observed, name
+                )
+                # a turn the extractor already read is its to decide (one claim per turn)
+                read = {t for c in candidates for t in c.turn_ids}
+                candidates += [
+                    c
+                    for c in obs.candidates(observed, job.namespace, name)
+                    if not read.intersection(c.turn_ids)
+                ]
             for c in candidates:
                 considered = await self._policy.consider(
                     job.namespace, job.session_id, c, job.requested_by or "end-session"

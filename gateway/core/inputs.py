@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from gateway.core import importance as importance_rules
 from gateway.core.commands import MemoryWrite, TurnAppend
@@ -16,6 +16,8 @@ from gateway.settings import Limits
 
 RESERVED_METADATA_PREFIX = "memgate."
 ROLES = ("user", "assistant", "system", "tool")
+#: how far ahead of the gateway's clock a turn's stated time may be (clocks drift)
+TURN_CLOCK_SKEW = timedelta(minutes=5)
 
 
 @dataclass(slots=True)
@@ -184,6 +186,13 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
     received = utcnow()
     command: MemoryWrite | TurnAppend
     if layer is Layer.WORKING:
+        said = item.event_time
+        if said is not None and said > received + TURN_CLOCK_SKEW:
+            raise InvalidArgument(
+                f"{f}at {said.isoformat()} is in the future: a turn's time is when it was said "
+                "(leave it unset for now)",
+                field=f"{f}at",
+            )
         command = TurnAppend(
             namespace=ns,
             session_id=item.session_id,
@@ -191,7 +200,7 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
             role=role,
             zone=Zone(zone),
             metadata=metadata,
-            at=received,
+            at=said or received,
         )
     else:
         command = MemoryWrite(

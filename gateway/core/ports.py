@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
-from gateway.core.candidates import Candidate
+from gateway.core.candidates import Candidate, Observation
 from gateway.core.control_ports import Journal, Ledger  # noqa: E402,F401 - re-exported
 from gateway.core.models import (
     Event,
@@ -328,6 +328,16 @@ class Extractor(Protocol):
     name: str  # name/version, recorded on every memory it forms
 
     async def extract(self, turns: Sequence[Turn]) -> list[Candidate]: ...
+
+
+@runtime_checkable
+class Observer(Protocol):
+    """Finds observations (issue 27) in a session's turns: what a speaker said about their
+    life, in the third person, relative time resolved against each turn's time. Pure: no I/O."""
+
+    name: str
+
+    def observe(self, turns: Sequence[Turn], namespace: str) -> list[Observation]: ...
 
 
 @runtime_checkable

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import numpy as np
 
+from gateway.core import candidates as cd
 from gateway.core import dialogue, fusion, query_text, routing, scan_hint, scoring, timecues
+from gateway.core import observations as obs
 from gateway.core.errors import BackendUnavailable
 from gateway.core.fusion import Candidates
 from gateway.core.models import (
@@ -324,7 +327,7 @@ class RecallEngine:
                     )
                 )
         scored.sort(key=lambda s: s.score, reverse=True)
-        return scored[: q.top_k]
+        return said_once(scored)[: q.top_k]
 
     @staticmethod
     def _admissible(mem: Memory, q: RecallQuery, layers: tuple[Layer, ...]) -> bool:
@@ -342,3 +345,26 @@ class RecallEngine:
 
     def close(self) -> None:
         self.queries.close()
+
+
+def said_once(scored: list[scoring.Scored]) -> list[scoring.Scored]:
+    """One hit per thing said: an observation (episodic) is left out when a stored fact in the
+    answer came from the same turn or says the same words (the fact is what holds now)."""
+    facts = [s.memory for s in scored if s.memory.layer is Layer.SEMANTIC]
+    if not facts:
+        return scored
+    texts = {_plain(m.content) for m in facts}
+    turns = {t for m in facts for t in m.metadata.get(cd.TURNS, "").split(",") if t}
+    return [
+        s
+        for s in scored
+        if s.memory.type != obs.EVENT_TYPE
+        or (
+            _plain(s.memory.content) not in texts
+            and s.memory.metadata.get(obs.TURN, "") not in turns
+        )
+    ]
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"[\W_]+", " ", text.lower()).strip()

@@ -13,17 +13,26 @@ from gateway.core.episodes import Episodes
 from gateway.core.erasure import Erasure
 from gateway.core.events import AppliedEvents
 from gateway.core.facts import Facts
-from gateway.core.formation import FormationPolicy
+from gateway.core.formation import FORMATION_AGENT, FormationPolicy
 from gateway.core.formation_jobs import FormationJobs, FormationSettings
 from gateway.core.lanes import Lane, Lanes
 from gateway.core.lifecycle import DecaySweeper
 from gateway.core.memories import Memories
 from gateway.core.metrics import Metrics
 from gateway.core.namespaces import SharedWritePolicies
+from gateway.core.observations import ObservationLog
 from gateway.core.operations import Operations, SweepDefaults
 from gateway.core.overflow import OverflowSummaries
 from gateway.core.ownership import TaskOwners
-from gateway.core.ports import Embedder, Extractor, Journal, Ledger, Stores, Summariser
+from gateway.core.ports import (
+    Embedder,
+    Extractor,
+    Journal,
+    Ledger,
+    Observer,
+    Stores,
+    Summariser,
+)
 from gateway.core.proposals import Proposals
 from gateway.core.recall import Recaller
 from gateway.core.results import Results
@@ -74,6 +83,7 @@ class MemoryService:
         extractor: Extractor,
         rules: Extractor,
         summariser: Summariser,
+        observer: Observer | None = None,
         metrics: Metrics | None = None,
         tracer: Tracer = NULL_TRACER,
         events: AppliedEvents | None = None,
@@ -160,6 +170,8 @@ class MemoryService:
             extractor,
             rules,
             FormationSettings(s.formation_idle_s, s.formation_every_turns, s.formation_max_turns),
+            observer,
+            ObservationLog(write_path, s.limits, FORMATION_AGENT),
         )
         owners = TaskOwners(ledger, master)
         self.episodes = Episodes(

@@ -9,6 +9,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from gateway.core import namespaces as nsp
 from gateway.core import proposals
@@ -223,6 +224,7 @@ class WorkingMemory:
         zone: str,
         metadata: dict[str, str],
         idempotency_key: str,
+        at: datetime | None = None,
     ) -> TurnOutcome:
         """One policy for every layer: a sub-agent's turn into ``user/*`` or ``global`` is a
         proposal (or refused, ``shared_turn_policy="deny"``) unless the master's shared-write
@@ -241,6 +243,7 @@ class WorkingMemory:
             zone=zone,
             metadata=metadata,
             idempotency_key=idempotency_key,
+            event_time=at,
         )
         p = prepare(item, self._limits)
         assert isinstance(p.command, TurnAppend)

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 
 from gateway.core.errors import ExtractionFailed
 from gateway.core.models import Turn
-from gateway.core.ports import Extractor, Summariser
+from gateway.core.ports import Extractor, Observer, Summariser
 from gateway.formation.chat import ChatClient, ChatSettings
 from gateway.formation.llm import LLMExtractor, LLMSummariser
+from gateway.formation.observe import RuleObserver
 from gateway.formation.rules import RuleExtractor
 from gateway.formation.summary import ExtractiveSummariser
 from gateway.settings import Settings
@@ -39,21 +40,28 @@ class Formation:
     summariser: Summariser  # CompactWindow's; the model with the extractive one as fallback
     overflow: Summariser  # while a turn is applied: always the extractive one (fast)
     later: Summariser | None  # the model, replacing an overflow's summary off the request path
+    observer: Observer | None = None  # observations from plain talk (formation_observations)
 
 
 def build_formation(s: Settings) -> Formation:
     """The extractor and summarisers the settings name. The extractor and summariser share one
     client (and so one breaker) when both are the model."""
     rules = RuleExtractor()
+    observer = RuleObserver() if s.formation_observations else None
     client = chat_client(s) if "llm" in (s.extractor, s.summariser) else None
     extractor: Extractor = LLMExtractor(client) if client and s.extractor == "llm" else rules
     extractive = ExtractiveSummariser()
     if client and s.summariser == "llm":
         model = LLMSummariser(client)
         return Formation(
-            extractor, rules, SummariserWithFallback(model, extractive), extractive, model
+            extractor,
+            rules,
+            SummariserWithFallback(model, extractive),
+            extractive,
+            model,
+            observer,
         )
-    return Formation(extractor, rules, extractive, extractive, None)
+    return Formation(extractor, rules, extractive, extractive, None, observer)
 
 
 class SummariserWithFallback:

@@ -28,6 +28,7 @@ from gateway.core.models import (
     Status,
     Turn,
 )
+from gateway.core.observations import OBSERVED
 from gateway.core.ports import BreakerStatus
 from gateway.core.proposals import Competing
 from gateway.core.recall import RecallQuery, RecallResult
@@ -108,9 +109,9 @@ def layer_to_pb(layer: Layer) -> int:
 
 # ---- memories
 def _shown(key: str) -> bool:
-    """Callers see their own metadata and a formed memory's provenance, not the gateway's
+    """Callers see their own metadata and a formed memory's or observation's provenance, not the gateway's
     bookkeeping (write ids, superseded-by links)."""
-    return not key.startswith("memgate.") or key.startswith(PROVENANCE_PREFIX)
+    return not key.startswith("memgate.") or key.startswith((PROVENANCE_PREFIX, OBSERVED))
 
 
 def memory_to_pb(m: Memory, internal: bool = False) -> pb.Memory:

@@ -74,6 +74,7 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             req.zone,
             dict(req.metadata),
             req.idempotency_key,
+            at=cv.from_ts(req, "at"),
         )
         return pb.AppendTurnResponse(
             id=o.id,

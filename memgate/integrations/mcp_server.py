@@ -246,6 +246,13 @@ def add_memory_tools(server: MCPServer[Any], bridge: Bridge) -> None:
                 "current goal, 'scratch' for tool output you may clear."
             ),
         ] = "dialogue",
+        at: Annotated[
+            datetime | None,
+            Field(
+                description="When the turn was said, ISO 8601 with a zone (default: now). Set it "
+                "when importing a past conversation, so 'yesterday' means the day before it."
+            ),
+        ] = None,
         idempotency_key: IdempotencyKey = None,
     ) -> dict[str, Any]:
         """Add a turn to the session's working-memory window."""
@@ -257,6 +264,7 @@ def add_memory_tools(server: MCPServer[Any], bridge: Bridge) -> None:
                 content=content,
                 zone=zone,
                 idempotency_key=idempotency_key,
+                at=at,
             )
         )
         return plain(result)

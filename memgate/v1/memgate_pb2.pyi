@@ -332,7 +332,7 @@ class Turn(_message.Message):
     def __init__(self, id: _Optional[str] = ..., role: _Optional[str] = ..., content: _Optional[str] = ..., zone: _Optional[str] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class AppendTurnRequest(_message.Message):
-    __slots__ = ("namespace", "session_id", "role", "content", "zone", "metadata", "idempotency_key")
+    __slots__ = ("namespace", "session_id", "role", "content", "zone", "metadata", "idempotency_key", "at")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -347,6 +347,7 @@ class AppendTurnRequest(_message.Message):
     ZONE_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
     namespace: str
     session_id: str
     role: str
@@ -354,7 +355,8 @@ class AppendTurnRequest(_message.Message):
     zone: str
     metadata: _containers.ScalarMap[str, str]
     idempotency_key: str
-    def __init__(self, namespace: _Optional[str] = ..., session_id: _Optional[str] = ..., role: _Optional[str] = ..., content: _Optional[str] = ..., zone: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    at: _timestamp_pb2.Timestamp
+    def __init__(self, namespace: _Optional[str] = ..., session_id: _Optional[str] = ..., role: _Optional[str] = ..., content: _Optional[str] = ..., zone: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., idempotency_key: _Optional[str] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class AppendTurnResponse(_message.Message):
     __slots__ = ("id", "duplicate", "compacted", "dialogue_length", "redactions", "proposal_id", "quarantined")

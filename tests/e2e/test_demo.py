@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from agents_demo.story import run
@@ -26,3 +27,6 @@ def test_preference_survives_window_and_session(
     ]
     assert outcome.allergy_recalled, lines  # a new session recalls it
     assert not outcome.small_talk_promoted, lines  # French, said once while chatting, is not
+    # plain talk (no "remember") formed a dated observation: "yesterday" is the day before
+    yesterday = f"{datetime.now(UTC) - timedelta(days=1):%Y-%m-%d}"
+    assert any(f"went to the farmers market on {yesterday}" in o for o in outcome.observed), lines

@@ -206,7 +206,11 @@ def test_gateway_uses_the_model_and_falls_back_to_rules(
         for t in TURNS:
             c.append_turn(ns, "s1", role=t.role, content=t.content)
         r = c.end_session(ns, "s1", wait=True)
-        assert r.extractor == "llm/tiny" and r.outcomes == {"promoted": 1, "pending": 1}
+        assert r.extractor == "llm/tiny" and r.outcomes == {
+            "promoted": 1,
+            "pending": 1,
+            "observed": 1,
+        }
         [hit] = c.recall("peanut allergy", namespaces=[ns], layers=["semantic"], top_k=1)
         mem = c.get(hit.id)
         assert mem.metadata["memgate.formed.extractor"] == "llm/tiny"

@@ -1,0 +1,30 @@
+"""Observations on real conversations (bench/observation_eval.py), with floors: the rules on the
+hand-annotated chats (dev and held-out test split), and the same chats replayed through the
+gateway on both backends form what the rules form. Full figures: docs/BENCHMARKS.md."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.observation_eval import run
+
+
+def test_rules_on_real_chats_hold_their_floor() -> None:
+    dev, test = run("dev"), run("test")
+    assert dev["turns"] >= 300 and dev["annotated"] >= 250, dev
+    assert dev["precision"] >= 0.6 and dev["recall"] >= 0.38, dev
+    assert test["precision"] >= 0.65 and test["recall"] >= 0.45, test
+    assert test["quiet_turns_quiet"] >= 0.8, test
+
+
+@pytest.mark.parametrize("backend", ["embedded", pytest.param("real", marks=pytest.mark.real)])
+def test_the_gateway_forms_what_the_rules_form(
+    backend: str, request: pytest.FixtureRequest
+) -> None:
+    if backend == "real":  # the real servers must be there (never skipped in CI)
+        request.getfixturevalue("redis_url")
+        request.getfixturevalue("neo4j_uri")
+    rules, served = run("test", limit=3), run("test", backend=backend, limit=3)
+    assert served["formed"] == rules["formed"] > 0, (served, rules)
+    assert served["precision"] == rules["precision"] and served["recall"] == rules["recall"]
+    assert served["dates_right"] == rules["dates_right"]

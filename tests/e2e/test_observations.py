@@ -1,0 +1,98 @@
+"""Observations from plain talk through the client, both backends: a past conversation replayed
+with its turn times forms episodic observations whose relative dates are resolved against those
+times, a replay forms nothing twice, a turn time in the future is refused and changes nothing,
+and recall answers with the observation once (not beside the fact formed from the same turn)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from gateway import client as gc
+from gateway.core.observations import TURN, WHEN
+from tests.e2e.conftest import RunningGateway
+
+MONDAY = datetime(2018, 11, 5, 18, 30, tzinfo=UTC)
+CHAT = [
+    ("user", "hey! how was your weekend?"),
+    ("assistant", "pretty chill, you?"),
+    ("user", "Yeah! I went to Boise yesterday for an Ultimate Frisbee tournament. We won 3 of 4"),
+    ("assistant", "nice!! what else is new"),
+    ("user", "My sister is moving to Denver next month and I'm taking an astronomy class"),
+    ("assistant", "haha cool"),
+    ("user", "thanks, nice talking to you! gotta go"),
+]
+
+
+def _replay(c, ns: str, session: str = "s1") -> list[str]:  # type: ignore[no-untyped-def]
+    ids = []
+    for n, (role, text) in enumerate(CHAT):
+        r = c.append_turn(
+            ns,
+            session,
+            role=role,
+            content=text,
+            at=MONDAY + timedelta(minutes=n),
+            idempotency_key=f"{ns}:{session}:{n}",
+            metadata={"speaker": "Sam" if role == "user" else "Alex"},
+        )
+        ids.append(r.id)
+    return ids
+
+
+def test_a_past_chat_forms_dated_observations(gw: RunningGateway) -> None:
+    ns = f"user/sam{uuid.uuid4().hex[:6]}"
+    with gw.client("master") as c:
+        ids = _replay(c, ns)
+        said_at = {t.id: t.at for t in c.window(ns, "s1", zones=["dialogue"])}
+        assert said_at and all(
+            said_at[i] == MONDAY + timedelta(minutes=ids.index(i)) for i in said_at
+        )
+        r = c.end_session(ns, "s1", wait=True)
+        assert r.outcomes.get("observed") == 3, r
+        events = c.timeline(ns, limit=50, types=["observation"])
+        said = {e.summary: e for e in events}
+        assert set(said) == {
+            "Sam went to Boise on 2018-11-04 for an Ultimate Frisbee tournament.",
+            "Sam's sister is moving to Denver in December 2018.",
+            "Sam is taking an astronomy class.",
+        }
+        boise = c.get(
+            said["Sam went to Boise on 2018-11-04 for an Ultimate Frisbee tournament."].id
+        )
+        assert boise.layer == "episodic" and boise.type == "observation"
+        assert boise.event_time == datetime(2018, 11, 4, tzinfo=UTC)
+        assert boise.metadata[WHEN] == "2018-11-04" and boise.metadata[TURN] == ids[2]
+        assert (
+            boise.evidence == ["I went to Boise yesterday for an Ultimate Frisbee tournament."]
+            and "Boise" in boise.entities
+        )
+        # the graph knows them: the timeline answers a range by the resolved time
+        early = c.timeline(
+            ns, start=datetime(2018, 11, 4, tzinfo=UTC), end=MONDAY, types=["observation"]
+        )
+        assert [e.summary for e in early] == [boise.content]
+        # recall finds what was said, once
+        hits = c.recall("when did Sam go to Boise?", [ns], top_k=5)
+        assert hits[0].id == boise.id
+        assert len({h.content for h in hits}) == len(hits)
+        # replayed (a retry of the import): nothing new, nothing twice
+        _replay(c, ns)
+        c.end_session(ns, "s1", wait=True)
+        assert len(c.timeline(ns, limit=50, types=["observation"])) == 3
+
+
+def test_a_turn_time_in_the_future_is_refused(gw: RunningGateway) -> None:
+    ns = f"user/sam{uuid.uuid4().hex[:6]}"
+    with gw.client("master") as c:
+        with pytest.raises(gc.InvalidArgument, match="at .* is in the future"):
+            c.append_turn(
+                ns, "s1", role="user", content="hello", at=datetime.now(UTC) + timedelta(hours=1)
+            )
+        assert list(c.window(ns, "s1")) == []
+        c.append_turn(
+            ns, "s1", role="user", content="hello", at=datetime.now(UTC) + timedelta(seconds=30)
+        )
+        assert len(c.window(ns, "s1")) == 1  # within the clock skew allowed

@@ -1,0 +1,150 @@
+"""Observations from plain talk (gateway/formation/observe.py, timeref.py): third person with
+the speaker's name, relative time resolved against the turn's time, chit-chat forms nothing."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from gateway.core.models import Turn
+from gateway.formation.observe import observe, speaker_for, third_person
+from gateway.formation.timeref import resolve
+
+MONDAY = datetime(2018, 11, 5, 18, 30, tzinfo=UTC)
+
+
+def _turn(text: str, at: datetime = MONDAY, speaker: str = "Sam") -> Turn:
+    return Turn("t1", "user", text, at=at, metadata={"speaker": speaker} if speaker else {})
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("I went to Boise yesterday", "2018-11-04"),
+        ("I have a class tomorrow", "2018-11-06"),
+        ("we slept in last night", "2018-11-04"),
+        ("I am moving next month", "2018-12"),
+        ("I graduated last year", "2017"),
+        ("I saw it two weeks ago", "2018-W43"),
+        ("I went to India about a month ago", "2018-10"),
+        ("I was in Montana over the weekend", "2018-W44"),
+        ("I will see her on Friday", "2018-11-09"),
+        ("I saw her on Friday", "2018-11-02"),
+        ("I graduate in December", "2018-12"),
+        ("I moved here in March", "2018-03"),
+        ("my last day is May 30th", "2019-05-30"),
+        ("I'm leaving in a couple of weeks", "2018-W47"),
+        ("I was born in 1999", "1999"),
+    ],
+)
+def test_relative_time_resolves_against_the_turn(text: str, label: str) -> None:
+    when = resolve(text, MONDAY)
+    assert when is not None and when.label == label
+
+
+def test_no_time_said_resolves_to_nothing() -> None:
+    assert resolve("I love hiking with my dog", MONDAY) is None
+
+
+def test_third_person_with_agreement() -> None:
+    assert third_person("I really love my dog", "Sam") == "Sam really loves Sam's dog"
+    assert third_person("I'm a junior and I study nursing", "Sam") == (
+        "Sam is a junior and Sam studies nursing"
+    )
+    assert third_person("I don't like coffee", "Sam") == "Sam does not like coffee"
+    assert third_person("I went home", "Sam") == "Sam went home"
+
+
+def test_statements_become_observations_with_time_and_evidence() -> None:
+    [o] = observe([_turn("Yeah! I went to Boise yesterday for an Ultimate Frisbee tournament.")])
+    assert o.text == "Sam went to Boise on 2018-11-04 for an Ultimate Frisbee tournament."
+    assert o.type == "event" and not o.stable and o.when == "2018-11-04"
+    assert o.event_time == datetime(2018, 11, 4, tzinfo=UTC)
+    assert o.turn_ids == ("t1",) and "Boise" in o.quote and "Boise" in o.entities
+    [fact] = observe([_turn("My brother lives in Texas")])
+    assert fact.text == "Sam's brother lives in Texas." and fact.type == "fact" and fact.stable
+    [want] = observe([_turn("I'd love to go to Greece.")])
+    assert want.type == "preference"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hello! How are you doing today?",
+        "haha that's so cool",
+        "Thanks for talking with me, I gotta go!",
+        "Do you like sushi?",
+        "If I could relive a day I would go back to high school",
+        "I agree",
+        "I'm good, thanks",
+        "I love that!",
+        "I know right",
+    ],
+)
+def test_chit_chat_forms_nothing(text: str) -> None:
+    assert observe([_turn(text)]) == []
+
+
+def test_only_the_mined_role_and_the_speakers_name() -> None:
+    turns = [
+        Turn("a", "assistant", "I live in Paris", at=MONDAY),
+        _turn("I live in Provo", speaker=""),
+    ]
+    [o] = observe(turns, namespace="user/alice")
+    assert o.text == "Alice lives in Provo." and o.speaker == "Alice"
+    assert speaker_for(_turn("x", speaker=""), "user/u-123") == "The user"
+    assert speaker_for(_turn("x"), "user/alice") == "Sam"  # the turn's own speaker wins
+
+
+def _chat(*lines: tuple[str, str]) -> list[Turn]:
+    return [
+        Turn(
+            f"t{n}",
+            role,
+            text,
+            at=MONDAY,
+            metadata={"speaker": "Sam" if role == "user" else "Alex"},
+        )
+        for n, (role, text) in enumerate(lines)
+    ]
+
+
+def test_a_short_answer_reads_the_question_before_it() -> None:
+    turns = _chat(
+        ("assistant", "cool! what's your major?"),
+        ("user", "Biology"),
+        ("assistant", "nice. Where are you from?"),
+        ("user", "Oh, Boise haha"),
+        ("assistant", "what's your favorite movie?"),
+        ("user", "I don't know, do you have one?"),
+    )
+    assert [(o.text, o.turn_ids, o.type) for o in observe(turns)] == [
+        ("Sam's major is Biology.", ("t1",), "fact"),
+        ("Sam is from Boise.", ("t3",), "fact"),
+    ]
+
+
+def test_me_too_takes_the_other_speakers_statement() -> None:
+    turns = _chat(
+        ("assistant", "I love peppermint ice cream"), ("user", "Me too!! Especially at Christmas")
+    )
+    [o] = observe(turns)
+    assert o.text == "Sam loves peppermint ice cream." and o.quote.startswith("Me too")
+
+
+def test_he_and_she_point_back_to_my_people_in_the_turn() -> None:
+    [uncle, works] = observe(
+        _chat(("user", "My uncle moved to Tokyo after college. He works there now"))
+    )
+    assert uncle.text == "Sam's uncle moved to Tokyo after college."
+    assert works.text == "Sam's uncle works there now."
+    # no one named in this turn: "he" stays unresolved and forms nothing
+    assert observe(_chat(("user", "He works in Tokyo and travels a lot"))) == []
+
+
+def test_a_view_of_the_world_or_hearsay_is_no_observation() -> None:
+    assert observe(_chat(("user", "I think robots will get rights someday"))) == []
+    assert observe(_chat(("user", "I've heard great danes are good apartment dogs"))) == []
+    [o] = observe(_chat(("user", "I think I'm going to head over to Cougar Tech")))
+    assert o.text == "Sam is going to head over to Cougar Tech." and o.type == "plan"
