@@ -108,6 +108,7 @@ def run(
     personas: int = 0,
     conditions: Sequence[str] = CONDITIONS,
     forms: Sequence[str] = FORMS,
+    **overrides: Any,
 ) -> dict[str, Any]:
     from gateway.client import GatewayClient
     from gateway.embedding import build_embedder
@@ -124,7 +125,7 @@ def run(
     alone = build_embedder(embedder)
     asked: list[Asked] = []
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(port=0, data_dir=Path(tmp), embedder=embedder, **extra)
+        settings = Settings(port=0, data_dir=Path(tmp), embedder=embedder, **extra, **overrides)
         with serve_in_thread(settings) as address, GatewayClient(address, "master") as c:
             for form in forms:
                 for condition in conditions:
@@ -158,9 +159,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--backend", choices=["embedded", "real", "both"], default="embedded")
     ap.add_argument("--embedder", default="minilm")
     ap.add_argument("--personas", type=int, default=0, help="first N people only (0: all)")
+    ap.add_argument("--forms", default=",".join(FORMS))
+    ap.add_argument("--conditions", default=",".join(CONDITIONS))
+    ap.add_argument("--set", action="append", default=[], help="a setting, e.g. w_lexical=0.1")
     args = ap.parse_args(argv)
+    overrides = {k: float(v) for k, v in (s.split("=", 1) for s in args.set)}
     for backend in ["embedded", "real"] if args.backend == "both" else [args.backend]:
-        r = run(backend, args.embedder, args.personas)
+        r = run(
+            backend,
+            args.embedder,
+            args.personas,
+            args.conditions.split(","),
+            args.forms.split(","),
+            **overrides,
+        )
         print(f"\n{backend}, {args.embedder}: R@1 / R@5, gateway | embedder alone")
         for key, v in r["table"].items():
             print(

@@ -305,6 +305,39 @@ def rules(convs: Sequence[Conversation]) -> dict[str, list[Observation]]:
     return out
 
 
+def model(
+    convs: Sequence[Conversation], base_url: str, name: str, response_format: str
+) -> tuple[dict[str, list[Observation]], list[float]]:
+    """The LLM observer in process over real HTTP: its observations, and seconds per chat."""
+    import asyncio
+    import time
+
+    from gateway.formation.chat import ChatClient, ChatSettings
+    from gateway.formation.llm_observe import LLMObserver
+
+    client = ChatClient(
+        ChatSettings(
+            base_url=base_url,
+            model=name,
+            timeout_s=600,
+            retries=0,
+            breaker_failures=1000,
+            max_tokens=1024,
+            response_format=response_format,
+        )
+    )
+    observer = LLMObserver(client)
+    out: dict[str, list[Observation]] = {}
+    took = []
+    for n, conv in enumerate(convs, 1):
+        start = time.perf_counter()
+        for o in asyncio.run(observer.observe(conv.turns, "user/sam")):
+            out.setdefault(o.turn_ids[0], []).append(o)
+        took.append(time.perf_counter() - start)
+        print(f"  model: {n}/{len(convs)} chats, {took[-1]:.1f} s", file=sys.stderr, flush=True)
+    return out, took
+
+
 def through_gateway(
     backend: str, convs: Sequence[Conversation], embedder: str = "hash"
 ) -> dict[str, list[Observation]]:
@@ -367,13 +400,23 @@ def _as_observation(m: Any) -> Observation:
     )
 
 
-def run(split: str = "test", backend: str = "rules", limit: int = 0) -> dict[str, Any]:
+def run(
+    split: str = "test", backend: str = "rules", limit: int = 0, llm: dict[str, str] | None = None
+) -> dict[str, Any]:
     dev = load_set()
     ids = dev["splits"][split][: limit or None]
     convs = conversations(ids)
     gold = {k: v for k, v in gold_by_turn(dev, split).items() if k.split(":")[0] in ids}
-    predicted = rules(convs) if backend == "rules" else through_gateway(backend, convs)
-    return {"split": split, "backend": backend, **score(gold, predicted)}
+    extra: dict[str, Any] = {}
+    if backend == "model":
+        assert llm is not None
+        predicted, took = model(convs, llm["url"], llm["model"], llm["format"])
+        extra["seconds_per_chat"] = round(sum(took) / len(took), 1)
+    elif backend == "rules":
+        predicted = rules(convs)
+    else:
+        predicted = through_gateway(backend, convs)
+    return {"split": split, "backend": backend, **score(gold, predicted), **extra}
 
 
 def _report(r: dict[str, Any], verbose: bool) -> Iterator[str]:
@@ -381,6 +424,7 @@ def _report(r: dict[str, Any], verbose: bool) -> Iterator[str]:
         f"{r['backend']:>9} {r['split']:>5}: turns {r['turns']}, annotated {r['annotated']}, "
         f"formed {r['formed']}, precision {r['precision']:.2f}, recall {r['recall']:.2f}, "
         f"dates right {r['dates_right']}, quiet turns kept quiet {r['quiet_turns_quiet']:.2f}"
+        + (f", {r['seconds_per_chat']} s per chat" if "seconds_per_chat" in r else "")
     )
     if verbose:
         yield from (f"    wrong  {w}" for w in r["wrong"])
@@ -389,7 +433,13 @@ def _report(r: dict[str, Any], verbose: bool) -> Iterator[str]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--backend", choices=["rules", "embedded", "real", "both"], default="rules")
+    ap.add_argument(
+        "--backend", choices=["rules", "model", "embedded", "real", "both"], default="rules"
+    )
+    ap.add_argument("--llm-url", default="http://127.0.0.1:8089/v1", help="with --backend model")
+    ap.add_argument("--llm-model", default="local")
+    ap.add_argument("--llm-format", default="json_object", help="json_schema|json_object|none")
+    ap.add_argument("--limit", type=int, default=0, help="first N chats of each split")
     ap.add_argument("--split", choices=["dev", "test", "all"], default="all")
     ap.add_argument("-v", "--verbose", action="store_true", help="list wrong and missed ones")
     args = ap.parse_args(argv)
@@ -397,7 +447,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     splits = ["dev", "test"] if args.split == "all" else [args.split]
     for backend in backends:
         for split in splits:
-            for line in _report(run(split, backend), args.verbose):
+            llm = {"url": args.llm_url, "model": args.llm_model, "format": args.llm_format}
+            for line in _report(run(split, backend, args.limit, llm), args.verbose):
                 print(line)
 
 

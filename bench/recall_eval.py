@@ -53,6 +53,7 @@ from typing import Any
 from bench.dialogues.generate import CATEGORIES, load
 from bench.serving import gateway_process
 from gateway.client import GatewayClient
+from gateway.embedding.factory import EMBEDDER_KINDS
 from gateway.rpc.server import serve_in_thread
 from gateway.settings import Settings
 
@@ -393,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions-per-category", type=int, default=0, help="default: all")
     ap.add_argument(
         "--embedder",
-        choices=["minilm", "minilm-int8", "use-multilingual", "hash"],
+        choices=list(EMBEDDER_KINDS),
         default="minilm",
     )
     ap.add_argument("--k", default="1,5,10,25")

@@ -12,6 +12,10 @@ from typing import Any
 
 from gateway.embedding.factory import EMBEDDER_KINDS
 
+#: embedder kinds whose vectors read Chinese (and the other languages they cover) as well as
+#: English: a CJK query keeps the usual fusion weights with them
+MULTILINGUAL_EMBEDDERS = frozenset({"use-multilingual", "minilm+use"})
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -207,6 +211,10 @@ class Settings:
     #: how far recency/importance/confidence may move a hit (a fraction of its relevance)
     w_dense: float = 0.8
     w_lexical: float = 0.2
+    #: ... for short facts and skills (semantic, procedural), whose lexical match is mostly a
+    #: shared name: the cosine decides (bench/multilingual_eval.py)
+    w_fact_dense: float = 1.0
+    w_fact_lexical: float = 0.02
     rank_nudge: float = 0.02
     #: a query term in more than this fraction of the searched memories (at least 200 of them)
     #: is searched like a stop word: a speaker's name in every turn adds thousands of matches
@@ -259,6 +267,7 @@ class Settings:
     # what a speaker says about their life becomes observations: episodic events (third
     # person, relative time resolved) and, when stable, candidate facts (issue 27)
     formation_observations: bool = True
+    observer: str = "rules"  # rules | llm (the model below; the rules when it fails)
     # the model behind extractor/summariser "llm": base URL up to /v1, model name, key
     llm_base_url: str = ""
     llm_model: str = ""
@@ -267,6 +276,9 @@ class Settings:
     llm_retries: int = 1  # extra attempts after a timeout, 5xx or invalid output
     llm_breaker_failures: int = 3  # failed calls in a row that open the model's breaker
     llm_breaker_cooldown_s: float = 60.0
+    #: how an answer's JSON schema is sent: json_schema (OpenAI's form: vLLM, llama-server),
+    #: json_object (llama-cpp-python's server) or none
+    llm_response_format: str = "json_schema"
     # traces (OpenTelemetry, the optional extra memgate[otel]); off by default
     otel_enabled: bool = False
     #: OTLP/gRPC collector, e.g. http://127.0.0.1:4317; empty = the exporter's default
@@ -421,11 +433,15 @@ class Settings:
             out.append("extractor must be 'rules' or 'llm'")
         if self.summariser not in ("extractive", "llm"):
             out.append("summariser must be 'extractive' or 'llm'")
-        if "llm" in (self.extractor, self.summariser) and not (
+        if self.observer not in ("rules", "llm"):
+            out.append("observer must be 'rules' or 'llm'")
+        if self.llm_response_format not in ("json_schema", "json_object", "none"):
+            out.append("llm_response_format must be 'json_schema', 'json_object' or 'none'")
+        if "llm" in (self.extractor, self.summariser, self.observer) and not (
             self.llm_base_url and self.llm_model
         ):
             out.append(
-                "extractor/summariser 'llm' needs llm_base_url (an OpenAI-compatible endpoint "
+                "extractor/summariser/observer 'llm' needs llm_base_url (an OpenAI-compatible endpoint "
                 "up to /v1) and llm_model (MEMGATE_LLM_BASE_URL, MEMGATE_LLM_MODEL)"
             )
         if self.summary_token_budget < 20:

@@ -143,7 +143,7 @@ class FormationJobs:
                 break
             candidates, result.extractor = await self.extract(chunk.turns)
             if self._observer is not None and self._observations is not None:
-                observed = self._observer.observe(chunk.turns, job.namespace)
+                observed = await self._observer.observe(chunk.turns, job.namespace)
                 name = self._observer.name
                 result.outcomes["observed"] += await self._observations.record(
                     job.namespace, job.session_id, observed, name

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from gateway.core import query_text
-from gateway.core.models import Memory
+from gateway.core.models import Layer, Memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,18 +37,35 @@ class FusionWeights:
     #: an event found only through an entity it shares with a top hit: its cosine, discounted
     entity_discount: float = 0.9
 
-    #: dense and lexical weights for a query written mostly in CJK (the default MiniLM is an
-    #: English model: its vectors of Chinese text are weak; bench memqa)
+    #: dense and lexical weights for a query written mostly in CJK when the embedder is an
+    #: English model (MiniLM: its vectors of Chinese text are weak; bench memqa). A multilingual
+    #: embedder reads Chinese well: its CJK queries keep the weights above.
     cjk_dense: float = 0.5
     cjk_lexical: float = 0.5
+    multilingual: bool = False
+    #: short facts and skills (semantic, procedural layers): a few words each, so their best
+    #: lexical match is mostly a name they all share, and the cosine decides. With 0.8/0.2 the
+    #: gateway's top hit was right for 46 % of paraphrased questions where MiniLM alone was for
+    #: 70 % (bench/multilingual_eval.py, docs/BENCHMARKS.md)
+    fact_dense: float = 1.0
+    fact_lexical: float = 0.02
 
     def for_query(self, query: str) -> FusionWeights:
-        """These weights, or the CJK ones for a query written mostly in CJK."""
-        if not query_text.mostly_cjk(query):
+        """These weights, or the CJK ones for a query written mostly in CJK that an English
+        embedder reads poorly."""
+        if self.multilingual or not query_text.mostly_cjk(query):
             return self
-        return replace(self, dense=self.cjk_dense, lexical=self.cjk_lexical)
+        return replace(
+            self,
+            dense=self.cjk_dense,
+            lexical=self.cjk_lexical,
+            fact_dense=self.cjk_dense,
+            fact_lexical=self.cjk_lexical,
+        )
 
-    def relevance(self, dense: float, keyword: float) -> float:
+    def relevance(self, dense: float, keyword: float, fact: bool = False) -> float:
+        if fact:
+            return self.fact_dense * max(0.0, dense) + self.fact_lexical * keyword
         return self.dense * max(0.0, dense) + self.lexical * keyword
 
 
@@ -87,7 +104,11 @@ class Candidates:
 
     def relevance(self, f: FusionWeights) -> dict[str, float]:
         return {
-            i: f.relevance(self.dense.get(i, 0.0), self.keyword.get(i, 0.0))
+            i: f.relevance(self.dense.get(i, 0.0), self.keyword.get(i, 0.0), self._fact(i))
             * self.discount.get(i, 1.0)
             for i in self.dense.keys() | self.keyword.keys()
         }
+
+    def _fact(self, memory_id: str) -> bool:
+        m = self.memories.get(memory_id)
+        return m is not None and m.layer in (Layer.SEMANTIC, Layer.PROCEDURAL)

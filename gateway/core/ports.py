@@ -333,11 +333,12 @@ class Extractor(Protocol):
 @runtime_checkable
 class Observer(Protocol):
     """Finds observations (issue 27) in a session's turns: what a speaker said about their
-    life, in the third person, relative time resolved against each turn's time. Pure: no I/O."""
+    life, in the third person, relative time resolved against each turn's time. A model-backed
+    one falls back to the rules itself (an observer never fails a formation job)."""
 
     name: str
 
-    def observe(self, turns: Sequence[Turn], namespace: str) -> list[Observation]: ...
+    async def observe(self, turns: Sequence[Turn], namespace: str) -> list[Observation]: ...
 
 
 @runtime_checkable

@@ -41,7 +41,7 @@ from gateway.core.query_batch import QueryBatcher
 from gateway.core.recall_cache import RecallQuery, RecallResult
 from gateway.core.recall_window import window_memories
 from gateway.core.tracing import NULL_TRACER, Tracer
-from gateway.settings import Settings
+from gateway.settings import MULTILINGUAL_EMBEDDERS, Settings
 
 #: how many candidates each source brings per requested hit
 OVERFETCH = 4
@@ -84,6 +84,9 @@ class RecallEngine:
             lexical=settings.w_lexical,
             nudge=settings.rank_nudge,
             speaker_boost=settings.speaker_boost,
+            multilingual=settings.embedder in MULTILINGUAL_EMBEDDERS,
+            fact_dense=settings.w_fact_dense,
+            fact_lexical=settings.w_fact_lexical,
         )
         # Query embeddings get their own worker threads (a recall never queues behind the apply
         # lanes' batch embeddings), and concurrent queries share one embedder run.

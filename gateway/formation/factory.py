@@ -11,6 +11,7 @@ from gateway.core.models import Turn
 from gateway.core.ports import Extractor, Observer, Summariser
 from gateway.formation.chat import ChatClient, ChatSettings
 from gateway.formation.llm import LLMExtractor, LLMSummariser
+from gateway.formation.llm_observe import LLMObserver
 from gateway.formation.observe import RuleObserver
 from gateway.formation.rules import RuleExtractor
 from gateway.formation.summary import ExtractiveSummariser
@@ -29,6 +30,7 @@ def chat_client(s: Settings) -> ChatClient:
             retries=s.llm_retries,
             breaker_failures=s.llm_breaker_failures,
             cooldown_s=s.llm_breaker_cooldown_s,
+            response_format=s.llm_response_format,
         )
     )
 
@@ -47,8 +49,10 @@ def build_formation(s: Settings) -> Formation:
     """The extractor and summarisers the settings name. The extractor and summariser share one
     client (and so one breaker) when both are the model."""
     rules = RuleExtractor()
-    observer = RuleObserver() if s.formation_observations else None
-    client = chat_client(s) if "llm" in (s.extractor, s.summariser) else None
+    client = chat_client(s) if "llm" in (s.extractor, s.summariser, s.observer) else None
+    observer: Observer | None = None
+    if s.formation_observations:
+        observer = LLMObserver(client) if client and s.observer == "llm" else RuleObserver()
     extractor: Extractor = LLMExtractor(client) if client and s.extractor == "llm" else rules
     extractive = ExtractiveSummariser()
     if client and s.summariser == "llm":

@@ -303,7 +303,7 @@ def _observation(clause: str, name: str, turn: Turn, quote: str = "") -> Observa
         text = _TAIL.sub("", text).strip()
     if _REACTION.match(text) or _DEICTIC_OBJECT.match(text) or _OPINION.match(text):
         return None
-    text = _DANGLING.sub("", _before_doubt(text)).strip()
+    text = _DANGLING.sub("", _ASIDE.sub("", _before_doubt(text))).strip()
     if not text or _REACTION.match(text) or _DEICTIC_OBJECT.match(text):
         return None
     words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOP]
@@ -340,6 +340,8 @@ def _made(
     )
 
 
+#: a trailing aside about what was just said (", loving it", ", hated that")
+_ASIDE = re.compile(r"\s*[,;-]\s*(?:\w+ing|loved|hated|liked) (?:it|that|this)\W*$", re.I)
 #: a clause cut short ends on no function word ("... for so long that")
 _DANGLING = re.compile(
     r"(?:\s+(?:that|to|about|of|the|a|an|is|for|with|like|and|but|so|because|when|if|at|in|"
@@ -437,5 +439,5 @@ class RuleObserver:
 
     name = NAME
 
-    def observe(self, turns: Sequence[Turn], namespace: str) -> list[Observation]:
+    async def observe(self, turns: Sequence[Turn], namespace: str) -> list[Observation]:
         return observe(turns, namespace)

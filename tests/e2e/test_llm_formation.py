@@ -11,6 +11,7 @@ import json
 import threading
 import time
 import uuid
+from datetime import UTC, datetime
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,6 +24,7 @@ from gateway.core.errors import ExtractionFailed
 from gateway.core.models import Turn
 from gateway.formation.chat import ChatClient, ChatSettings
 from gateway.formation.llm import LLMExtractor, LLMSummariser
+from gateway.formation.llm_observe import OBSERVATIONS_SCHEMA, LLMObserver
 from gateway.formation.summary import NOTE
 from tests.e2e.conftest import gateway_settings, running_gateway
 
@@ -34,6 +36,7 @@ class FakeModel:
     mode: str = "valid"
     facts: list[dict[str, Any]] = field(default_factory=list)
     summary: str = "The user decided to fly on Friday at 9:00."
+    answer: Any = None  # when set, the JSON answer to a non-summary prompt
     requests: list[dict[str, Any]] = field(default_factory=list)
     auth: list[str] = field(default_factory=list)
     #: when set, a summary request waits until ``hold`` is set (``held`` says one is waiting)
@@ -68,6 +71,8 @@ def _handler(model: FakeModel) -> type[BaseHTTPRequestHandler]:
                 )  # bad type, no evidence
             elif model.mode == "not-json":
                 content = "Sure! Here are the facts: the user likes tea."
+            elif model.answer is not None:
+                content = json.dumps(model.answer, ensure_ascii=False)
             else:
                 content = "```json\n" + json.dumps(model.facts, ensure_ascii=False) + "\n```"
             return self._send(
@@ -268,3 +273,73 @@ def test_overflow_does_not_wait_for_the_model(
         assert task == want
         dialogue = [t for t in c.window(ns, "s1") if t.zone == "dialogue"]
         assert len(dialogue) == 3  # 5 turns, the oldest 2 rolled off
+
+
+AT = datetime(2018, 11, 5, 18, 0, tzinfo=UTC)
+CHAT = [
+    Turn(
+        "u1", "user", "I moved to Lisbon last year, loving it.", at=AT, metadata={"speaker": "Sam"}
+    ),
+    Turn("a1", "assistant", "Nice! I live in Porto.", at=AT, metadata={"speaker": "Alex"}),
+    Turn("u2", "user", "My sister is a nurse there", at=AT, metadata={"speaker": "Sam"}),
+]
+
+
+def test_the_model_observes_with_a_schema_and_only_what_was_said(
+    model: tuple[FakeModel, str],
+) -> None:
+    fake, url = model
+    fake.answer = {
+        "observations": [
+            {
+                "turn": "0",
+                "text": "Sam moved to Lisbon last year.",
+                "type": "event",
+                "evidence": "I moved to Lisbon last year",
+            },
+            {
+                "turn": "2",
+                "text": "Sam's sister is a nurse in Lisbon.",
+                "type": "fact",
+                "evidence": "My sister is a nurse there",
+            },
+            # the other speaker's line, invented words, someone else as the subject: dropped
+            {
+                "turn": "1",
+                "text": "Alex lives in Porto.",
+                "type": "fact",
+                "evidence": "I live in Porto",
+            },
+            {
+                "turn": "0",
+                "text": "Sam hates Lisbon.",
+                "type": "preference",
+                "evidence": "I hate it",
+            },
+            {"turn": "2", "text": "The nurse is tired.", "type": "fact", "evidence": "a nurse"},
+        ]
+    }
+    observer = LLMObserver(_client(url, response_format="json_schema"))
+    found = asyncio.run(observer.observe(CHAT, "user/sam"))
+    assert [(o.text, o.turn_ids, o.when) for o in found] == [
+        ("Sam moved to Lisbon in 2017.", ("u1",), "2017"),
+        ("Sam's sister is a nurse in Lisbon.", ("u2",), ""),
+    ]
+    sent = fake.requests[-1]["response_format"]
+    assert sent["type"] == "json_schema" and sent["json_schema"]["schema"] == OBSERVATIONS_SCHEMA
+    # llama-cpp-python's form
+    asyncio.run(LLMObserver(_client(url, response_format="json_object")).observe(CHAT, "user/sam"))
+    assert fake.requests[-1]["response_format"] == {
+        "type": "json_object",
+        "schema": OBSERVATIONS_SCHEMA,
+    }
+
+
+def test_a_failing_model_leaves_the_rules_to_observe(model: tuple[FakeModel, str]) -> None:
+    fake, url = model
+    fake.mode = "fail"
+    found = asyncio.run(LLMObserver(_client(url, retries=0)).observe(CHAT, "user/sam"))
+    assert [o.text for o in found] == [
+        "Sam moved to Lisbon in 2017.",
+        "Sam's sister is a nurse there.",
+    ]
