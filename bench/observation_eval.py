@@ -335,6 +335,11 @@ def model(
             out.setdefault(o.turn_ids[0], []).append(o)
         took.append(time.perf_counter() - start)
         print(f"  model: {n}/{len(convs)} chats, {took[-1]:.1f} s", file=sys.stderr, flush=True)
+    print(
+        f"  model: {observer.fell_back} of {len(convs)} chats fell back to the rules; "
+        f"{observer.dropped} observations dropped as not grounded in their turn",
+        file=sys.stderr,
+    )
     return out, took
 
 

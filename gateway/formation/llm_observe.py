@@ -63,7 +63,7 @@ Chat:
 
 def parse_observations(text: str) -> list[dict[str, Any]]:
     body = re.sub(r"^\s*```(?:json)?\s*|\s*```\s*$", "", text.strip())
-    data = json.loads(body)
+    data = json.loads(body, strict=False)  # a grammar-held answer may put raw newlines in strings
     if isinstance(data, list):
         data = {"observations": data}
     validate(data, OBSERVATIONS_SCHEMA)
@@ -85,6 +85,8 @@ class LLMObserver:
         self._client = client
         self._fallback = fallback or RuleObserver()
         self.name = f"llm-observe/{client.s.model}"[:64]
+        self.fell_back = 0  # calls answered by the rules because the model failed
+        self.dropped = 0  # the model's observations not grounded in their turn
 
     async def observe(self, turns: Sequence[Turn], namespace: str) -> list[Observation]:
         mine = [t for t in turns if t.role == "user"]
@@ -102,11 +104,13 @@ class LLMObserver:
             )
         except ExtractionFailed as exc:
             log.warning("%s failed (%s); using %s", self.name, exc.message, self._fallback.name)
+            self.fell_back += 1
             return await self._fallback.observe(turns, namespace)
         out = []
         for item in found:
             obs = self._checked(item, turns, namespace)
             if obs is None:
+                self.dropped += 1
                 log.info("dropped an observation not grounded in its turn: %r", item["text"])
             else:
                 out.append(obs)
