@@ -11,9 +11,9 @@ import json
 import threading
 import time
 import uuid
-from datetime import UTC, datetime
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
