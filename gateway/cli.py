@@ -1,6 +1,7 @@
 """The ``memgate`` command: ``serve`` runs the gateway, ``status`` asks a running one, ``mcp``
 serves a running one to an MCP host (needs the ``memgate[mcp]`` extra), and the operators'
-commands (``gateway/ops_cli.py``: proposals, forget, export, import, console)."""
+commands (``gateway/ops_cli.py``: proposals, forget, export, import, console; replay of a past
+conversation: ``gateway/replay_cli.py``)."""
 
 from __future__ import annotations
 
@@ -278,9 +279,11 @@ def main(argv: list[str] | None = None) -> int:
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP only; default 127.0.0.1")
     mcp.add_argument("--port", type=int, default=8765, help="HTTP only; 0 picks a free port")
     mcp.set_defaults(func=_mcp)
+    from gateway import replay_cli
     from gateway.ops_cli import register
 
     register(sub, add_client_options)
+    replay_cli.register(sub, add_client_options)
     args = parser.parse_args(argv)
     logging.getLogger("faiss.loader").setLevel(logging.WARNING)
     logging.basicConfig(

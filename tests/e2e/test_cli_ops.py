@@ -114,3 +114,65 @@ def test_export_then_import_into_another_gateway(keyed: RunningGateway, tmp_path
         assert bad.returncode == BAD_INPUT and "broken.jsonl:2" in bad.stderr
         missing = memgate(other, "import", str(tmp_path / "nothing.jsonl"))
         assert missing.returncode == BAD_INPUT
+
+
+def test_replay_a_past_conversation_forms_dated_memory_once(
+    keyed: RunningGateway, tmp_path: Path
+) -> None:
+    ns = f"user/sam{uuid.uuid4().hex[:6]}"
+    doc = {
+        "namespace": ns,
+        "sessions": [
+            {
+                "id": "s1",
+                "turns": [
+                    {
+                        "role": "assistant",
+                        "content": "how was your weekend?",
+                        "at": "2018-11-05T18:29:00Z",
+                    },
+                    {
+                        "role": "user",
+                        "content": "I went to Boise yesterday for a frisbee tournament",
+                        "at": "2018-11-05T18:30:00Z",
+                        "speaker": "Sam",
+                    },
+                ],
+            },
+            {
+                "id": "s2",
+                "turns": [
+                    {
+                        "role": "user",
+                        "content": "My sister is moving to Denver next month",
+                        "at": "2018-12-01T09:00:00",
+                    }
+                ],
+            },
+        ],
+    }
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(doc))
+    first = memgate(keyed, "replay", str(path), "--json", "--quiet")
+    assert first.returncode == OK, first.stderr
+    summary = json.loads(first.stdout)
+    assert summary["sessions"] == 2 and summary["turns"] == 3 and summary["appended"] == 3
+    assert summary["outcomes"]["observed"] == 2
+    with GatewayClient(keyed.address, "master", api_key=KEY) as c:
+        said = sorted(e.summary for e in c.timeline(ns, types=["observation"]))
+    assert said[0] == "Sam went to Boise on 2018-11-04 for a frisbee tournament."
+    assert said[1].endswith("sister is moving to Denver in January 2019.")
+    # again (a retry after a failure half way): nothing new
+    again = memgate(keyed, "replay", str(path), "--json", "--quiet")
+    assert again.returncode == OK and json.loads(again.stdout)["appended"] == 0
+    with GatewayClient(keyed.address, "master", api_key=KEY) as c:
+        assert len(c.timeline(ns, types=["observation"])) == 2
+    # bad input: a clear message naming the place, exit 2, nothing stored
+    doc["sessions"][0]["turns"][1]["at"] = "yesterday"
+    path.write_text(json.dumps(doc))
+    bad = memgate(keyed, "replay", str(path))
+    assert (
+        bad.returncode == BAD_INPUT
+        and "sessions[0].turns[1]" in bad.stderr
+        and '"at"' in bad.stderr
+    )
