@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from gateway.core.errors import MemgateError
 from gateway.embedding.factory import EMBEDDER_KINDS
@@ -106,17 +107,15 @@ def _status(args: argparse.Namespace) -> int:
     )
 
     try:
-        root = _read(args.tls_ca, "CA file (--tls-ca)")
+        tls = tls_of(args)
+        root = tls["root_certificates"]
         client = GatewayClient(
             args.target,
             agent_id=args.agent,
             api_key=args.api_key or os.environ.get("MEMGATE_API_KEY") or None,
             timeout=5.0,
             retries=0,
-            server_name=args.tls_server_name,
-            root_certificates=root,
-            certificate_chain=_read(args.tls_cert, "client certificate (--tls-cert)"),
-            private_key=_read(args.tls_key, "client key (--tls-key)"),
+            **tls,
         )
     except (OSError, ValueError) as exc:
         print(f"memgate status: {exc}", file=sys.stderr)
@@ -174,7 +173,14 @@ def _mcp(args: argparse.Namespace) -> int:
         )
         return 2
     api_key = args.api_key or os.environ.get("MEMGATE_API_KEY") or None
-    server = mcp_server.build_server(args.target, args.agent, api_key, master_agent=args.master)
+    try:
+        tls = tls_of(args)
+    except OSError as exc:
+        print(f"memgate mcp: {exc}", file=sys.stderr)
+        return 2
+    server = mcp_server.build_server(
+        args.target, args.agent, api_key, master_agent=args.master, tls=tls
+    )
     if args.transport == "stdio":
         mcp_server.serve_stdio(server)
     else:
@@ -191,15 +197,54 @@ def add_client_options(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get("MEMGATE_API_KEY") or None,
         help="the agent's API key (default: $MEMGATE_API_KEY)",
     )
+    add_tls_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
     parser.set_defaults(connect=connect)
+
+
+def add_tls_options(parser: argparse.ArgumentParser) -> None:
+    """How a client reaches a gateway that serves TLS (each also from the environment)."""
+    env = os.environ.get
+    parser.add_argument(
+        "--tls-ca",
+        default=env("MEMGATE_TLS_CA") or None,
+        help="TLS: the CA that signed the gateway's certificate, PEM (default: $MEMGATE_TLS_CA)",
+    )
+    parser.add_argument(
+        "--tls-cert",
+        default=env("MEMGATE_TLS_CERT") or None,
+        help="mTLS: this client's certificate, PEM (default: $MEMGATE_TLS_CERT)",
+    )
+    parser.add_argument(
+        "--tls-key",
+        default=env("MEMGATE_TLS_KEY") or None,
+        help="mTLS: this client's key, PEM (default: $MEMGATE_TLS_KEY)",
+    )
+    parser.add_argument(
+        "--tls-server-name",
+        default=env("MEMGATE_TLS_SERVER_NAME") or None,
+        help="the name to check the gateway's certificate against (default: the target's host)",
+    )
+
+
+def tls_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The client's TLS arguments from the options (files read here: a missing one is an
+    OSError naming it)."""
+    return {
+        "root_certificates": _read(args.tls_ca, "CA file (--tls-ca)"),
+        "certificate_chain": _read(args.tls_cert, "client certificate (--tls-cert)"),
+        "private_key": _read(args.tls_key, "client key (--tls-key)"),
+        "server_name": args.tls_server_name,
+    }
 
 
 def connect(args: argparse.Namespace, timeout: float = 30.0) -> object:
     """A client for the gateway the shared options name."""
     from gateway.client import GatewayClient
 
-    return GatewayClient(args.target, agent_id=args.agent, api_key=args.api_key, timeout=timeout)
+    return GatewayClient(
+        args.target, agent_id=args.agent, api_key=args.api_key, timeout=timeout, **tls_of(args)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -261,12 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     status.add_argument("--target", default="127.0.0.1:50051")
     status.add_argument("--agent", default="master")
     status.add_argument("--api-key", default=None, help="the agent's API key (or MEMGATE_API_KEY)")
-    status.add_argument("--tls-ca", default=None, help="TLS: CA that signed the server (PEM)")
-    status.add_argument("--tls-cert", default=None, help="mTLS: client certificate (PEM)")
-    status.add_argument("--tls-key", default=None, help="mTLS: client key (PEM)")
-    status.add_argument(
-        "--tls-server-name", default=None, help="name to check the server certificate against"
-    )
+    add_tls_options(status)
     status.set_defaults(func=_status)
     mcp = sub.add_parser("mcp", help="serve a running gateway to an MCP host (memgate[mcp])")
     mcp.add_argument("--target", default="127.0.0.1:50051", help="the gateway's host:port")
@@ -278,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP only; default 127.0.0.1")
     mcp.add_argument("--port", type=int, default=8765, help="HTTP only; 0 picks a free port")
+    add_tls_options(mcp)
     mcp.set_defaults(func=_mcp)
     from gateway import replay_cli
     from gateway.ops_cli import register

@@ -58,17 +58,25 @@ class Session:
 class Console:
     """What the console knows: the gateway it calls, the master's id, the live sessions."""
 
-    def __init__(self, target: str, agent: str, timeout: float = 10.0) -> None:
+    def __init__(
+        self, target: str, agent: str, timeout: float = 10.0, tls: dict[str, Any] | None = None
+    ) -> None:
         self.target = target
         self.agent = agent
         self.timeout = timeout
+        self.tls = {k: v for k, v in (tls or {}).items() if v is not None}
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
 
     def login(self, api_key: str) -> str | None:
         """A new session token when ``api_key`` makes the gateway answer a master-only call."""
         client = GatewayClient(
-            self.target, self.agent, api_key=api_key or None, timeout=self.timeout, retries=1
+            self.target,
+            self.agent,
+            api_key=api_key or None,
+            timeout=self.timeout,
+            retries=1,
+            **self.tls,
         )
         try:
             client.proposals("pending", 1)
@@ -365,14 +373,23 @@ class ConsoleServer(http.server.ThreadingHTTPServer):
         self.console.close()
 
 
-def make_server(target: str, listen: str, agent: str = "master") -> ConsoleServer:
+def make_server(
+    target: str, listen: str, agent: str = "master", tls: dict[str, Any] | None = None
+) -> ConsoleServer:
     host, _, port = listen.rpartition(":")
-    return ConsoleServer((host or "127.0.0.1", int(port)), Console(target, agent))
+    return ConsoleServer((host or "127.0.0.1", int(port)), Console(target, agent, tls=tls))
 
 
 def run_console(args: argparse.Namespace) -> int:
+    from gateway.cli import tls_of
+
     try:
-        server = make_server(args.target, args.listen, args.agent)
+        tls = tls_of(args)
+    except OSError as exc:
+        print(f"memgate console: {exc}", file=sys.stderr)
+        return 2
+    try:
+        server = make_server(args.target, args.listen, args.agent, tls)
     except (OSError, ValueError) as exc:
         print(f"memgate console: cannot listen on {args.listen}: {exc}", file=sys.stderr)
         return 2

@@ -102,8 +102,11 @@ class Bridge:
     """The MCP server's one gateway client, opened when the server starts, closed when it
     stops (on the server's own event loop, as grpc.aio requires)."""
 
-    def __init__(self, target: str, agent_id: str, api_key: str | None) -> None:
+    def __init__(
+        self, target: str, agent_id: str, api_key: str | None, tls: dict[str, Any] | None = None
+    ) -> None:
         self.target, self.agent_id, self.api_key = target, agent_id, api_key
+        self.tls = {k: v for k, v in (tls or {}).items() if v is not None}
         self._client: GatewayClient | None = None
 
     @property
@@ -114,7 +117,9 @@ class Bridge:
 
     @asynccontextmanager
     async def lifespan(self, _: MCPServer[Any]) -> AsyncIterator[None]:
-        self._client = GatewayClient(self.target, agent_id=self.agent_id, api_key=self.api_key)
+        self._client = GatewayClient(
+            self.target, agent_id=self.agent_id, api_key=self.api_key, **self.tls
+        )
         try:
             yield None
         finally:
@@ -123,10 +128,17 @@ class Bridge:
 
 
 def build_server(
-    target: str, agent_id: str, api_key: str | None = None, *, master_agent: str = "master"
+    target: str,
+    agent_id: str,
+    api_key: str | None = None,
+    *,
+    master_agent: str = "master",
+    tls: dict[str, Any] | None = None,
 ) -> MCPServer[Any]:
-    """The MCP server for one agent; the master also gets the arbitration tools."""
-    bridge = Bridge(target, agent_id, api_key)
+    """The MCP server for one agent; the master also gets the arbitration tools. ``tls``: the
+    client's TLS arguments (``root_certificates``, ``certificate_chain``, ``private_key``,
+    ``server_name``) for a gateway that serves TLS."""
+    bridge = Bridge(target, agent_id, api_key, tls)
     server: MCPServer[Any] = MCPServer(
         "memgate",
         instructions=(

@@ -151,3 +151,67 @@ def test_status_sends_a_key_in_plaintext(tmp_path: Path) -> None:
         ok = _status("--target", gw.address, "--api-key", "s3cret")
         assert ok.returncode == 0, ok.stderr
         assert json.loads(ok.stdout)["target"] == gw.address
+
+
+def _memgate(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gateway.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")},
+            **(env or {}),
+        },
+    )
+
+
+def test_every_tool_reaches_a_tls_gateway(tmp_path: Path, pki: dict[str, Any]) -> None:
+    """The operators' commands, replay, the console and MCP take --tls-ca (or MEMGATE_TLS_CA),
+    and mTLS with --tls-cert/--tls-key; without the CA they say to pass it."""
+    from gateway.console.server import Console
+    from memgate.integrations.mcp_server import Bridge
+
+    cert, key = pki["server"]
+    settings = gateway_settings(tmp_path, tls_cert=cert, tls_key=key, api_keys={"master": "k-m"})
+    ca = str(pki["dir"] / "ca.crt")
+    with running_gateway(settings) as gw:
+        base = ("--target", gw.address, "--api-key", "k-m")
+        listed = _memgate("proposals", "list", "--json", *base, "--tls-ca", ca)
+        assert listed.returncode == 0 and json.loads(listed.stdout) == [], listed.stderr
+        by_env = _memgate("proposals", "list", "--json", *base, env={"MEMGATE_TLS_CA": ca})
+        assert by_env.returncode == 0, by_env.stderr
+        plain = _memgate("proposals", "list", *base)
+        assert plain.returncode == 1 and "is `memgate serve` running" in plain.stderr
+        missing = _memgate("proposals", "list", *base, "--tls-ca", str(tmp_path / "nope.crt"))
+        assert missing.returncode == 2 and "--tls-ca" in missing.stderr
+        chat = tmp_path / "chat.json"
+        chat.write_text(
+            json.dumps(
+                {
+                    "namespace": "user/tls",
+                    "sessions": [
+                        {
+                            "id": "s1",
+                            "turns": [
+                                {
+                                    "role": "user",
+                                    "content": "I live in Lisbon",
+                                    "at": "2024-05-01T10:00:00Z",
+                                }
+                            ],
+                        }
+                    ],
+                }
+            )
+        )
+        replayed = _memgate("replay", str(chat), "--json", "--quiet", *base, "--tls-ca", ca)
+        assert replayed.returncode == 0 and json.loads(replayed.stdout)["appended"] == 1
+        exported = _memgate("export", "user/tls", "--quiet", *base, "--tls-ca", ca)
+        assert exported.returncode == 0 and "Lisbon" in exported.stdout, exported.stderr
+        # the console logs in over TLS; MCP's bridge carries the same arguments
+        console = Console(gw.address, "master", tls={"root_certificates": pki["ca"].pem})
+        assert console.login("k-m") is not None and console.login("wrong") is None
+        assert Bridge(gw.address, "master", "k-m", {"root_certificates": b"x"}).tls == {
+            "root_certificates": b"x"
+        }
