@@ -212,13 +212,13 @@ def add_tls_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--tls-cert",
-        default=env("MEMGATE_TLS_CERT") or None,
-        help="mTLS: this client's certificate, PEM (default: $MEMGATE_TLS_CERT)",
+        default=env("MEMGATE_CLIENT_CERT") or None,
+        help="mTLS: this client's certificate, PEM (default: $MEMGATE_CLIENT_CERT)",
     )
     parser.add_argument(
         "--tls-key",
-        default=env("MEMGATE_TLS_KEY") or None,
-        help="mTLS: this client's key, PEM (default: $MEMGATE_TLS_KEY)",
+        default=env("MEMGATE_CLIENT_KEY") or None,
+        help="mTLS: this client's key, PEM (default: $MEMGATE_CLIENT_KEY)",
     )
     parser.add_argument(
         "--tls-server-name",
