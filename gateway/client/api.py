@@ -9,6 +9,7 @@ import functools
 import inspect
 import ipaddress
 import json
+import random
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,7 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gateway.client import types as t
 from gateway.client import wire
-from gateway.client.errors import GatewayError, Unavailable, typed
+from gateway.client.errors import GatewayError, Overloaded, Unavailable, typed
 from memgate.v1 import memgate_pb2 as pb
 from memgate.v1 import memgate_pb2_grpc as pb_grpc
 
@@ -43,18 +44,32 @@ class Call(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """Only UNAVAILABLE (and a deadline) is retried, with capped exponential back-off. With
-    several gateways the first retry goes at once: round robin sends it to another replica."""
+    """UNAVAILABLE (and a deadline) is retried with capped exponential back-off; with several
+    gateways the first retry goes at once (round robin sends it to another replica).
+    RESOURCE_EXHAUSTED (``Overloaded``: the gateway refused the call before doing anything) is
+    retried after the gateway's ``retry-after-ms`` hint (at most ``overload_cap_s``), up to
+    ``overload_retries`` times (none when ``retries`` is 0): a burst of calls from one agent
+    waits its turn instead of failing. The same request goes again, so a write keeps its
+    idempotency key."""
 
     retries: int = 3
     base_s: float = 0.2
     cap_s: float = 2.0
     replicas: int = 1
+    overload_retries: int = 8
+    overload_cap_s: float = 5.0
 
     def after_failure(self, call: Call[Any], err: grpc.RpcError, attempt: int) -> float:
         """Seconds to wait before attempt ``attempt + 1``; raises the typed error when the
         call must not (or may no longer) be retried."""
         error: GatewayError = typed(err)
+        overload_budget = self.overload_retries if self.retries else 0  # retries=0: none at all
+        if call.retry and isinstance(error, Overloaded) and attempt < overload_budget:
+            hint = error.retry_after_ms / 1000 if error.retry_after_ms else self.base_s
+            jitter = random.uniform(
+                0, min(hint, self.base_s) / 2
+            )  # a burst does not come back as one
+            return min(hint + jitter, self.overload_cap_s)
         if not call.retry or not isinstance(error, Unavailable) or attempt >= self.retries:
             raise error from None
         if self.replicas > 1 and attempt < self.replicas - 1:

@@ -5,6 +5,7 @@ retried after a lost answer carries the same idempotency key. The far end is a r
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterator
 from concurrent import futures
 from typing import Any
@@ -21,6 +22,7 @@ from memgate.v1 import memgate_pb2_grpc as pb_grpc
 class FlakyGateway(pb_grpc.MemoryGatewayServicer):
     def __init__(self) -> None:
         self.failures: list[grpc.StatusCode] = []  # answered in order, then success
+        self.retry_after_ms = 150
         self.keys: list[str] = []
         self.agents: list[str] = []
 
@@ -28,7 +30,11 @@ class FlakyGateway(pb_grpc.MemoryGatewayServicer):
         self.keys.append(request.item.idempotency_key)
         self.agents.append(dict(context.invocation_metadata()).get("x-agent-id", ""))
         if self.failures:
-            context.abort(self.failures.pop(0), "store down")
+            code = self.failures.pop(0)
+            if code is grpc.StatusCode.RESOURCE_EXHAUSTED:
+                context.set_trailing_metadata((("retry-after-ms", str(self.retry_after_ms)),))
+                context.abort(code, "too many calls in flight")
+            context.abort(code, "store down")
         return pb.WriteResponse(result=pb.WriteResult(id="m-1", applied=True))
 
 
@@ -92,7 +98,6 @@ def test_retries_run_out_with_unavailable(flaky: Flaky, kind: str) -> None:
     ("code", "error"),
     [
         (grpc.StatusCode.INVALID_ARGUMENT, gc.InvalidArgument),
-        (grpc.StatusCode.RESOURCE_EXHAUSTED, gc.Overloaded),
         (grpc.StatusCode.PERMISSION_DENIED, gc.PermissionDenied),
     ],
 )
@@ -122,3 +127,30 @@ def test_unimplemented_rpc_is_typed(flaky: Flaky, kind: str) -> None:
                 await c.stats()
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_overloaded_waits_the_gateways_hint_and_goes_again(flaky: Flaky, kind: str) -> None:
+    """RESOURCE_EXHAUSTED means the call was refused before anything was done: it is sent
+    again (same key) after the ``retry-after-ms`` the gateway named; retries=0 sends it once."""
+    servicer, address = flaky
+    servicer.failures = [grpc.StatusCode.RESOURCE_EXHAUSTED]
+    with pytest.raises(gc.Overloaded):
+        _write_with(kind, address, retries=0)
+    servicer.keys.clear()
+    servicer.failures = [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
+    start = time.monotonic()
+    result = _write_with(kind, address, retries=1)
+    took = time.monotonic() - start
+    assert result.id == "m-1" and len(servicer.keys) == 3 and len(set(servicer.keys)) == 1
+    assert took >= 2 * 0.150  # the hint was waited for, twice
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_overload_retries_run_out(flaky: Flaky, kind: str) -> None:
+    servicer, address = flaky
+    servicer.retry_after_ms = 1
+    servicer.failures = [grpc.StatusCode.RESOURCE_EXHAUSTED] * 20
+    with pytest.raises(gc.Overloaded) as err:
+        _write_with(kind, address, retries=3)
+    assert err.value.retry_after_ms == 1 and len(servicer.keys) == 9  # 1 + 8 overload retries
