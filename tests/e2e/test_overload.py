@@ -82,3 +82,30 @@ def test_overload_is_rejected_with_retry_info_and_changes_nothing(tmp_path: Path
             hits = c.recall("allergic to peanuts", [ns]).hits
             assert [h.id for h in hits] == [first]
             assert gw.admission.writes.rejected == 1 and gw.admission.reads.rejected == 1
+
+
+def test_a_burst_of_recalls_from_one_agent_waits_its_turn(tmp_path: Path) -> None:
+    """``asyncio.gather`` of 20 recalls from one agent against a per-agent limit of 4 reads in
+    flight: the asyncio client waits the gateway's retry-after-ms and every recall answers."""
+    from gateway import aio
+
+    settings = gateway_settings(
+        tmp_path,
+        max_inflight_reads_per_agent=4,
+        admission_queue_reads=0,
+        overload_retry_after_ms=50,
+    )
+    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    with gateway_in_thread(settings) as (gw, _loop):
+        address = f"127.0.0.1:{gw.port}"
+        with GatewayClient(address, agent_id="master") as c:
+            c.write(ns, "semantic", "The user is allergic to peanuts", wait=True)
+
+        async def burst() -> list[int]:
+            async with aio.GatewayClient(address, agent_id="master") as a:
+                answers = await asyncio.gather(
+                    *(a.recall(f"allergies {n}", [ns]) for n in range(20))
+                )
+            return [len(r.hits) for r in answers]
+
+        assert asyncio.run(burst()) == [1] * 20
