@@ -215,3 +215,31 @@ def test_every_tool_reaches_a_tls_gateway(tmp_path: Path, pki: dict[str, Any]) -
         assert Bridge(gw.address, "master", "k-m", {"root_certificates": b"x"}).tls == {
             "root_certificates": b"x"
         }
+
+
+def test_every_tool_presents_a_client_certificate_for_mtls(
+    tmp_path: Path, pki: dict[str, Any]
+) -> None:
+    cert, key = pki["server"]
+    ca = str(pki["dir"] / "ca.crt")
+    settings = gateway_settings(
+        tmp_path, tls_cert=cert, tls_key=key, tls_client_ca=ca, api_keys={"master": "k-m"}
+    )
+    client_cert, client_key = pki["master"].write(tmp_path / "client", "master")
+    with running_gateway(settings) as gw:
+        base = ("--target", gw.address, "--api-key", "k-m", "--tls-ca", ca)
+        mtls = ("--tls-cert", client_cert, "--tls-key", client_key)
+        for command in (("proposals", "list", "--json"), ("export", "user/none", "--quiet")):
+            ok = _memgate(*command, *base, *mtls)
+            assert ok.returncode == 0, (command, ok.stderr)
+            refused = _memgate(*command, *base)  # no client certificate
+            assert refused.returncode == 1, (command, refused.stderr)
+        by_env = _memgate(
+            "proposals",
+            "list",
+            *base,
+            env={"MEMGATE_CLIENT_CERT": client_cert, "MEMGATE_CLIENT_KEY": client_key},
+        )
+        assert by_env.returncode == 0, by_env.stderr
+        status = _memgate("status", *base, *mtls)
+        assert status.returncode == 0 and json.loads(status.stdout)["health"] == "SERVING"
