@@ -11,6 +11,7 @@ import contextlib
 import json
 import logging
 import os
+import secrets
 import signal
 import sys
 from pathlib import Path
@@ -183,8 +184,37 @@ def _mcp(args: argparse.Namespace) -> int:
     )
     if args.transport == "stdio":
         mcp_server.serve_stdio(server)
-    else:
-        mcp_server.serve_http(server, args.host, args.port)
+        return 0
+    loopback = args.host in ("127.0.0.1", "::1", "localhost")
+    token = args.token or os.environ.get("MEMGATE_MCP_TOKEN") or None
+    if args.no_auth:
+        if not loopback:
+            print(
+                f"memgate mcp: --no-auth is refused on {args.host}: anyone who reaches it would "
+                f"act as agent {args.agent!r}; use --token (or MEMGATE_MCP_TOKEN)",
+                file=sys.stderr,
+            )
+            return 2
+        print(
+            f"memgate mcp: WARNING --no-auth: any local process can act as agent {args.agent!r}",
+            file=sys.stderr,
+        )
+        token = None
+    elif token is None:
+        token = secrets.token_urlsafe(32)
+        print(
+            f"memgate mcp: bearer token for this server (send 'Authorization: Bearer …'; fix it "
+            f"with --token or MEMGATE_MCP_TOKEN): {token}",
+            file=sys.stderr,
+            flush=True,
+        )
+    if not loopback:
+        print(
+            f"memgate mcp: listening on {args.host}, not loopback, over plain HTTP: put it "
+            "behind a TLS proxy",
+            file=sys.stderr,
+        )
+    mcp_server.serve_http(server, args.host, args.port, token=token)
     return 0
 
 
@@ -318,6 +348,17 @@ def main(argv: list[str] | None = None) -> int:
     mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP only; default 127.0.0.1")
     mcp.add_argument("--port", type=int, default=8765, help="HTTP only; 0 picks a free port")
+    mcp.add_argument(
+        "--token",
+        default=None,
+        help="HTTP: the bearer token clients must send (default: $MEMGATE_MCP_TOKEN, else a "
+        "random one, printed at start)",
+    )
+    mcp.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="HTTP on loopback only: no token (any local process acts as --agent)",
+    )
     add_tls_options(mcp)
     mcp.set_defaults(func=_mcp)
     from gateway import replay_cli

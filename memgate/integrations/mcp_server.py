@@ -16,6 +16,7 @@ streamable HTTP (bound to 127.0.0.1 unless told otherwise).
 from __future__ import annotations
 
 import dataclasses
+import hmac
 import json
 import socket
 import sys
@@ -428,13 +429,50 @@ def serve_stdio(server: MCPServer[Any]) -> None:
     server.run("stdio")
 
 
+class BearerAuth:
+    """ASGI middleware: an HTTP request without ``Authorization: Bearer <token>`` gets 401 and
+    never reaches the MCP server (which acts as the configured agent, with its key)."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self._app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or ()).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self._expected):
+                body = json.dumps(
+                    {
+                        "error": "unauthorized: send Authorization: Bearer <the token memgate mcp "
+                        "was started with (--token or MEMGATE_MCP_TOKEN)>"
+                    }
+                ).encode()
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b"Bearer"),
+                            (b"content-length", str(len(body)).encode()),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self._app(scope, receive, send)
+
+
 def serve_http(
     server: MCPServer[Any],
     host: str,
     port: int,
     announce: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+    token: str | None = None,
 ) -> None:
-    """Streamable HTTP at http://HOST:PORT/mcp; port 0 picks a free one (announced)."""
+    """Streamable HTTP at http://HOST:PORT/mcp; port 0 picks a free one (announced). With
+    ``token`` every request must carry it as a bearer token (None: no authentication — the
+    caller allows that on loopback only)."""
     import uvicorn
 
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
@@ -442,7 +480,9 @@ def serve_http(
     sock.bind((host, port))
     sock.listen(128)  # connections wait in the backlog until uvicorn accepts them
     bound = sock.getsockname()[1]
-    app = server.streamable_http_app(host=host)
+    app: Any = server.streamable_http_app(host=host)
+    if token is not None:
+        app = BearerAuth(app, token)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     announce(f"memgate mcp: streamable HTTP on http://{host}:{bound}/mcp")
     anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))

@@ -102,11 +102,21 @@ def connect(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
                 yield client
             return
         log = tmp_path / f"mcp-{agent}-{uuid.uuid4().hex[:6]}.log"
-        with _http_server(address, agent, log, *_key_args(api_key)) as url:
-            async with Client(url, read_timeout_seconds=60) as client:
+        token = uuid.uuid4().hex
+        with _http_server(address, agent, log, "--token", token, *_key_args(api_key)) as url:
+            async with Client(_with_token(url, token), read_timeout_seconds=60) as client:
                 yield client
 
     return session
+
+
+def _with_token(url: str, token: str) -> Any:
+    """A streamable-HTTP transport that sends the bearer token."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    return streamable_http_client(url, http_client=http)
 
 
 async def _call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -253,3 +263,61 @@ async def test_api_key_is_passed_to_the_gateway(tmp_path: Path, connect: Any) ->
         async with connect(running.address, "master", api_key="wrong") as client:
             refused = await _refused(client, "recall", query="Alice", namespaces=["user/a"])
             assert "UNAUTHENTICATED" in refused
+
+
+def test_mcp_over_http_wants_its_token(gw: RunningGateway, tmp_path: Path) -> None:
+    """Without the bearer token (or with another) a request gets 401 and never reaches the
+    gateway; with no --token a random one is made and printed; --no-auth is for loopback only."""
+    import httpx2
+
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-03-26",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        },
+    }
+    headers = {"Accept": "application/json, text/event-stream"}
+    log = tmp_path / "auth.log"
+    with _http_server(gw.address, "master", log) as url:
+        printed = re.search(r"bearer token for this server .*: (\S+)", log.read_text())
+        assert printed, log.read_text()
+        for sent in ({}, {"Authorization": "Bearer wrong"}):
+            r = httpx2.post(url, json=hello, headers={**headers, **sent}, timeout=30)
+            assert r.status_code == 401 and "Bearer" in r.headers["www-authenticate"]
+        ok = httpx2.post(
+            url,
+            json=hello,
+            headers={**headers, "Authorization": f"Bearer {printed.group(1)}"},
+            timeout=30,
+        )
+        assert ok.status_code == 200, ok.text
+    refused = subprocess.run(
+        [
+            sys.executable,
+            *_command(
+                gw.address,
+                "master",
+                "--transport",
+                "http",
+                "--no-auth",
+                "--host",
+                "0.0.0.0",
+                "--port",
+                "0",
+            ),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert refused.returncode == 2 and "--no-auth is refused" in refused.stderr
+    open_log = tmp_path / "open.log"
+    with _http_server(gw.address, "master", open_log, "--no-auth") as url:
+        assert "WARNING --no-auth" in open_log.read_text()
+        r = httpx2.post(url, json=hello, headers=headers, timeout=30)
+        assert r.status_code == 200
