@@ -1,5 +1,7 @@
 """The Prometheus endpoint on the gateway's host: ``GET /metrics`` answers with the exposition
-``prometheus_client`` renders from the gateway's registry (``gateway/rpc/prometheus.py``).
+``prometheus_client`` renders from the gateway's registry (``gateway/rpc/prometheus.py``);
+``GET /healthz`` answers 200 while the process serves, ``GET /readyz`` 200 once the gateway takes
+calls and 503 while it starts or drains (for a load balancer or an orchestrator's probes).
 
 One small asyncio server on the gateway's own loop (so reading the state needs no thread hops).
 Off unless ``metrics_port`` is set (``memgate serve --metrics-port 9464``)."""
@@ -19,6 +21,7 @@ class MetricsServer:
         self._port = port
         self._server: asyncio.Server | None = None
         self.port = 0
+        self.state = "starting"  # starting | ready | draining (the gateway sets it)
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._handle, self._host, self._port)
@@ -35,10 +38,18 @@ class MetricsServer:
             while (await asyncio.wait_for(reader.readline(), 5)) not in (b"\r\n", b"\n", b""):
                 pass  # headers are not needed
             parts = request.decode("latin-1").split()
-            if len(parts) >= 2 and parts[0] == "GET" and parts[1].split("?")[0] == "/metrics":
+            path = parts[1].split("?")[0] if len(parts) >= 2 and parts[0] == "GET" else ""
+            ctype = "text/plain; charset=utf-8"
+            if path == "/metrics":
                 status, body, ctype = "200 OK", await self._metrics.render(), CONTENT_TYPE
+            elif path == "/healthz":
+                status, body = "200 OK", b"ok\n"
+            elif path == "/readyz":
+                ready = self.state == "ready"
+                status = "200 OK" if ready else "503 Service Unavailable"
+                body = f"{self.state}\n".encode()
             else:
-                status, body, ctype = "404 Not Found", b"try GET /metrics\n", "text/plain"
+                status, body = "404 Not Found", b"try GET /metrics, /healthz or /readyz\n"
             writer.write(
                 f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
                 "Connection: close\r\n\r\n".encode()

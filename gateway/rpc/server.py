@@ -57,8 +57,12 @@ class Gateway:
         await self.server.start()
         await self._health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
+        if self.metrics:
+            self.metrics.state = "ready"
 
     async def stop(self, grace: float = 5.0) -> None:
+        if self.metrics:
+            self.metrics.state = "draining"
         await self._health.enter_graceful_shutdown()
         await self.server.stop(grace)
         if self.metrics:

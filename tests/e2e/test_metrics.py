@@ -8,6 +8,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.client import GatewayClient
@@ -88,3 +89,27 @@ def _samples(body: str) -> dict[Key, float]:
         for family in text_string_to_metric_families(body)
         for s in family.samples
     }
+
+
+def test_health_and_readiness_probes(tmp_path: Path) -> None:
+    """``/healthz`` 200 while the process serves; ``/readyz`` 200 once the gateway takes calls
+    and 503 ("draining") from the moment it starts to stop."""
+    import urllib.error
+
+    from gateway.rpc.server import gateway_in_thread
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    with gateway_in_thread(gateway_settings(tmp_path, metrics_port=port)) as (gw, _):
+        assert urllib.request.urlopen(f"{base}/healthz", timeout=5).read() == b"ok\n"
+        assert urllib.request.urlopen(f"{base}/readyz", timeout=5).read() == b"ready\n"
+        assert gw.metrics is not None
+        gw.metrics.state = "draining"  # what Gateway.stop sets first
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(f"{base}/readyz", timeout=5)
+        assert err.value.code == 503 and err.value.read() == b"draining\n"
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(f"{base}/nope", timeout=5)
+        assert err.value.code == 404
