@@ -367,6 +367,10 @@ def main(argv: list[str] | None = None) -> int:
     register(sub, add_client_options)
     replay_cli.register(sub, add_client_options)
     args = parser.parse_args(argv)
+    if args.command not in ("serve", "console", "mcp") and hasattr(signal, "SIGPIPE"):
+        # `memgate … --json | head`: a closed pipe ends the command quietly, as for any tool
+        # (not for the servers: a client hanging up must not end them)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     logging.getLogger("faiss.loader").setLevel(logging.WARNING)
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"

@@ -30,6 +30,8 @@ from gateway.client import GatewayError, wire
 from gateway.client import types as t
 
 OK, UNREACHABLE, BAD_INPUT, NOT_FOUND, NOT_ALLOWED, CONFLICT, FAILED = range(7)
+#: the width of a table printed into a pipe or a file
+PIPED_WIDTH = 240
 EXPORT_FORMAT = 1
 #: an Import call carries at most this many memories, and about this many bytes
 IMPORT_BATCH = 100
@@ -98,7 +100,9 @@ def _emit(args: argparse.Namespace, data: Any, table: Callable[[], Table | str])
     if args.json:
         print(json.dumps(_plain(data), ensure_ascii=False, indent=2))
     else:
-        Console(soft_wrap=False).print(table())
+        # piped (| less, > file): wide rows rather than wrapping at 80 columns
+        width = None if sys.stdout.isatty() else PIPED_WIDTH
+        Console(soft_wrap=False, width=width).print(table())
 
 
 def _stderr() -> Console:

@@ -176,3 +176,33 @@ def test_replay_a_past_conversation_forms_dated_memory_once(
         and "sessions[0].turns[1]" in bad.stderr
         and '"at"' in bad.stderr
     )
+
+
+def test_piped_output_is_quiet_when_the_reader_stops(keyed: RunningGateway) -> None:
+    """`memgate export … | head -1`: the closed pipe ends the command without a traceback or a
+    BrokenPipe message, and a piped table is not wrapped at 80 columns."""
+    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    with GatewayClient(keyed.address, "master", api_key=KEY) as c:
+        c.batch_write(
+            [
+                {"namespace": ns, "layer": "semantic", "content": f"The user owns cat number {n}"}
+                for n in range(200)
+            ],
+            wait=True,
+        )
+    env = {**os.environ, "MEMGATE_API_KEY": KEY}
+    env.pop("COLUMNS", None)
+    cmd = f"{sys.executable} -m gateway.cli export {ns} --quiet --target {keyed.address} | head -1"
+    piped = subprocess.run(cmd, shell=True, capture_output=True, text=True, env=env, timeout=120)
+    assert piped.returncode == 0 and len(piped.stdout.splitlines()) == 1
+    assert "BrokenPipe" not in piped.stderr and "Traceback" not in piped.stderr, piped.stderr
+    table = subprocess.run(
+        f"{sys.executable} -m gateway.cli proposals list --target {keyed.address} | cat",
+        shell=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    header = next(line for line in table.stdout.splitlines() if "proposer" in line)
+    assert "conflicts with" in header  # one line: not folded into 80 columns
