@@ -307,7 +307,8 @@ def register(
     for decision in ("approve", "reject"):
         p = psub.add_parser(decision, help=f"{decision} a pending proposal")
         p.add_argument("id")
-        p.add_argument("--reason", required=decision == "reject", default="")
+        # one rule with the console: every decision says why (it goes to the audit log)
+        p.add_argument("--reason", required=True, help="why (recorded in the audit log)")
         client_options(p)
         p.set_defaults(func=proposals_decide, decision=decision)
 

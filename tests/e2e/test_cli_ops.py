@@ -65,8 +65,9 @@ def test_proposals_list_approve_reject_with_exit_codes(keyed: RunningGateway) ->
 
     done = memgate(keyed, "proposals", "approve", keep, "--reason", "confirmed", "--json")
     assert done.returncode == OK and json.loads(done.stdout)["state"] == "approved"
-    no_reason = memgate(keyed, "proposals", "reject", drop)
-    assert no_reason.returncode == 2 and "--reason" in no_reason.stderr
+    for decision in ("reject", "approve"):  # one rule with the console: a reason, always
+        no_reason = memgate(keyed, "proposals", decision, drop)
+        assert no_reason.returncode == 2 and "--reason" in no_reason.stderr
     assert memgate(keyed, "proposals", "reject", drop, "--reason", "nonsense").returncode == OK
     again = memgate(keyed, "proposals", "approve", drop, "--reason", "late")
     assert again.returncode == CONFLICT and "already rejected" in again.stderr
