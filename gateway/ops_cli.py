@@ -1,7 +1,7 @@
 """The operators' commands of ``memgate``: proposals, forget, export and import, the console.
 
 Every command talks to a running gateway as a client (``--target``, ``--agent``, ``--api-key``
-or ``MEMGATE_API_KEY``, from the shared options in ``gateway/cli.py``), prints rich tables for
+or ``MEMGATE_API_KEY``, and TLS, from the shared options in ``gateway/client_options.py``), prints rich tables for
 people or, with ``--json``, one JSON document for scripts, and exits with a code scripts can test:
 
     0 ok · 1 gateway unreachable or overloaded · 2 bad input (usage, file, INVALID_ARGUMENT) ·

@@ -381,7 +381,7 @@ def make_server(
 
 
 def run_console(args: argparse.Namespace) -> int:
-    from gateway.cli import tls_of
+    from gateway.client_options import tls_of
 
     try:
         tls = tls_of(args)
