@@ -37,6 +37,7 @@ from typing import Any
 
 from gateway.core.candidates import Observation
 from gateway.core.models import Turn
+from gateway.core.timecues import MONTHS
 from gateway.formation.observe import observe
 
 DEV_SET = Path(__file__).parent / "dialogues" / "observations_dev.json"
@@ -155,22 +156,7 @@ _STOP = frozenset(
         "lol",
     ]
 )
-_MONTHS = set(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ]
-)
+_MONTHS = set(MONTHS)
 
 
 @dataclass(frozen=True, slots=True)

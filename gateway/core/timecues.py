@@ -14,7 +14,8 @@ from datetime import UTC, datetime, timedelta
 
 from gateway.core import memo
 
-_MONTHS = [
+#: month names, lower case, January first (also read by the observer's time references)
+MONTHS = [
     "january",
     "february",
     "march",
@@ -28,7 +29,7 @@ _MONTHS = [
     "november",
     "december",
 ]
-_MONTH = "|".join([*_MONTHS, *(m[:3] for m in _MONTHS)])
+_MONTH = "|".join([*MONTHS, *(m[:3] for m in MONTHS)])
 
 _MONTH_YEAR = re.compile(rf"\b(?:in\s+)?({_MONTH})\.?\s+(\d{{4}})\b", re.IGNORECASE)
 _IN_MONTH = re.compile(rf"\bin\s+({_MONTH})\b", re.IGNORECASE)
@@ -133,7 +134,7 @@ def _period(query: str, now: datetime) -> tuple[datetime | None, datetime | None
 
 
 def _month_number(name: str) -> int:
-    return [m[:3] for m in _MONTHS].index(name[:3].lower()) + 1
+    return [m[:3] for m in MONTHS].index(name[:3].lower()) + 1
 
 
 def cues(query: str, now: datetime) -> Cues:

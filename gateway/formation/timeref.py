@@ -9,20 +9,9 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
+from gateway.core.timecues import MONTHS
+
+_MONTHS = MONTHS
 _DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _NUM = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
