@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import re
 import sys
 import tempfile
@@ -40,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.serving import real_servers
 from gateway.client import GatewayClient
 from gateway.core.candidates import slug
 from gateway.core.models import Turn
@@ -241,12 +241,7 @@ def formation(client: GatewayClient, conv: dict[str, Any], tally: Tally) -> None
 
 def run(data: Path, backend: str, limit: int = 0, wrong: bool = False) -> dict[str, Any]:
     convs = json.loads(data.read_text())["conversations"][: limit or None]
-    extra: dict[str, Any] = {}
-    if backend == "real":
-        extra = {
-            "redis_url": os.environ.get("MEMGATE_TEST_REDIS_URL", "redis://127.0.0.1:6390/0"),
-            "neo4j_uri": os.environ.get("MEMGATE_TEST_NEO4J_URI", "bolt://127.0.0.1:7690"),
-        }
+    extra: dict[str, Any] = real_servers(backend)
     tally = Tally()
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(

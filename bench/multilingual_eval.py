@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import uuid
@@ -29,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from bench.serving import real_servers
 
 DATA = Path(__file__).parent / "multilingual" / "bilingual-v1.json"
 CONDITIONS = ("en→en", "zh→zh", "en→zh", "zh→en", "mixed")
@@ -116,12 +117,7 @@ def run(
     from gateway.settings import Settings
 
     people = load()[: personas or None]
-    extra: dict[str, Any] = {}
-    if backend == "real":
-        extra = {
-            "redis_url": os.environ.get("MEMGATE_TEST_REDIS_URL", "redis://127.0.0.1:6390/0"),
-            "neo4j_uri": os.environ.get("MEMGATE_TEST_NEO4J_URI", "bolt://127.0.0.1:7690"),
-        }
+    extra: dict[str, Any] = real_servers(backend)
     alone = build_embedder(embedder)
     asked: list[Asked] = []
     with tempfile.TemporaryDirectory() as tmp:

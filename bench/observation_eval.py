@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 import tempfile
@@ -35,6 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from bench.serving import real_servers
 from gateway.core.candidates import Observation
 from gateway.core.models import Turn
 from gateway.core.timecues import MONTHS
@@ -338,12 +338,7 @@ def through_gateway(
     from gateway.rpc.server import serve_in_thread
     from gateway.settings import Settings
 
-    extra: dict[str, Any] = {}
-    if backend == "real":
-        extra = {
-            "redis_url": os.environ.get("MEMGATE_TEST_REDIS_URL", "redis://127.0.0.1:6390/0"),
-            "neo4j_uri": os.environ.get("MEMGATE_TEST_NEO4J_URI", "bolt://127.0.0.1:7690"),
-        }
+    extra: dict[str, Any] = real_servers(backend)
     out: dict[str, list[Observation]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(

@@ -132,3 +132,15 @@ def gateway_process(settings: Settings, timeout_s: float = 300.0) -> Iterator[st
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def real_servers(backend: str) -> dict[str, str]:
+    """The Settings that put a benchmark's gateway on Redis and Neo4j when ``backend`` is
+    "real" (``MEMGATE_TEST_REDIS_URL`` / ``MEMGATE_TEST_NEO4J_URI``, as the tests use), else
+    nothing: the embedded stores."""
+    if backend != "real":
+        return {}
+    return {
+        "redis_url": os.environ.get("MEMGATE_TEST_REDIS_URL", "redis://127.0.0.1:6390/0"),
+        "neo4j_uri": os.environ.get("MEMGATE_TEST_NEO4J_URI", "bolt://127.0.0.1:7690"),
+    }

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import uuid
@@ -28,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.serving import real_servers
 from bench.truth_cases import Case, generate
 from gateway.client import GatewayClient
 from gateway.client.errors import NotFound
@@ -137,12 +137,7 @@ def run(
     show_wrong: bool = False,
 ) -> dict[str, Any]:
     cases = generate(per_kind=per_kind)
-    extra: dict[str, Any] = {}
-    if backend == "real":
-        extra = {
-            "redis_url": os.environ.get("MEMGATE_TEST_REDIS_URL", "redis://127.0.0.1:6390/0"),
-            "neo4j_uri": os.environ.get("MEMGATE_TEST_NEO4J_URI", "bolt://127.0.0.1:7690"),
-        }
+    extra: dict[str, Any] = real_servers(backend)
     tally: Counter[str] = Counter()
     wrong: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
