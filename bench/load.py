@@ -14,7 +14,7 @@ namespace (``wait=False``). An agent that gets RESOURCE_EXHAUSTED waits the ``re
 it was told (100 ms when the answer carries none), times 0.5-1.5.
 
 The harness (``--client-mode async``, the default) measures the server, not itself: the agents
-are asyncio tasks, one ``gateway.aio.GatewayClient`` per agent (each agent has its own identity,
+are asyncio tasks, one ``gateway.client.aio.GatewayClient`` per agent (each agent has its own identity,
 which admission control counts per agent, as real agents would), spread round robin over
 ``--client-procs`` client processes (their channels to the one gateway share an HTTP/2
 connection per process, as gRPC's global subchannel pool does). Every agent connects (health)
@@ -313,7 +313,7 @@ async def _agents(
     go: Any,
 ) -> dict[str, Any]:
     """One client process: an asyncio task (and ``GatewayClient``) per agent."""
-    from gateway.aio import GatewayClient as AsyncClient
+    from gateway.client.aio import GatewayClient as AsyncClient
 
     part: dict[str, Any] = dict(recall_ms=[], overload_ms=[], degraded=0, writes=0, errors={})
     clients = [AsyncClient(address, agent_id=f"agent-{i}", timeout=30, retries=0) for i in ids]

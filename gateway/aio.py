@@ -1,6 +1,14 @@
-"""``from gateway.aio import GatewayClient``: the asyncio client (``gateway.client.aio``); its
-errors are the same classes as the blocking client's (``gateway.client.GatewayError`` …)."""
+"""Deprecated: the asyncio client is ``gateway.client.aio.GatewayClient`` (this path works for
+one release and warns)."""
+
+import warnings
 
 from gateway.client.aio import GatewayClient
+
+warnings.warn(
+    "gateway.aio moved: use `from gateway.client.aio import GatewayClient`",
+    DeprecationWarning,
+    stacklevel=2,
+)
 
 __all__ = ["GatewayClient"]

@@ -157,7 +157,7 @@ def _status(args: argparse.Namespace) -> int:
 
 def _mcp(args: argparse.Namespace) -> int:
     try:
-        from memgate.integrations import mcp_server
+        from gateway.integrations import mcp as mcp_server
     except ImportError as exc:
         print(
             f"memgate mcp: the MCP SDK is not installed ({exc}); install memgate[mcp]",

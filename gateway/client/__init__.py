@@ -9,7 +9,7 @@ Errors come back as typed exceptions (``gateway.client.InvalidArgument`` …) ca
 status. Only UNAVAILABLE is retried, and writes always carry an idempotency key (one is made up
 when the caller gives none), so a retried write is stored once. The client imports nothing from
 the server: its types are in ``gateway.client.types``. The asyncio client with the same methods
-is ``gateway.aio.GatewayClient``; both are built from the RPCs in ``gateway.client.api``.
+is ``gateway.client.aio.GatewayClient``; both are built from the RPCs in ``gateway.client.api``.
 """
 
 from gateway.client.errors import (

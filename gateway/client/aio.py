@@ -1,7 +1,7 @@
 """``GatewayClient`` for asyncio (grpc.aio): the same methods, types, errors, retries and
 idempotency as the blocking client, each method awaitable.
 
-    from gateway.aio import GatewayClient
+    from gateway.client.aio import GatewayClient
     async with GatewayClient("127.0.0.1:50051", agent_id="master") as c:
         mid = await c.write(namespace="user/u1", layer="semantic", content="...", wait=True)
         hits = await c.recall("...", namespaces=["user/u1"])

@@ -1,5 +1,5 @@
 """One scenario suite, two clients: every scenario runs through the blocking ``GatewayClient`` and
-the asyncio ``gateway.aio.GatewayClient`` against a real gateway (embedded and Redis + Neo4j), so
+the asyncio ``gateway.client.aio.GatewayClient`` against a real gateway (embedded and Redis + Neo4j), so
 both give the same answers, the same types and the same typed errors."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 import grpc
 import pytest
 
-from gateway import aio
 from gateway import client as gc
+from gateway.client import aio
 from gateway.client import types as t
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
 

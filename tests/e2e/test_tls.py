@@ -170,7 +170,7 @@ def test_every_tool_reaches_a_tls_gateway(tmp_path: Path, pki: dict[str, Any]) -
     """The operators' commands, replay, the console and MCP take --tls-ca (or MEMGATE_TLS_CA),
     and mTLS with --tls-cert/--tls-key; without the CA they say to pass it."""
     from gateway.console.server import Console
-    from memgate.integrations.mcp_server import Bridge
+    from gateway.integrations.mcp import Bridge
 
     cert, key = pki["server"]
     settings = gateway_settings(tmp_path, tls_cert=cert, tls_key=key, api_keys={"master": "k-m"})

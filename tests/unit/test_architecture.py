@@ -4,13 +4,14 @@ module of the project takes part in an import cycle."""
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("gateway", "stores", "agents_demo", "bench")
+PACKAGES = ("gateway", "stores", "agents_demo", "bench", "memgate/integrations")
 FORBIDDEN_IN_CORE = (
     "stores",
     "grpc",
@@ -169,7 +170,7 @@ def test_core_install_stays_lean() -> None:
     """The integrations are optional extras: importing the gateway, its clients or its command
     loads neither the MCP SDK nor LangGraph."""
     code = (
-        "import sys, gateway, gateway.client, gateway.aio, gateway.cli, gateway.rpc.server;"
+        "import sys, gateway, gateway.client, gateway.client.aio, gateway.cli, gateway.rpc.server;"
         "print(sorted(m for m in ('mcp', 'langgraph') if m in sys.modules))"
     )
     out = subprocess.run(
@@ -179,13 +180,49 @@ def test_core_install_stays_lean() -> None:
 
 
 def test_integrations_are_clients_of_the_gateway() -> None:
-    """``memgate.integrations`` reaches the gateway only through ``gateway.client``/``gateway.aio``."""
+    """``gateway.integrations`` reaches the gateway only through ``gateway.client``, and nothing
+    outside it imports an integration except the command (lazily, for ``memgate mcp``) and the
+    deprecated ``memgate.integrations`` re-exports."""
     modules = _modules()
-    for path in (ROOT / "memgate" / "integrations").glob("[!_]*.py"):
-        name = "memgate.integrations." + path.stem
+    integrations = [m for m in modules if m.startswith("gateway.integrations.")]
+    assert sorted(integrations) == ["gateway.integrations.langgraph", "gateway.integrations.mcp"]
+    for name in integrations:
         project = [
-            i for i in _imports(name, path, modules) if i.split(".")[0] in ("gateway", "stores")
+            i
+            for i in _imports(name, modules[name], modules)
+            if i.split(".")[0] in ("gateway", "stores", "memgate")
         ]
         assert project, f"{name} imports nothing of the gateway?"
-        bad = [i for i in project if not i.startswith(("gateway.client", "gateway.aio"))]
+        bad = [i for i in project if not i.startswith("gateway.client")]
         assert bad == [], f"{name} imports {bad}"
+    users = {
+        name
+        for name, imported in _graph().items()
+        if any(i.startswith("gateway.integrations") for i in imported)
+        and not name.startswith(("gateway.integrations", "memgate.integrations"))
+    }
+    assert users <= {"gateway.cli"}, users
+
+
+def test_one_import_root_and_the_old_paths_warn() -> None:
+    """Users import from ``gateway`` only; the old paths still work, with a DeprecationWarning
+    naming the new one."""
+    code = """
+import importlib, json, warnings
+out = []
+for name in ["gateway.aio", "memgate.integrations.mcp_server", "memgate.integrations.langgraph"]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module(name)
+    works = any(hasattr(module, a) for a in ("GatewayClient", "build_server", "MemgateStore"))
+    warned = [str(w.message) for w in caught if w.category is DeprecationWarning]
+    out.append((name, works, warned))
+print(json.dumps(out))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    found = json.loads(out.stdout)
+    for name, works, warned in found:
+        assert works, f"{name} no longer exports what it did"
+        assert warned and "gateway." in warned[0], f"{name} does not warn: {warned}"
