@@ -170,9 +170,19 @@ def _mcp(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"memgate mcp: {exc}", file=sys.stderr)
         return 2
-    server = mcp_server.build_server(
-        args.target, args.agent, api_key, master_agent=args.master, tls=tls
-    )
+    try:
+        server = mcp_server.build_server(
+            args.target,
+            args.agent,
+            api_key,
+            master_agent=args.master,
+            tls=tls,
+            namespaces=args.namespace or (),
+            session_id=args.session,
+        )
+    except ValueError as exc:
+        print(f"memgate mcp: {exc}", file=sys.stderr)
+        return 2
     if args.transport == "stdio":
         mcp_server.serve_stdio(server)
         return 0
@@ -277,6 +287,18 @@ def main(argv: list[str] | None = None) -> int:
         "--api-key", default=None, help="the agent's API key (default: $MEMGATE_API_KEY)"
     )
     mcp.add_argument("--master", default="master", help="the gateway's master agent id")
+    mcp.add_argument(
+        "--namespace",
+        action="append",
+        metavar="NS",
+        help="a namespace the host works in, e.g. user/alice (repeatable, at most 16): tools "
+        "write to the first by default and search all of them, the agent's own and global",
+    )
+    mcp.add_argument(
+        "--session",
+        default=None,
+        help="the session id tools use when the model gives none (default: one made at start)",
+    )
     mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP only; default 127.0.0.1")
     mcp.add_argument("--port", type=int, default=8765, help="HTTP only; 0 picks a free port")

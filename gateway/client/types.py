@@ -64,6 +64,9 @@ class Hit:
     slot: str = ""
     valid_from: datetime | None = None
     valid_to: datetime | None = None  # set on a hit of a recall as_of a past time
+    keyword: float = 0.0  # the lexical (word-match) part of the score, 0 when no word matched
+    recency: float = 0.0  # the recency part of the score
+    created_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,6 +168,9 @@ def recall(resp: pb.RecallResponse) -> t.Recall:
             slot=h.memory.slot,
             valid_from=when(h.memory, "valid_from"),
             valid_to=when(h.memory, "valid_to"),
+            keyword=h.keyword,
+            recency=h.recency,
+            created_at=when(h.memory, "created_at"),
         )
         for h in resp.hits
     ]
