@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("langgraph", reason="the LangGraph extra is not installed")
 
@@ -32,6 +35,7 @@ from gateway.integrations.langgraph import (  # noqa: E402
     MemgateStoreError,
     decode_label,
     encode_label,
+    memgate_namespace,
 )
 from tests.e2e.conftest import RunningGateway  # noqa: E402
 
@@ -399,6 +403,19 @@ def test_prefix_and_empty_prefix_reach_every_namespace_written(
             # the user namespaces are memgate's, so memgate's recall sees them too
             dave_ns = f"user/{encode_label(dave)}"
             assert [e.summary for e in client.timeline(dave_ns)] == ["Dave likes cocoa"]
+
+
+_MEMGATE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(min_size=1, max_size=120).filter(lambda t: "." not in t))
+def test_any_label_maps_to_a_memgate_id_and_back(label: str) -> None:
+    coded = encode_label(label)
+    assert _MEMGATE_ID.fullmatch(coded)
+    if not coded.startswith("lg.h."):
+        assert decode_label(coded) == label
+    assert memgate_namespace(("user", label), "agent/x") == f"user/{coded}"
 
 
 def test_labels_map_reversibly() -> None:

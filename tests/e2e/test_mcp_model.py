@@ -86,6 +86,12 @@ async def test_every_tool_schema_is_complete(gw: RunningGateway, agent: str) -> 
     assert f"agent/{agent}, user/alice, global" in recall["namespaces"]["description"]
     turn_ns = by_name["append_turn"].input_schema["properties"]["namespace"]["description"]
     assert turn_ns != remember["namespace"]["description"]  # no description reused off-topic
+    # docs/MCP.md reviews every tool and every parameter the server offers
+    review = (ROOT / "docs" / "MCP.md").read_text()
+    for tool in tools:
+        assert f"### `{tool.name}`" in review, tool.name
+        for name in tool.input_schema["properties"]:
+            assert f"| `{name}` |" in review, f"{tool.name}.{name}"
 
 
 async def test_one_namespace_convention_and_optional_sessions(gw: RunningGateway) -> None:
