@@ -158,9 +158,13 @@ def run(action: str, dest: str | None = None, wheel: str | None = None) -> int:
             return 1
         print(found)
         return 0
-    if dest is None and wheel is None and (found := package_model_dir()) is not None:
-        print(f"memgate: {MODEL_NAME} already installed (package {DISTRIBUTION}): {found}")
-        return 0
+    if dest is None and wheel is None:
+        if (found := package_model_dir()) is not None:
+            print(f"memgate: {MODEL_NAME} already installed (package {DISTRIBUTION}): {found}")
+            return 0
+        if _complete(cached_model_dir()):
+            print(f"memgate: {MODEL_NAME} already installed: {cached_model_dir()}")
+            return 0
     try:
         where = install(Path(dest) if dest else None, Path(wheel) if wheel else None)
     except (ModelMissing, OSError, zipfile.BadZipFile, StopIteration) as exc:
