@@ -39,9 +39,13 @@ measured against LangGraph's ``InMemoryStore``):
   ``memgate_memories=True``, ``search(query=…)`` also returns the other memories recall finds in
   the namespaces it reads, as items ``(kind, id)`` / key = memory id / value ``{"content",
   "layer", "type", "memgate_id"}`` (read-only: a put under that key makes a LangGraph item).
-* **Lifetime.** No TTL (``supports_ttl`` is False, as for LangGraph's ``InMemoryStore``); items
-  decay like other episodes (after about two months unread they are archived: ``get`` and
-  query-less ``search`` still see them, ranked search no longer does).
+* **Lifetime.** ``ttl`` as in LangGraph's SQLite and Postgres stores (its ``InMemoryStore`` has
+  none): minutes per put, ``ttl={"default_ttl": …, "refresh_on_read": …}`` for the store. An
+  expired item is invisible at once and forgotten when met (``sweep_ttl()`` forgets them all).
+  A refresh rewrites the item with a new expiry, where this agent writes directly (its own
+  namespace, a task's, or an item it wrote): a sub-agent's read never makes a proposal. Items
+  without a ttl decay like other episodes (after about two months unread they are archived:
+  ``get`` and query-less ``search`` still see them, ranked search no longer does).
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ import json
 import re
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from langgraph.store.base import (
@@ -69,10 +73,11 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
 )
 from langgraph.store.base.embed import get_text_at_path
 
-from gateway.client import GatewayClient, types
+from gateway.client import GatewayClient, GatewayError, types
 from gateway.client.aio import GatewayClient as AsyncGatewayClient
 
 T = TypeVar("T")
@@ -83,7 +88,9 @@ DIRECTORY_TYPE = "langgraph-dir"
 TEXT_FIELDS = ("content", "text", "memory", "data")
 NOT_INDEXED = "LangGraph item (not indexed)"
 CHUNK_CHARS = 1000  # under the gateway's 1024-char metadata values
-MAX_CHUNKS = 27  # with the 4 other entries (lg.ns, lg.key, lg.created, lg.noindex), under 32
+#: with the 7 other entries (lg.ns, lg.key, lg.created, lg.updated, lg.noindex, lg.ttl,
+#: lg.expires), under the gateway's 32 metadata entries
+MAX_CHUNKS = 25
 MAX_VALUE_CHARS = CHUNK_CHARS * MAX_CHUNKS
 MAX_CONTENT_CHARS = 8000
 MAX_KEY_CHARS = 1000
@@ -91,6 +98,7 @@ MAX_NAMESPACE_JSON_CHARS = 1000
 MAX_INDEX_FIELDS = 16
 MAX_FIELD_CHARS = 200
 MAX_RECALL_NAMESPACES = 32  # the gateway's limit per recall
+MAX_TTL_MINUTES = 10 * 365 * 24 * 60.0  # ten years
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")  # memgate's id grammar
 _MEMGATE_NS = re.compile(r"global|(agent|user|task)/" + _ID.pattern)
 
@@ -228,7 +236,7 @@ def decode_item(
     metadata: Mapping[str, str], when: datetime | None, score: float | None = None
 ) -> SearchItem | None:
     """The LangGraph item a memgate memory's metadata holds (None: not one of ours)."""
-    if "lg.ns" not in metadata or "lg.key" not in metadata:
+    if "lg.ns" not in metadata or "lg.key" not in metadata or expired(metadata):
         return None
     raw = "".join(metadata.get(f"lg.v{i}", "") for i in range(MAX_CHUNKS))
     try:
@@ -236,7 +244,8 @@ def decode_item(
     except ValueError:  # not a readable item
         return None
     created = metadata.get("lg.created")
-    updated = when or datetime.now(UTC)
+    stamped = metadata.get("lg.updated")
+    updated = datetime.fromisoformat(stamped) if stamped else when or datetime.now(UTC)
     return SearchItem(
         namespace=namespace,
         key=metadata["lg.key"],
@@ -245,6 +254,21 @@ def decode_item(
         updated_at=updated,
         score=score,
     )
+
+
+def expired(metadata: Mapping[str, str], now: datetime | None = None) -> bool:
+    """Whether an item's TTL has run out."""
+    at = metadata.get("lg.expires")
+    return at is not None and datetime.fromisoformat(at) <= (now or datetime.now(UTC))
+
+
+def check_ttl(ttl: Any) -> float | None:
+    """A put's ``ttl``: None (no expiry) or minutes, more than 0, at most ten years."""
+    if ttl is None:
+        return None
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not 0 < ttl <= MAX_TTL_MINUTES:
+        raise ValueError(f"ttl is minutes, more than 0 and at most {MAX_TTL_MINUTES:.0f}: {ttl!r}")
+    return float(ttl)
 
 
 def read_item(mem: types.Memory) -> SearchItem | None:
@@ -344,13 +368,17 @@ class _Engine:
     def __init__(
         self,
         client: Any,
+        agent_id: str,
         home: str,
         namespaces: Sequence[str],
         fields: list[str] | None,
         memgate_memories: bool,
         timeline_limit: int,
+        ttl_in_use: bool = False,
     ) -> None:
         self.client = client
+        self.agent_id = agent_id
+        self.ttl_in_use = ttl_in_use  # a ttl config: search refreshes what it returns
         self.home = home
         self.configured = list(dict.fromkeys([home, *namespaces]))
         self.fields = fields
@@ -366,7 +394,7 @@ class _Engine:
         results: list[Result] = []
         for op in ops:
             if isinstance(op, GetOp):
-                results.append(await self.get(op.namespace, op.key))
+                results.append(await self.get(op))
             elif isinstance(op, PutOp):
                 await self.put(op)
                 results.append(None)
@@ -379,31 +407,45 @@ class _Engine:
         return results
 
     # ---- get / put
-    async def versions(self, place: Place, key: str) -> list[tuple[str, SearchItem]]:
-        """This key's stored items as (memory id, item), oldest first: more than one only
-        after an interrupted put."""
+    async def versions(self, place: Place, key: str) -> list[tuple[types.Memory, SearchItem]]:
+        """This key's live stored items as (memory, item), oldest first: more than one only
+        after an interrupted put. An expired one met on the way is forgotten."""
         found = []
         for event in await self.client.timeline(place.memgate, limit=10, types=[place.tag(key)]):
-            item = read_item(await self.client.get(event.id))
+            mem = await self.client.get(event.id)
+            item = read_item(mem)
+            if item is None and mem.status == "active" and expired(mem.metadata):
+                await self.forget_quietly(mem.id, "LangGraph item past its ttl")
             if item is not None and (item.namespace, item.key) == (place.namespace, key):
-                found.append((event.id, item))
+                found.append((mem, item))
         return found
 
-    async def get(self, namespace: tuple[str, ...], key: str) -> Item | None:
-        versions = await self.versions(self.place(namespace), key)
-        return _item(versions[-1][1]) if versions else None
+    async def get(self, op: GetOp) -> Item | None:
+        place = self.place(op.namespace)
+        versions = await self.versions(place, op.key)
+        if not versions:
+            return None
+        mem, item = versions[-1]
+        if op.refresh_ttl:
+            await self.refresh(place, mem)
+        return _item(item)
 
     async def put(self, op: PutOp) -> None:
         _check_namespace(op.namespace, op.key)
+        ttl = check_ttl(op.ttl)
         place = self.place(op.namespace)
         previous = await self.versions(place, op.key)
-        stale = [memory_id for memory_id, _ in previous]
+        stale = [mem.id for mem, _ in previous]
         if op.value is None:
             await self.forget(stale, "deleted through the LangGraph store")
             return
         metadata = encode_value(place.namespace, op.key, op.value)
-        if previous:
-            metadata["lg.created"] = previous[0][1].created_at.isoformat()
+        now = datetime.now(UTC)
+        metadata["lg.updated"] = now.isoformat()
+        metadata["lg.created"] = (previous[0][1].created_at if previous else now).isoformat()
+        if ttl is not None:
+            metadata["lg.ttl"] = repr(ttl)
+            metadata["lg.expires"] = (now + timedelta(minutes=ttl)).isoformat()
         fields = self.fields if op.index is None else op.index
         text = "" if fields is False else item_text(op.value, fields or None)
         if not text:
@@ -420,6 +462,55 @@ class _Engine:
         await self._refuse_unless_stored(op, result)
         await self.forget([i for i in stale if i != result.id], "replaced by a newer LangGraph put")
         await self.remember_place(place.memgate)
+
+    # ---- ttl
+    def may_rewrite(self, memgate: str, mem: types.Memory) -> bool:
+        """Whether this agent's rewrite of ``mem`` is stored directly (never a proposal): its
+        own namespace, a task's, or a memory it wrote itself."""
+        return (
+            memgate == f"agent/{self.agent_id}"
+            or memgate.startswith("task/")
+            or mem.source_agent == self.agent_id
+        )
+
+    async def refresh(self, place: Place, mem: types.Memory) -> None:
+        """Restarts an item's ttl (LangGraph's refresh on read): the same item, rewritten with
+        a new expiry; items without a ttl, or that this agent may only propose, are left."""
+        minutes = mem.metadata.get("lg.ttl")
+        if not minutes or not self.may_rewrite(place.memgate, mem):
+            return
+        metadata = dict(mem.metadata)
+        metadata["lg.expires"] = (datetime.now(UTC) + timedelta(minutes=float(minutes))).isoformat()
+        metadata.setdefault("lg.created", (mem.created_at or datetime.now(UTC)).isoformat())
+        result = await self.client.write_result(
+            place.memgate,
+            "episodic",
+            mem.content,
+            type=mem.type,
+            importance=1.0,
+            metadata=metadata,
+            wait=True,
+        )
+        if result.id and not result.quarantined and result.id != mem.id:
+            await self.forget_quietly(mem.id, "LangGraph item refreshed")
+
+    async def sweep(self) -> int:
+        """Forgets every expired item in the namespaces the store knows; returns how many."""
+        swept = 0
+        for name in await self.readable(()):
+            for event in await self.item_events(name):
+                mem = await self.client.get(event.id)
+                if mem.status == "active" and expired(mem.metadata):
+                    swept += await self.forget_quietly(mem.id, "LangGraph item past its ttl")
+        return swept
+
+    async def forget_quietly(self, memory_id: str, reason: str) -> int:
+        """Forgets when this agent may (1), else leaves it to a reader that may (0)."""
+        try:
+            await self.client.forget(memory_id, reason)
+        except GatewayError:
+            return 0
+        return 1
 
     async def _refuse_unless_stored(self, op: PutOp, result: types.WriteResult) -> None:
         where = f"put {op.namespace}/{op.key}"
@@ -518,7 +609,13 @@ class _Engine:
                 found.append(_scored(item, None))
                 if len(found) >= wanted:
                     break
-        return found[op.offset : wanted]
+        page = found[op.offset : wanted]
+        if op.refresh_ttl and self.ttl_in_use:
+            for item in page:
+                place = self.place(item.namespace)
+                for mem, _ in (await self.versions(place, item.key))[-1:]:
+                    await self.refresh(place, mem)
+        return page
 
     async def ranked(
         self, query: str, names: list[str], prefix: tuple[str, ...], wanted: int
@@ -602,6 +699,7 @@ def _engine(
     index: IndexConfig | None,
     memgate_memories: bool,
     timeline_limit: int,
+    ttl: TTLConfig | None = None,
 ) -> _Engine:
     home = _check_memgate_namespaces([namespace or f"agent/{agent_id}"], "namespace")[0]
     extra = _check_memgate_namespaces(namespaces, "namespaces")
@@ -614,14 +712,22 @@ def _engine(
         # memgate embeds with its own model: 'dims' and 'embed' are accepted and not used
     if not 1 <= timeline_limit <= 1000:
         raise ValueError("timeline_limit is 1..1000 (the gateway's timeline limit)")
-    return _Engine(client, home, extra, fields, memgate_memories, timeline_limit)
+    if ttl is not None:
+        if not isinstance(ttl, Mapping):
+            raise ValueError("ttl is a dict such as {'default_ttl': 60, 'refresh_on_read': True}")
+        check_ttl(ttl.get("default_ttl"))
+    return _Engine(
+        client, agent_id, home, extra, fields, memgate_memories, timeline_limit, ttl is not None
+    )
 
 
 def _checked_ops(ops: Iterable[Op]) -> list[Op]:
     ops = list(ops)
     for op in ops:
-        if isinstance(op, PutOp) and op.index not in (None, False):
-            check_fields(op.index, "put(index=…)")
+        if isinstance(op, PutOp):
+            if op.index not in (None, False):
+                check_fields(op.index, "put(index=…)")
+            check_ttl(op.ttl)
     return ops
 
 
@@ -633,7 +739,7 @@ class MemgateStore(BaseStore):
     used; ``memgate_memories``: ranked search also returns the gateway's other memories.
     ``abatch`` runs ``batch`` in a worker thread (the blocking client is thread-safe)."""
 
-    supports_ttl = False
+    supports_ttl = True
 
     def __init__(
         self,
@@ -645,6 +751,7 @@ class MemgateStore(BaseStore):
         index: IndexConfig | None = None,
         memgate_memories: bool = False,
         timeline_limit: int = 1000,
+        ttl: TTLConfig | None = None,
     ) -> None:
         self.client = client
         self._engine = _engine(
@@ -655,15 +762,22 @@ class MemgateStore(BaseStore):
             index,
             memgate_memories,
             timeline_limit,
+            ttl,
         )
         self.namespace = self._engine.home
         self.index_config = index
+        self.ttl_config = ttl
 
     def place(self, namespace: Sequence[str]) -> Place:
         return self._engine.place(namespace)
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         return _run_now(self._engine.batch(_checked_ops(ops)))
+
+    def sweep_ttl(self) -> int:
+        """Forgets the expired items of the namespaces the store knows; returns how many
+        (expired items are invisible anyway: this frees them)."""
+        return _run_now(self._engine.sweep())
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
@@ -675,7 +789,7 @@ class AsyncMemgateStore(BaseStore):
     ``batch`` (the sync methods) works from other threads while that loop runs, like LangGraph's
     own async stores."""
 
-    supports_ttl = False
+    supports_ttl = True
 
     def __init__(
         self,
@@ -686,13 +800,22 @@ class AsyncMemgateStore(BaseStore):
         index: IndexConfig | None = None,
         memgate_memories: bool = False,
         timeline_limit: int = 1000,
+        ttl: TTLConfig | None = None,
     ) -> None:
         self.client = client
         self._engine = _engine(
-            client, client.agent_id, namespace, namespaces, index, memgate_memories, timeline_limit
+            client,
+            client.agent_id,
+            namespace,
+            namespaces,
+            index,
+            memgate_memories,
+            timeline_limit,
+            ttl,
         )
         self.namespace = self._engine.home
         self.index_config = index
+        self.ttl_config = ttl
         self._loop: asyncio.AbstractEventLoop | None = None
         with contextlib.suppress(RuntimeError):
             self._loop = asyncio.get_running_loop()
@@ -703,6 +826,10 @@ class AsyncMemgateStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         self._loop = asyncio.get_running_loop()
         return await self._engine.batch(_checked_ops(ops))
+
+    async def asweep_ttl(self) -> int:
+        """``MemgateStore.sweep_ttl``, awaited."""
+        return await self._engine.sweep()
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         loop = self._loop

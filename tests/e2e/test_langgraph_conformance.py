@@ -9,9 +9,11 @@ are not ported. Then the cases of issue 29, each run on both stores."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
 import re
+import time
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Iterator
@@ -357,13 +359,106 @@ def test_non_ascii(store: BaseStore) -> None:
         assert store.search(("user_123", "memories"), query=text)[0].key == str(i)
 
 
-def test_ttl_is_refused_like_in_memory_store(store: BaseStore) -> None:
-    """LangGraph's InMemoryStore has no TTL; neither has MemgateStore (``supports_ttl`` False):
-    a put with ``ttl`` is refused by LangGraph's own check and stores nothing."""
-    assert store.supports_ttl is False
+def test_ttl_in_memory_store_has_none(gw: RunningGateway) -> None:
+    """LangGraph's InMemoryStore refuses a ttl (its SQLite and Postgres stores keep one, and
+    MemgateStore does too: the tests below are theirs, from libs/checkpoint-sqlite/tests/
+    test_ttl.py, with longer times for a loaded machine)."""
+    store = InMemoryStore()
     with pytest.raises(NotImplementedError, match="TTL"):
         store.put(("t",), "k", {"text": "short-lived"}, ttl=5)
-    assert store.get(("t",), "k") is None
+    with gw.client() as client:
+        assert MemgateStore(client, namespace=_home()).supports_ttl is True
+
+
+def _ttl_store(client: Any, **ttl: Any) -> MemgateStore:
+    return MemgateStore(client, namespace=_home(), ttl=ttl or None)
+
+
+def test_ttl_basic(gw: RunningGateway) -> None:
+    with gw.client() as client:
+        store = _ttl_store(client, default_ttl=2 / 60)
+        store.put(("test",), "item1", {"value": "test"})
+        item = store.get(("test",), "item1")
+        assert item is not None and item.value["value"] == "test"
+        time.sleep(3)
+        assert store.get(("test",), "item1", refresh_ttl=False) is None  # expired: invisible
+        assert store.search(("test",)) == []
+        assert store.sweep_ttl() <= 1  # the get above may have forgotten it already
+        assert store.sweep_ttl() == 0
+        tag = store.place(("test",)).tag("item1")
+        assert [client.get(e.id).status for e in client.timeline(store.namespace, types=[tag])] in (
+            [],
+            ["forgotten"],
+        )
+
+
+def test_ttl_refresh(gw: RunningGateway) -> None:
+    with gw.client() as client:
+        store = _ttl_store(client, default_ttl=4 / 60, refresh_on_read=True)
+        store.put(("test",), "item1", {"value": "test"})
+        first = store.get(("test",), "item1", refresh_ttl=False)
+        time.sleep(2.5)
+        assert store.get(("test",), "item1", refresh_ttl=True) is not None  # restarts it
+        time.sleep(2.5)  # past the first expiry, before the refreshed one
+        item = store.get(("test",), "item1", refresh_ttl=False)
+        assert item is not None and item.value == {"value": "test"}
+        assert first is not None and (item.created_at, item.updated_at) == (
+            first.created_at,
+            first.updated_at,
+        )  # a refresh is not an update
+        time.sleep(4.5)
+        assert store.get(("test",), "item1", refresh_ttl=False) is None
+
+
+def test_ttl_custom_and_default(gw: RunningGateway) -> None:
+    with gw.client() as client:
+        store = _ttl_store(client, default_ttl=6 / 60)
+        store.put(("test",), "item1", {"value": "override"}, ttl=1 / 60)
+        store.put(("test",), "item2", {"value": "default"})
+        store.put(("test",), "item3", {"value": "permanent"}, ttl=None)
+        time.sleep(2)
+        assert store.get(("test",), "item1", refresh_ttl=False) is None
+        assert store.get(("test",), "item2", refresh_ttl=False) is not None
+        assert store.get(("test",), "item3", refresh_ttl=False) is not None
+        time.sleep(5)
+        assert store.get(("test",), "item2", refresh_ttl=False) is None
+        assert store.get(("test",), "item3", refresh_ttl=False) is not None
+
+
+def test_search_with_ttl(gw: RunningGateway) -> None:
+    with gw.client() as client:
+        store = _ttl_store(client, default_ttl=2 / 60)
+        store.put(("test",), "item1", {"value": "apple"})
+        store.put(("test",), "item2", {"value": "banana"})
+        results = store.search(("test",), filter={"value": "apple"}, refresh_ttl=False)
+        assert [r.key for r in results] == ["item1"]
+        time.sleep(3)
+        assert store.search(("test",), filter={"value": "apple"}) == []
+        assert store.search(("test",), query="apple") == []
+
+
+async def test_async_ttl_basic(gw: RunningGateway) -> None:
+    client = aio.GatewayClient(gw.address, agent_id="master")
+    try:
+        store = AsyncMemgateStore(client, namespace=_home(), ttl={"default_ttl": 2 / 60})
+        await store.aput(("test",), "item1", {"value": "test"})
+        assert await store.aget(("test",), "item1") is not None
+        await asyncio.sleep(3)
+        assert await store.aget(("test",), "item1", refresh_ttl=False) is None
+        assert await store.asweep_ttl() <= 1
+    finally:
+        await client.close()
+
+
+def test_bad_ttl_values_change_nothing(gw: RunningGateway) -> None:
+    with gw.client() as client:
+        store = _ttl_store(client)
+        for bad in [0, -1, "5", True, 1e12, float("nan")]:
+            with pytest.raises(ValueError, match="ttl"):
+                store.put(("t",), "k", {"text": "never stored"}, ttl=bad)
+            with pytest.raises(ValueError, match="ttl"):
+                _ttl_store(client, default_ttl=bad)
+        assert store.get(("t",), "k") is None
 
 
 # ------------------------------------------------------------------ issue 29, side by side
@@ -492,7 +587,6 @@ def test_store_options_are_checked(gw: RunningGateway) -> None:
 
 
 def test_async_store_sync_methods_from_another_thread(gw: RunningGateway) -> None:
-    import asyncio
     import threading
 
     loop = asyncio.new_event_loop()
