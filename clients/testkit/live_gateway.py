@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from tests.e2e.certs import Authority  # noqa: E402
 
 KEYS = {"master": "key-master", "sub-a": "key-sub-a", "burst": "key-burst"}
-READS_PER_AGENT = 2
+READS_PER_AGENT = 1
 RETRY_AFTER_MS = 50
 TLS_AGENT = "tls-agent"
 START_TIMEOUT_S = 60.0

@@ -117,22 +117,28 @@ describe("GatewayClient against a live gateway", () => {
   test("an overloaded burst waits the gateway's retry-after-ms and succeeds", async () => {
     const ns = userNs();
     await client("master").write(ns, "semantic", "The user likes jazz", { wait: true });
-    // without retries the burst meets the per-agent bound: RESOURCE_EXHAUSTED with the hint
+    // without retries a burst meets the per-agent bound: RESOURCE_EXHAUSTED with the hint
+    // (bursts until one did: how many calls overlap depends on the scheduling)
     const strict = client("burst", { retries: 0 });
-    const settled = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => strict.recall(`music ${i}`, [ns])));
-    const refused = settled.filter((s) => s.status === "rejected").map((s) => (s as PromiseRejectedResult).reason);
-    assert.ok(refused.length > 0, "the burst should exceed the per-agent bound");
+    const refused: unknown[] = [];
+    for (let round = 0; round < 10 && refused.length === 0; round++) {
+      const settled = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => strict.recall(`music ${round} ${i}`, [ns])));
+      for (const s of settled) if (s.status === "rejected") refused.push(s.reason);
+    }
+    assert.ok(refused.length > 0, "a burst should exceed the per-agent bound");
     for (const e of refused) {
       assert.ok(e instanceof Overloaded, String(e));
       assert.equal(e.code, Code.ResourceExhausted);
       assert.ok(e.retryAfterMs >= gw.retry_after_ms, `retryAfterMs ${e.retryAfterMs}`);
     }
-    // with the default policy every call of the burst waits its turn and answers (new queries:
+    // with the default policy every call of a burst waits its turn and answers (new queries:
     // the gateway's recall cache would answer repeated ones before they queue)
     const waits: number[] = [];
     const patient = client("burst", { onRetry: (r) => r.error instanceof Overloaded && waits.push(r.delayMs) });
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => patient.recall(`which music ${i}`, [ns])));
-    assert.deepEqual(answers.map((a) => a.hits.length), Array(20).fill(1));
+    for (let round = 0; round < 10 && waits.length === 0; round++) {
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => patient.recall(`which music ${round} ${i}`, [ns])));
+      assert.deepEqual(answers.map((a) => a.hits.length), Array(30).fill(1));
+    }
     assert.ok(waits.length > 0, "some calls should have been refused and retried");
     assert.ok(waits.every((ms) => ms >= gw.retry_after_ms), `waits ${waits}`);
   });
