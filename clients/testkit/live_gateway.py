@@ -132,7 +132,12 @@ def main() -> int:
             "tls_agent": TLS_AGENT,
         }
         print(json.dumps(info), flush=True)
-        threading.Thread(target=lambda: (sys.stdin.read(), done.set()), daemon=True).start()
+
+        def until_stdin_closes() -> None:
+            sys.stdin.read()
+            done.set()
+
+        threading.Thread(target=until_stdin_closes, daemon=True).start()
         done.wait()
         return 0
     finally:
