@@ -4,21 +4,22 @@
 #   Python      memgate/v1/*_pb2*.py                    (grpcio-tools' own plugins)
 #   TypeScript  clients/typescript/src/gen/memgate/v1/  (protoc-gen-es, pinned in that package's
 #                                                        package-lock.json; installed with npm ci)
-#   Go          clients/go/memgatev1/                   (protoc-gen-go and protoc-gen-go-grpc at
-#                                                        the versions below, built with go install)
+#   Go          clients/go/memgatev1/                   (protoc-gen-go and protoc-gen-go-grpc: the
+#                                                        `tool` lines of clients/go/go.mod pin
+#                                                        them, go.sum verifies them)
 # CI runs it with --check: regenerating must change nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PROTOC_GEN_GO=google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
-PROTOC_GEN_GO_GRPC=google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 GO_MODULE=memgate/client  # clients/go/go.mod
 PROTO=proto/memgate/v1/memgate.proto
 
 check=false
 if [ "${1:-}" = "--check" ]; then check=true; fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 out=.
-if $check; then out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
+if $check; then out="$tmp/out"; fi
 
 # ---- plugins
 ts_dir=clients/typescript
@@ -26,15 +27,13 @@ if [ ! -x "$ts_dir/node_modules/.bin/protoc-gen-es" ]; then
   echo "== npm ci in $ts_dir (protoc-gen-es)" >&2
   npm ci --prefix "$ts_dir" --no-audit --no-fund --loglevel=error >&2
 fi
-tools="${MEMGATE_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/memgate-protoc}"
-go_plugin() {  # go_plugin module/cmd/name@version -> path of the built plugin
-  local dir="$tools/${1//[\/@]/_}" bin
-  bin="$dir/$(basename "${1%@*}")"
-  [ -x "$bin" ] || GOBIN="$dir" GOFLAGS=-buildvcs=false go install "$1" >&2
-  echo "$bin"
-}
-gen_go=$(go_plugin "$PROTOC_GEN_GO")
-gen_go_grpc=$(go_plugin "$PROTOC_GEN_GO_GRPC")
+# built from clients/go's module graph (the versions its go.mod pins, the protobuf runtime its
+# tests compile too)
+bin="$tmp/bin"
+(cd clients/go && GOFLAGS=-buildvcs=false go build -o "$bin/" \
+  google.golang.org/protobuf/cmd/protoc-gen-go google.golang.org/grpc/cmd/protoc-gen-go-grpc)
+gen_go="$bin/protoc-gen-go"
+gen_go_grpc="$bin/protoc-gen-go-grpc"
 
 # ---- generate
 mkdir -p "$out/$ts_dir/src/gen" "$out/clients/go"

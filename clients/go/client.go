@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -86,7 +87,12 @@ func New(o Options) (*Client, error) {
 		return nil, err
 	}
 	dial = append(dial, grpc.WithTransportCredentials(creds))
-	target := o.Targets[0]
+	target, replicas := o.Targets[0], len(o.Targets)
+	if replicas == 1 && strings.HasPrefix(target, "dns:") {
+		// every address the name resolves to, balanced (counted as several, as in Python)
+		dial = append(dial, grpc.WithDefaultServiceConfig(balancedServiceConfig))
+		replicas = 2
+	}
 	if len(o.Targets) > 1 {
 		addrs := make([]resolver.Address, 0, len(o.Targets))
 		for _, t := range o.Targets {
@@ -119,7 +125,7 @@ func New(o Options) (*Client, error) {
 	if o.Retry != nil {
 		c.policy = *o.Retry
 	}
-	c.policy.Replicas = len(o.Targets)
+	c.policy.Replicas = replicas
 	return c, nil
 }
 
