@@ -392,3 +392,28 @@ func TestDeadlines(t *testing.T) {
 		t.Fatalf("the call outlived its context by far: %v", waited)
 	}
 }
+
+func TestAWriteWhoseAnswerWasLostIsStoredOnce(t *testing.T) {
+	ctx := context.Background()
+	content := "The user's passport expires in March " + uid()
+	proxy := startLossyProxy(t, gw.Plain, []byte(content), 2*time.Second)
+	var retried []error
+	c := dial(t, "master", func(o *memgate.Options) {
+		o.Targets = []string{proxy.addr}
+		o.Retry = &memgate.RetryPolicy{Retries: 6, Base: 50 * time.Millisecond, Cap: 500 * time.Millisecond}
+		o.OnRetry = func(_ string, _ int, _ time.Duration, err *memgate.Error) { retried = append(retried, err) }
+	})
+	ns := userNS()
+	w := must(c.Write(ctx, memgate.Item{Namespace: ns, Layer: "semantic", Content: content}, true))(t)
+	if !proxy.Fired() || len(retried) == 0 || !errors.Is(retried[0], memgate.ErrUnavailable) {
+		t.Fatalf("the first answer should have been lost and the write retried (fired %v, retries %v)", proxy.Fired(), retried)
+	}
+	// the gateway had stored the first attempt: the retry (same key) was answered by it
+	if !w.Duplicate || w.Id == "" {
+		t.Fatalf("the retried write: %v", w)
+	}
+	m := dial(t, "master", nil)
+	if got := hitIDs(must(m.Recall(ctx, "when does the passport expire", []string{ns}, nil))(t)); !slices.Equal(got, []string{w.Id}) {
+		t.Fatalf("hits %v, want exactly [%s]", got, w.Id)
+	}
+}

@@ -1,11 +1,11 @@
 // The connection side of the client: one HTTP/2 session per gateway speaking the gRPC protocol
 // (@connectrpc/connect-node), the caller's identity as metadata, the per-attempt deadline,
 // round robin over several gateways and the retry loop.
-import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import { Code, createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import type { SecureClientSessionOptions } from "node:http2";
 import { setTimeout as sleep } from "node:timers/promises";
-import { typed } from "./errors.js";
+import { typed, Unavailable } from "./errors.js";
 import { RetryPolicy, type RetryOptions } from "./retry.js";
 import { MemoryGateway } from "./gen/memgate/v1/memgate_pb.js";
 
@@ -115,8 +115,13 @@ export class Transport {
       try {
         return await send(this.pick(), { headers: this.headers, timeoutMs: this.timeoutMs, signal });
       } catch (err) {
-        const error = typed(err);
+        let error = typed(err);
         if (signal?.aborted) throw error;
+        if (error.code === Code.Canceled) {
+          // Connect reports a connection lost mid-call as CANCELED; the caller did not cancel,
+          // so it is what gRPC calls UNAVAILABLE (the gateway may have served it: same key again)
+          error = new Unavailable(`connection lost: ${error.message}`, Code.Unavailable, { cause: err });
+        }
         const delay = this.policy.afterFailure(error, attempt, retryable);
         if (typeof delay !== "number") throw delay;
         this.onRetry?.({ method, attempt, delayMs: delay, error });

@@ -18,6 +18,7 @@ import {
   type ClientOptions,
 } from "../src/index.js";
 import { startGateways, type LiveGateways } from "./live-gateway.js";
+import { startLossyProxy } from "./lossy-proxy.js";
 
 let gw: LiveGateways;
 const clients: GatewayClient[] = [];
@@ -85,6 +86,26 @@ describe("GatewayClient against a live gateway", () => {
     );
     assert.equal(results.length, 2);
     assert.ok(results.every((x) => x.id && !x.duplicate));
+  });
+
+  test("a write whose answer was lost is retried with its key and stored once", async () => {
+    const content = `The user's passport expires in March ${randomUUID().slice(0, 8)}`;
+    const proxy = await startLossyProxy(gw.plain, Buffer.from(content), 2000);
+    try {
+      const retried: Error[] = [];
+      const c = client("master", { target: proxy.address, retries: 6, baseMs: 50, capMs: 500, onRetry: (r) => retried.push(r.error) });
+      const ns = userNs();
+      const w = await c.writeResult(ns, "semantic", content, { wait: true });
+      assert.ok(proxy.fired(), "the proxy should have lost the first answer");
+      assert.ok(retried.length > 0 && retried[0] instanceof Unavailable, `retries: ${retried}`);
+      // the gateway had stored the first attempt: the retry (same key) was answered by it
+      assert.equal(w.duplicate, true);
+      assert.ok(w.id);
+      const hits = (await client("master").recall("when does the passport expire", [ns])).hits;
+      assert.deepEqual(hits.map((h) => h.memory?.id), [w.id]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   test("working memory: turns, an idempotent append, the window, ending the session", async () => {
