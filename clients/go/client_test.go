@@ -83,6 +83,16 @@ func TestRememberAndRecall(t *testing.T) {
 	if h := must(m.History(ctx, w.Id, time.Time{}))(t); len(h) != 1 {
 		t.Fatalf("history: %d versions", len(h))
 	}
+	var exported []string
+	for e, err := range m.Export(ctx, []string{ns}, false) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		exported = append(exported, e.Versions[len(e.Versions)-1].Content)
+	}
+	if !slices.Equal(exported, []string{"The user is allergic to peanuts"}) {
+		t.Fatalf("export: %v", exported)
+	}
 	tomb := must(m.Forget(ctx, w.Id, "test"))(t)
 	if tomb.Status != pb.MemoryStatus_FORGOTTEN {
 		t.Fatalf("forget: %v", tomb.Status)

@@ -5,7 +5,8 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { randomUUID } from "node:crypto";
-import { typed } from "./errors.js";
+import { Code } from "@connectrpc/connect";
+import { typed, Unavailable } from "./errors.js";
 import { Transport, type ClientOptions } from "./transport.js";
 import * as pb from "./gen/memgate/v1/memgate_pb.js";
 
@@ -269,7 +270,9 @@ export class GatewayClient {
     try {
       for await (const m of stub.export({ namespaces, includeVectors }, options)) yield m;
     } catch (err) {
-      throw typed(err);
+      const error = typed(err);
+      // a lost connection (Connect: CANCELED) is UNAVAILABLE, as for unary calls
+      throw error.code === Code.Canceled ? new Unavailable(`connection lost: ${error.message}`, Code.Unavailable, { cause: err }) : error;
     }
   }
 }

@@ -60,6 +60,9 @@ describe("GatewayClient against a live gateway", () => {
     assert.equal(got.content, "The user is allergic to peanuts");
     assert.equal(got.sourceAgent, "master");
     assert.equal((await m.history(id)).length, 1);
+    const exported: string[] = [];
+    for await (const e of m.export([ns])) exported.push(e.versions.at(-1)?.content ?? "");
+    assert.deepEqual(exported, ["The user is allergic to peanuts"]);
     const tomb = await m.forget(id, "test");
     assert.equal(tomb.status, pb.MemoryStatus.FORGOTTEN);
     assert.deepEqual((await m.recall("peanut allergy", [ns])).hits, []);
