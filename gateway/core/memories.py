@@ -50,9 +50,9 @@ class Memories:
             )
         return mem
 
-    async def get(self, agent: str, memory_id: str) -> Memory:
+    async def get(self, agent: str, memory_id: str, action: str = "read") -> Memory:
         mem = await self.visible(agent, memory_id)
-        self._audit.add(AuditEntry(agent, "read", mem.namespace, mem.id, "get"))
+        self._audit.add(AuditEntry(agent, action, mem.namespace, mem.id, "get"))
         return mem
 
     async def history(

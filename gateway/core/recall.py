@@ -64,8 +64,9 @@ class Recaller:
         self.audit = audit  # the gateway's queue of audit rows (shared with Get and erasure)
         self.touches = AccessTouches(stores.records)
 
-    async def recall_as(self, agent: str, q: RecallQuery) -> RecallResult:
-        """A recall by ``agent``: every namespace must be readable by it; audited."""
+    async def recall_as(self, agent: str, q: RecallQuery, action: str = "recall") -> RecallResult:
+        """A recall by ``agent``: every namespace must be readable by it; audited as ``action``
+        ("console_recall" when the master's review console asked)."""
         nsp.check_agent_id(agent)
         limits = self._s.limits
         if len(q.query) > limits.max_query_chars:
@@ -108,7 +109,7 @@ class Recaller:
             result = await self.recall(q)
             span.set_attribute("memgate.hits", len(result.hits))
             span.set_attribute("memgate.layers", ",".join(x.value for x in result.routed))
-        self.audit.add(AuditEntry(agent, "recall", ",".join(q.namespaces), "", q.query[:200]))
+        self.audit.add(AuditEntry(agent, action, ",".join(q.namespaces), "", q.query[:200]))
         return result
 
     def _alone(self) -> bool:
