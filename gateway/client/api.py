@@ -633,6 +633,15 @@ class Api:
         return Call("ListReview", req, lambda r: [wire.memory(m) for m in r.memories])
 
     @rpc
+    def namespaces(prefix: str = "", limit: int = 0) -> Call[t.NamespaceList]:
+        """The namespaces holding an active memory that this agent may read (the master: all),
+        sorted; ``prefix`` narrows them ("user/"), ``limit`` 0 = 1,000 (at most 10,000)."""
+        req = pb.ListNamespacesRequest(prefix=prefix, limit=limit)
+        return Call(
+            "ListNamespaces", req, lambda r: t.NamespaceList(list(r.namespaces), r.truncated)
+        )
+
+    @rpc
     def resolve_review(memory_id: str, approve: bool, reason: str = "") -> Call[t.Memory]:
         """Master only: approve (a quarantined memory is released) or reject (it is forgotten)
         a memory of the review queue; it leaves the queue."""

@@ -1,5 +1,6 @@
 """Long-term memories by id: read one (if the caller may see it), its history, and forget it
-(erasure: what stays is a tombstone without content, see ``core/eraser.py``)."""
+(erasure: what stays is a tombstone without content, see ``core/eraser.py``); and the
+namespaces a caller may read."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ from gateway.core.models import Memory, Status
 from gateway.core.ports import Ledger, RecordStore
 from gateway.core.truth import validity as vd
 from gateway.core.write_path import WritePath
+
+MAX_NAMESPACES = 10_000
+DEFAULT_NAMESPACES = 1_000
+MAX_PREFIX_CHARS = 200
 
 
 class Memories:
@@ -49,6 +54,27 @@ class Memories:
                 f"memory {memory_id!r} does not exist (or is not applied yet: write with wait)"
             )
         return mem
+
+    async def namespaces(self, agent: str, prefix: str, limit: int) -> tuple[list[str], bool]:
+        """Namespaces holding an active memory that ``agent`` may read, starting with
+        ``prefix``, sorted; at most ``limit`` (0: the default), and whether more matched."""
+        nsp.check_agent_id(agent)
+        if len(prefix) > MAX_PREFIX_CHARS:
+            raise InvalidArgument(f"prefix: at most {MAX_PREFIX_CHARS} chars", field="prefix")
+        if not 0 <= limit <= MAX_NAMESPACES:
+            raise InvalidArgument(f"limit must be 0..{MAX_NAMESPACES}", field="limit")
+        limit = limit or DEFAULT_NAMESPACES
+        names = []
+        for name in await self._records.namespaces():
+            if not name.startswith(prefix):
+                continue
+            try:
+                readable = nsp.can_read(agent, nsp.parse(name), self._master)
+            except InvalidArgument:
+                continue  # not a namespace a caller could name (imported oddities)
+            if readable:
+                names.append(name)
+        return names[:limit], len(names) > limit
 
     async def get(self, agent: str, memory_id: str, action: str = "read") -> Memory:
         mem = await self.visible(agent, memory_id)

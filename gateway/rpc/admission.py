@@ -46,6 +46,7 @@ READS = frozenset(
         "Neighbourhood",
         "QueryAudit",
         "Export",
+        "ListNamespaces",
     }
 )
 WRITES = frozenset(

@@ -315,6 +315,12 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             out.append(msg)
         return pb.ListReviewResponse(memories=out)
 
+    async def ListNamespaces(
+        self, req: pb.ListNamespacesRequest, ctx: Ctx
+    ) -> pb.ListNamespacesResponse:
+        names, more = await self._svc.memories.namespaces(caller(ctx), req.prefix, req.limit)
+        return pb.ListNamespacesResponse(namespaces=names, truncated=more)
+
     async def ResolveReview(self, req: pb.ResolveReviewRequest, ctx: Ctx) -> pb.Memory:
         mem = await self._svc.ops.resolve_review(caller(ctx), req.id, req.approve, req.reason)
         return cv.memory_to_pb(mem)
