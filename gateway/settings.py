@@ -106,6 +106,10 @@ class Settings:
     #: current over a private socket; 0 = recalls run in the gateway process only; -1 = one
     #: per core, at most 4, none on one core (``recall_workers()``; docs/SCALING.md)
     recall_processes: int = -1
+    #: when they start: "lazy" (the default) at the first recall that finds another one
+    #: running, so an idle or single-agent gateway holds no worker (each ~300 MB with MiniLM);
+    #: "eager" with the gateway (docs/SCALING.md)
+    recall_workers_start: str = "lazy"
     #: where acknowledged writes are journaled: sqlite (a file under data_dir, one gateway per
     #: data dir) | redis (Redis Streams on redis_url, shared by gateway replicas; docs/SCALING.md)
     journal_backend: str = "sqlite"
@@ -369,6 +373,8 @@ class Settings:
             out.append("neo4j_read_threads must be >= 1")
         if not -1 <= self.recall_processes <= MAX_RECALL_PROCESSES:
             out.append(f"recall_processes must be 0..{MAX_RECALL_PROCESSES}, or -1 (auto)")
+        if self.recall_workers_start not in ("lazy", "eager"):
+            out.append("recall_workers_start must be lazy or eager")
         if self.grpc_max_concurrent_rpcs < -1:
             out.append("grpc_max_concurrent_rpcs must be >= -1 (0 = derived, -1 = none)")
         if self.query_embed_batch < 1:
