@@ -109,3 +109,20 @@ def decide_many(
     if failed:
         note += f" {len(failed)} failed: {', '.join(failed[:10])}"
     return note
+
+
+def forget(client: GatewayClient, mid: str, form: dict[str, str]) -> str:
+    """Forget one memory (audited with the reason) — only with a reason and the confirmation
+    ticked; otherwise nothing happens and the reviewer is told why."""
+    reason = form.get("reason", "").strip()
+    if not reason:
+        return "Give a reason: it goes to the audit log."
+    if form.get("confirm") != "yes":
+        return "Tick the confirmation to forget it: forgetting cannot be undone."
+    if not _ID.match(mid):
+        return "Not a memory id."
+    try:
+        client.forget(mid, reason)
+    except GatewayError as err:
+        return f"Could not forget {mid}: {err.code.name}: {err}"
+    return f"Forgot {mid}: only a tombstone stays."

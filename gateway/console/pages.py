@@ -59,7 +59,8 @@ def page(title: str, body: str, *, csrf: str = "", flash: str = "", error: str =
     if csrf:
         nav = (
             '<a href="/review" id="nav-review">Proposals</a>'
-            '<a href="/queue" id="nav-queue">Quarantine</a><a href="/search">Search</a>'
+            '<a href="/queue" id="nav-queue">Quarantine</a>'
+            '<a href="/namespaces" id="nav-namespaces">Namespaces</a><a href="/search">Search</a>'
             '<a href="/audit">Audit</a><a href="/stats">Stats</a>'
             f'<form method="post" action="/logout">{csrf_field(csrf)}'
             '<button type="submit" id="logout">Log out</button></form>'
@@ -159,19 +160,36 @@ def search(
     return page("Search a namespace", body, csrf=csrf, error=error)
 
 
-def memory_history(versions: Sequence[t.Memory], audit: Iterable[t.AuditEntry], csrf: str) -> str:
+def _forget_form(m: t.Memory, csrf: str) -> str:
+    """Forget needs a reason and a ticked confirmation (it cannot be undone)."""
+    if m.status == "forgotten":
+        return ""
+    return (
+        f'<form method="post" action="/memory/{h(quote(m.id, safe=""))}/forget" class="actions" '
+        f'id="forget-form">{csrf_field(csrf)}'
+        '<input type="text" name="reason" placeholder="reason" required id="forget-reason"> '
+        '<label><input type="checkbox" name="confirm" value="yes" id="forget-confirm"> '
+        "forget it for good: only a tombstone stays</label> "
+        '<button class="reject" type="submit" id="forget">Forget</button></form>'
+    )
+
+
+def memory_history(
+    versions: Sequence[t.Memory], audit: Iterable[t.AuditEntry], csrf: str, flash: str = ""
+) -> str:
     """The current version in full, then every version as its difference from the one before
     (``diff.versions``), then the memory's audit trail."""
     if not versions:
-        return page("History", "<p>No versions.</p>", csrf=csrf)
+        return page("History", "<p>No versions.</p>", csrf=csrf, flash=flash)
     body = (
         memory_card(versions[-1], f"current: version {versions[-1].version}")
+        + _forget_form(versions[-1], csrf)
         + f'<h2>{len(versions)} version(s), oldest first</h2><div id="versions">'
         + diff.versions(versions)
         + "</div>"
         + _audit_table(audit)
     )
-    return page(f"History of {versions[-1].id}", body, csrf=csrf)
+    return page(f"History of {versions[-1].id}", body, csrf=csrf, flash=flash)
 
 
 def _audit_table(entries: Iterable[t.AuditEntry]) -> str:

@@ -126,13 +126,16 @@ def proposal_list(
             flash=flash,
         )
     rows = "".join(_row(g, now) for g in sel.groups)
+    page_ids = ",".join(i for g in sel.groups for i in g.ids)
     table = (
         '<form method="post" action="/proposals/bulk" id="bulk-form">'
         f'{csrf_field(csrf)}<input type="hidden" name="back" value="{h(back)}">'
         '<table class="list" id="proposals"><tr><th></th><th>age</th><th>namespace</th>'
         "<th>proposer</th><th>kind</th><th>proposed</th><th>#</th><th>task</th>"
         f"<th>competes with (same slot)</th></tr>{rows}</table>"
-        '<div class="bulk"><input type="text" name="reason" placeholder="reason (audited with '
+        '<div class="bulk"><label><input type="checkbox" name="id" '
+        f'value="{h(page_ids)}" id="pick-page"> all {len(sel.groups)} row(s) on this page</label> '
+        '<input type="text" name="reason" placeholder="reason (audited with '
         'each item)" required id="bulk-reason"> '
         '<button class="approve" type="submit" name="action" value="approve" id="bulk-approve">'
         "Approve selected</button> "

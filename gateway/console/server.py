@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from gateway.client import GatewayClient, GatewayError
-from gateway.console import actions, pages
+from gateway.console import actions, overview_pages, pages
 from gateway.console import queue_view as qv
 from gateway.console import review_pages as rp
 
@@ -188,6 +188,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "/": self._review,
             "/review": self._review,
             "/queue": self._queue,
+            "/namespaces": self._namespaces,
             "/search": self._search,
             "/audit": self._audit,
             "/stats": self._stats,
@@ -229,6 +230,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         truncated = len(pending) >= LISTED
         return rp.proposal_list(pending, qv.Filters.of(q), queued, s.csrf, flash, truncated)
 
+    def _namespaces(self, s: Session, _: dict[str, str]) -> str:
+        pending = s.client.proposals("pending", LISTED)
+        return overview_pages.overview(s.client.namespaces("", 10_000), pending, s.csrf)
+
     def _queue(self, s: Session, _: dict[str, str]) -> str:
         flash, s.flash = s.flash, ""
         return rp.queue_list(s.client.review_queue(LISTED), s.csrf, flash)
@@ -268,7 +273,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         versions = s.client.history(mid)
         ns = versions[-1].namespace if versions else ""
         entries = [e for e in s.client.audit(namespace=ns, limit=500) if e.target == mid]
-        return pages.memory_history(versions, entries, s.csrf)
+        flash, s.flash = s.flash, ""
+        return pages.memory_history(versions, entries, s.csrf, flash)
 
     # ---- POST
     def do_POST(self) -> None:  # noqa: N802
@@ -293,6 +299,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self._redirect("/login", f"{SESSION_COOKIE}=; Max-Age=0; Path=/")
             return
         parts = path.strip("/").split("/")
+        if len(parts) == 3 and parts[0] == "memory" and parts[2] == "forget":
+            mid = unquote(parts[1])
+            session.flash = actions.forget(session.client, mid, form)
+            self._redirect(f"/memory/{quote(mid, safe='')}")
+            return
         if len(parts) == 2 and parts[0] in ("proposals", "review") and parts[1] == "bulk":
             self._bulk(session, parts[0], form, ids)
             return

@@ -290,7 +290,7 @@ def _fill(gw: RunningGateway) -> dict[str, Any]:
         for city in ("Berlin", "Hamburg", "Paris"):
             fact = m.write(work, "semantic", f"The user lives in {city}", wait=True, confidence=0.9)
         for food in ("The user is allergic to peanuts", "The user is allergic to shellfish"):
-            m.write(work, "semantic", food, wait=True, confidence=0.95)
+            allergy = m.write(work, "semantic", food, wait=True, confidence=0.95)
         weak = [
             m.write_result(work, "semantic", text, wait=True, confidence=0.2)
             for text in ("The user is not allergic to peanuts", "The user lives in Lyon")
@@ -329,6 +329,7 @@ def _fill(gw: RunningGateway) -> dict[str, Any]:
         "scouted": scouted,
         "rome": rome,
         "queued": queued,
+        "shellfish": allergy,
     }
 
 
@@ -445,6 +446,32 @@ def test_review_at_scale_in_a_real_browser(
     assert "Approved 1 queued memory(ies)" in flash("Approved")
     _shot(browser, "scale-5-queue")
 
+    # the namespaces and agents overview
+    browser.get(console + "/namespaces")
+    assert "5" in by_id(By.ID, "ns-user/scale-work").text  # the scout's 5 left pending
+    assert "36" in by_id(By.ID, "ns-user/scale-home").text
+    assert "scout" in by_id(By.ID, "agents").text
+
+    # "all rows on this page": the scout's five left, rejected with one reason, each audited
+    browser.get(console + "/review?proposer=scout")
+    assert len(rows()) == 5
+    by_id(By.ID, "pick-page").click()
+    by_id(By.ID, "bulk-reason").send_keys("not the user's schedule")
+    by_id(By.ID, "bulk-reject").click()
+    assert "Rejected 5 proposal(s)" in flash("Rejected")
+    assert not rows() and "proposer=scout" in browser.current_url
+
+    # forget needs a reason and the confirmation ticked
+    browser.get(f"{console}/memory/{data['shellfish']}")
+    by_id(By.ID, "forget-reason").send_keys("the user asked")
+    by_id(By.ID, "forget").click()
+    assert "Tick the confirmation" in flash("Tick")
+    by_id(By.ID, "forget-reason").send_keys("the user asked")
+    by_id(By.ID, "forget-confirm").click()
+    by_id(By.ID, "forget").click()
+    assert "only a tombstone stays" in flash("Forgot")
+    assert not browser.find_elements(By.ID, "forget-form")
+
     # a reviewer's search is audited as the console's; browsing is not audited at all
     browser.get(console + "/search?ns=user/scale-work&q=where does the user live")
     assert "Rome" in by_id(By.ID, "hits").text
@@ -456,13 +483,19 @@ def test_review_at_scale_in_a_real_browser(
         assert m.history(data["fact"])[-1].content == "The user lives in Rome"
         assert forget in {q.id for q in m.review_queue(100)}
     rejected = [e for e in entries if e.action == "rejected"]
-    assert sorted(e.target for e in rejected) == sorted([*twins, *data["distinct"][:9]])
-    assert all(e.detail == "bulk: not about the user" for e in rejected)
+    bulk = [e for e in rejected if e.detail == "bulk: not about the user"]
+    assert sorted(e.target for e in bulk) == sorted([*twins, *data["distinct"][:9]])
+    by_page = [e.target for e in rejected if e.detail == "not the user's schedule"]
+    assert sorted(by_page) == sorted(data["scouted"]) and len(rejected) == 17
     assert all(decided[pid].state == "rejected" for pid in twins + data["distinct"][:9])
     assert decided[data["distinct"][9]].state == "pending"
     master_reads = [e for e in entries if e.agent_id == "master" and e.action in ("recall", "read")]
     assert master_reads == [], "browsing the console wrote master reads into the audit log"
     assert [e.action for e in entries if "recall" in e.action] == ["console_recall"]
+    forgets = [e for e in entries if e.action == "forget"]
+    assert [(f.agent_id, f.detail) for f in forgets] == [
+        ("master", f"{data['shellfish']}: the user asked")
+    ]
 
 
 def test_bulk_forms_are_checked_and_change_nothing_when_wrong(
