@@ -272,7 +272,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def _memory(self, s: Session, mid: str) -> str:
         versions = s.client.history(mid)
         ns = versions[-1].namespace if versions else ""
-        entries = [e for e in s.client.audit(namespace=ns, limit=500) if e.target == mid]
+        # a forget's entry names the memory in its detail ("<id>: <reason>")
+        entries = [
+            e
+            for e in s.client.audit(namespace=ns, limit=500)
+            if e.target == mid or e.detail.startswith(f"{mid}:")
+        ]
         flash, s.flash = s.flash, ""
         return pages.memory_history(versions, entries, s.csrf, flash)
 

@@ -471,6 +471,13 @@ def test_review_at_scale_in_a_real_browser(
     by_id(By.ID, "forget").click()
     assert "only a tombstone stays" in flash("Forgot")
     assert not browser.find_elements(By.ID, "forget-form")
+    assert "forget user/scale-work" in by_id(By.ID, "audit").text
+
+    # the stats page: what waits, and since when
+    browser.get(console + "/stats")
+    assert by_id(By.ID, "pending-count").text == "36"  # 54 - 12 - 1 - 5
+    assert by_id(By.ID, "queued-count").text == "1"
+    assert by_id(By.ID, "oldest-pending").text.endswith("UTC")
 
     # a reviewer's search is audited as the console's; browsing is not audited at all
     browser.get(console + "/search?ns=user/scale-work&q=where does the user live")
