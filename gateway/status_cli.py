@@ -86,9 +86,10 @@ def tables(s: dict[str, Any]) -> list[Table]:
     head.add_row("breakers", ", ".join(f"{k} {v}" for k, v in sorted(s["breakers"].items())))
     review = s.get("review")
     if review:
+        n = review["proposals_pending"]
         head.add_row(
             "proposals pending",
-            f"{review['proposals_pending']} (oldest "
+            f"{'at least ' if n >= LISTED else ''}{n} (oldest "
             f"{_human_age(review['oldest_pending_age_seconds'])})",
         )
         head.add_row("quarantine queue", str(review["quarantine_queue"]))

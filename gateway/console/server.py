@@ -3,8 +3,10 @@ default. Log in with the master's API key; the console then calls the gateway as
 
 Sessions are random tokens in an HttpOnly, SameSite=Strict cookie; every POST carries the
 session's CSRF token (the login form a token of its own), compared in constant time. Pages are
-rendered on the server (``pages.py``) with everything escaped, and a Content-Security-Policy that
-allows no script at all.
+rendered on the server (``pages.py``, ``review_pages.py``, ``overview_pages.py``) with everything
+escaped, and a Content-Security-Policy that allows no script at all. What a POST does is in
+``actions.py``. The console is made with the client's ``via="console"``: the gateway audits its
+recalls and reads as ``console_recall``/``console_read``, never as the master agent's own.
 """
 
 from __future__ import annotations
