@@ -126,3 +126,20 @@ def forget(client: GatewayClient, mid: str, form: dict[str, str]) -> str:
     except GatewayError as err:
         return f"Could not forget {mid}: {err.code.name}: {err}"
     return f"Forgot {mid}: only a tombstone stays."
+
+
+def erase_namespace(client: GatewayClient, form: dict[str, str]) -> str:
+    """Erase a whole namespace (ForgetNamespace, audited) — only when its name was typed twice
+    alike and a reason given; otherwise nothing happens and the reviewer is told why."""
+    ns, again = form.get("namespace", "").strip(), form.get("confirm", "").strip()
+    reason = form.get("reason", "").strip()
+    if not ns or ns != again:
+        return "Type the namespace twice, the same both times: erasing cannot be undone."
+    if not reason:
+        return "Give a reason: it goes to the audit log."
+    try:
+        done = client.forget_namespace(ns, reason, wait=True)
+    except GatewayError as err:
+        return f"Could not erase {ns}: {err.code.name}: {err}"
+    state = "erased from every store" if done.applied else "erasure under way"
+    return f"Erased {ns} ({state}; audit id {done.erase_id})."

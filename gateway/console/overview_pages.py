@@ -9,15 +9,32 @@ from collections.abc import Sequence
 from urllib.parse import urlencode
 
 from gateway.client import types as t
-from gateway.console.pages import h, page
+from gateway.console.pages import csrf_field, h, page
 
 
 def _link(path: str, label: str, **query: str) -> str:
     return f'<a href="{h(path + "?" + urlencode(query))}">{h(label)}</a>'
 
 
+def _erase_form(csrf: str) -> str:
+    return (
+        '<h2>Erase a namespace</h2><form method="post" action="/namespaces/erase" '
+        f'id="erase-form" class="actions">{csrf_field(csrf)}'
+        '<input type="text" name="namespace" placeholder="namespace" required id="erase-ns"> '
+        '<input type="text" name="confirm" placeholder="the same namespace again" required '
+        'id="erase-confirm"> <input type="text" name="reason" placeholder="reason" required '
+        'id="erase-reason"> <button class="reject" type="submit" id="erase">Erase everything in '
+        'it</button></form><p class="meta">Every memory, turn, proposal and review item of the '
+        "namespace goes (ForgetNamespace); only the audit of the erasure stays.</p>"
+    )
+
+
 def overview(
-    names: t.NamespaceList, pending: Sequence[t.Proposal], csrf: str, error: str = ""
+    names: t.NamespaceList,
+    pending: Sequence[t.Proposal],
+    csrf: str,
+    error: str = "",
+    flash: str = "",
 ) -> str:
     by_ns = Counter(p.item.namespace for p in pending)
     by_agent = Counter(p.proposer for p in pending)
@@ -45,6 +62,6 @@ def overview(
         f'<h2>Proposing agents</h2><table class="list" id="agents"><tr><th>agent</th>'
         f"<th>pending proposals</th><th></th></tr>{agents}</table>"
         '<p class="meta">Namespaces holding at least one active memory, or a pending proposal.'
-        "</p>"
+        "</p>" + _erase_form(csrf)
     )
-    return page("Namespaces and agents", body, csrf=csrf, error=error)
+    return page("Namespaces and agents", body, csrf=csrf, error=error, flash=flash)

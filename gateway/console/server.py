@@ -234,7 +234,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def _namespaces(self, s: Session, _: dict[str, str]) -> str:
         pending = s.client.proposals("pending", LISTED)
-        return overview_pages.overview(s.client.namespaces("", 10_000), pending, s.csrf)
+        flash, s.flash = s.flash, ""
+        names = s.client.namespaces("", 10_000)
+        return overview_pages.overview(names, pending, s.csrf, flash=flash)
 
     def _queue(self, s: Session, _: dict[str, str]) -> str:
         flash, s.flash = s.flash, ""
@@ -306,6 +308,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self._redirect("/login", f"{SESSION_COOKIE}=; Max-Age=0; Path=/")
             return
         parts = path.strip("/").split("/")
+        if parts == ["namespaces", "erase"]:
+            session.flash = actions.erase_namespace(session.client, form)
+            self._redirect("/namespaces")
+            return
         if len(parts) == 3 and parts[0] == "memory" and parts[2] == "forget":
             mid = unquote(parts[1])
             session.flash = actions.forget(session.client, mid, form)

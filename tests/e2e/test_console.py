@@ -567,3 +567,36 @@ def test_the_console_label_is_the_masters_only(gateway: RunningGateway) -> None:
         ("master", "console_recall"),
         ("master", "write"),
     ]
+
+
+def test_erasing_a_namespace_needs_its_name_twice_and_a_reason(
+    console: str, gateway: RunningGateway
+) -> None:
+    ns, (pid,) = _propose(gateway, "The user owns a kayak")
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as m:
+        m.write(ns, "semantic", "The user paddles on Sundays", wait=True)
+    opener = _opener()
+    _login(opener, console)
+    status, page, _ = _call(opener, console + "/namespaces")
+    assert status == 200 and f'id="ns-{ns}"' in page
+    csrf = page.split('name="csrf" value="')[1].split('"')[0]
+    erase = console + "/namespaces/erase"
+    for form in (
+        {"namespace": ns, "confirm": ns + "x", "reason": "asked"},
+        {"namespace": ns, "confirm": ns, "reason": " "},
+        {"namespace": ns, "confirm": ns, "reason": "asked", "csrf": "forged"},
+    ):
+        status, _, _ = _call(opener, erase, {"csrf": csrf, **form})
+        assert status in (303, 403)
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as m:
+        assert ns in m.namespaces("user/").namespaces  # nothing erased yet
+    status, _, _ = _call(
+        opener, erase, {"csrf": csrf, "namespace": ns, "confirm": ns, "reason": "asked"}
+    )
+    assert status == 303
+    _, page, _ = _call(opener, console + "/namespaces")
+    assert f"Erased {ns}" in page and f'id="ns-{ns}"' not in page
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as m:
+        assert ns not in m.namespaces("user/").namespaces
+        assert pid not in {p.id for p in m.proposals("", 500)}  # its proposals went too
+        assert any(e.action == "forget_namespace" for e in m.audit(namespace=ns))
