@@ -198,6 +198,9 @@ class Settings:
     #: every semantic fact gets a slot (subject + attribute) and a value: a newer value
     #: supersedes the old one, the same value in other words or another language merges
     fact_slots: bool = True
+    #: at start, facts stored without a slot (before slots existed) get theirs, once per
+    #: vocabulary version (one pass over the stored vectors; README "What is true now")
+    slot_backfill: bool = True
     #: a dialogue turn (episodic, with a session_id) is indexed with this many previous turns of
     #: its session, its speaker and (``context_date``) its date; 0 = each turn alone
     context_turns: int = 1

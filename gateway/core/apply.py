@@ -48,6 +48,7 @@ from gateway.core.models import (
     utcnow,
 )
 from gateway.core.ports import Embedder, Journal, Ledger, Stores, Summariser
+from gateway.core.slot_backfill import SlotBackfill
 from gateway.core.statuses import StatusChanges
 from gateway.core.truth.conflicts import conflict_item
 from gateway.core.working import SummariseLater, TurnResults, apply_turns
@@ -361,4 +362,8 @@ class Applier:
             if head.layer is Layer.EPISODIC and head.status in (Status.ACTIVE, Status.ARCHIVED):
                 batch.events.append(event_of(head))
         await self._persist(batch)
+        if self._s.fact_slots:  # an export made without slots: its facts get theirs now
+            latest = {m.id: m for m in batch.puts}  # each memory's last version: its head
+            heads = [m for i, m in latest.items() if i in batch.vectors]
+            await SlotBackfill(stores=self._stores, ledger=self._ledger).facts(heads)
         return {c.namespace for c in commands}

@@ -18,6 +18,7 @@ from gateway.core.errors import FailedPrecondition
 from gateway.core.index_fill import fill_index
 from gateway.core.lanes import Lanes
 from gateway.core.ports import Embedder, Journal, Ledger, Stores
+from gateway.core.slot_backfill import SlotBackfill
 
 log = logging.getLogger("memgate.runtime")
 
@@ -58,7 +59,10 @@ class Runtime:
         strict_durability: bool = False,
         before_close: Callable[[], Awaitable[None]] | None = None,
         audit_retention_s: float = 0.0,
+        *,
+        slot_backfill: SlotBackfill | None = None,
     ) -> None:
+        self._slot_backfill = slot_backfill
         self._audit_retention_s = audit_retention_s
         self._formation_scan_s = formation_scan_s
         self._schedule_formation = schedule_formation
@@ -102,6 +106,8 @@ class Runtime:
         await self._check_durability()
         await self._ensure_index(bool(clean and clean.get("clean")))
         self._index_ready = True
+        if self._slot_backfill is not None:  # before the lanes: no write is applied meanwhile
+            await self._slot_backfill.run_once()
         self._lanes.start()
         self._tasks.append(asyncio.create_task(self._flush_loop(), name="index-flush"))
         if self._decay_interval_s > 0 and self._sweep is not None:

@@ -38,6 +38,7 @@ from gateway.core.recall import Recaller
 from gateway.core.results import Results
 from gateway.core.runtime import Runtime
 from gateway.core.skills import Skills
+from gateway.core.slot_backfill import SlotBackfill
 from gateway.core.tasks import Tasks
 from gateway.core.tracing import NULL_TRACER, Tracer
 from gateway.core.transfer import Transfers
@@ -222,6 +223,11 @@ class MemoryService:
             s.strict_durability,
             self.recaller.close,
             s.audit_retention_days * 86_400,
+            slot_backfill=(
+                SlotBackfill(stores=stores, ledger=ledger)
+                if s.fact_slots and s.slot_backfill
+                else None
+            ),
         )
         self.helpers: list[Helper] = []
         events.subscribe(self.recaller.on_applied)
