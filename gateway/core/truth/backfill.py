@@ -18,7 +18,7 @@ from gateway.core.truth import validity as vd
 from gateway.core.truth.conflicts import conflict_item
 
 #: the rules' version: facts left without a slot are tried again when it changes
-VOCABULARY_VERSION = 1
+VOCABULARY_VERSION = 2
 
 
 def unslotted(mem: Memory) -> bool:
