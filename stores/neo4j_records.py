@@ -61,6 +61,15 @@ MATCH (m:Memory {id: r.id}) WHERE m.version = r.version AND m.search_text IS NOT
 SET m.context = r.context, m.search_text = r.search_text, m.search_v = $analyzer
 """
 
+_SET_EMBEDDINGS = """
+UNWIND $rows AS r
+MATCH (m:Memory {id: r.id}) WHERE m.version IS NOT NULL
+SET m.embedding = r.embedding
+WITH m, r
+MATCH (m)-[:HAS_VERSION]->(v:MemoryVersion {version: m.version})
+SET v.embedding = r.embedding
+"""
+
 _PUT = """
 CALL () {
   UNWIND $versions AS r
@@ -395,6 +404,14 @@ class Neo4jRecordStore(Neo4jBacked):
             await self._db.write(
                 _SET_CONTEXT, {"rows": rows, "analyzer": text_analysis.ANALYZER_VERSION}
             )
+
+    async def set_embeddings(self, vectors: Sequence[tuple[str, np.ndarray]]) -> None:
+        rows = [
+            {"id": mid, "embedding": np.asarray(v, dtype="<f4").reshape(-1).tobytes()}
+            for mid, v in vectors
+        ]
+        if rows:
+            await self._db.write(_SET_EMBEDDINGS, {"rows": rows})
 
     async def erase(self, tombstones: Sequence[Memory]) -> None:
         latest = {t.id: t for t in tombstones}

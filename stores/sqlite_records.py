@@ -318,6 +318,24 @@ class SqliteRecordStore(SqliteBacked):
         if rows:
             await self._write(run, [m.id for m in memories])
 
+    async def set_embeddings(self, vectors: Sequence[tuple[str, np.ndarray]]) -> None:
+        rows = [(np.asarray(v, dtype="<f4").reshape(-1).tobytes(), mid) for mid, v in vectors]
+
+        def run(conn: sqlite3.Connection) -> None:
+            for blob, mid in rows:
+                hit = conn.execute(
+                    "UPDATE memories SET embedding = ? WHERE id = ? RETURNING version",
+                    (blob, mid),
+                ).fetchone()
+                if hit is not None:
+                    conn.execute(
+                        "UPDATE memory_versions SET embedding = ? WHERE id = ? AND version = ?",
+                        (blob, mid, hit[0]),
+                    )
+
+        if rows:
+            await self._write(run, [mid for mid, _ in vectors])
+
     async def touch(self, ids: Sequence[str], at: datetime) -> None:
         unique = list(dict.fromkeys(ids))
         if not unique:

@@ -124,6 +124,11 @@ class RecordStore(Lifecycle, Protocol):
         """Re-index these memories' current versions with their ``Memory.context`` (a dialogue
         turn learns the turn after it); content, version and history stay as they are."""
 
+    async def set_embeddings(self, vectors: Sequence[tuple[str, np.ndarray]]) -> None:
+        """Replace the embedding of each (id, vector)'s current version and of that version in
+        the history (the same text under another embedder); no new version. Unknown ids are
+        skipped."""
+
     @reads
     async def get(self, ids: Sequence[str], embeddings: bool = True) -> dict[str, Memory]:
         """Current version of each id that exists (any status). Embeddings included unless

@@ -18,6 +18,7 @@ from gateway.core.errors import FailedPrecondition
 from gateway.core.index_fill import fill_index
 from gateway.core.lanes import Lanes
 from gateway.core.ports import Embedder, Journal, Ledger, Stores
+from gateway.core.reembed import Reembedder
 from gateway.core.slot_backfill import SlotBackfill
 
 log = logging.getLogger("memgate.runtime")
@@ -61,7 +62,9 @@ class Runtime:
         audit_retention_s: float = 0.0,
         *,
         slot_backfill: SlotBackfill | None = None,
+        reembed: Reembedder | None = None,
     ) -> None:
+        self._reembed = reembed
         self._slot_backfill = slot_backfill
         self._audit_retention_s = audit_retention_s
         self._formation_scan_s = formation_scan_s
@@ -104,7 +107,17 @@ class Runtime:
         for store in self._stores.all():
             await store.start()
         await self._check_durability()
-        await self._ensure_index(bool(clean and clean.get("clean")))
+        clean_index = bool(clean and clean.get("clean"))
+        vectors = await self._reembed.check() if self._reembed is not None else "same"
+        if vectors == "switched":  # another model's vectors: all computed again, then indexed
+            assert self._reembed is not None
+            await self._reembed.reembed(await self._reembed.stored_ids())
+        misfits = await self._ensure_index(clean_index and vectors == "same")
+        if self._reembed is not None:
+            if misfits:  # vectors of another size (written before the space was recorded)
+                await self._stores.index.upsert(await self._reembed.reembed(misfits))
+                await self._stores.index.flush()
+            await self._reembed.remember()
         self._index_ready = True
         if self._slot_backfill is not None:  # before the lanes: no write is applied meanwhile
             await self._slot_backfill.run_once()
@@ -139,13 +152,16 @@ class Runtime:
         await bounded("the ledger", self._ledger.close())
         await bounded("the journal", self._journal.close())
 
-    async def _ensure_index(self, clean: bool) -> None:
-        """Rebuild the vector index from the durable records unless it was closed cleanly."""
+    async def _ensure_index(self, clean: bool) -> list[str]:
+        """Rebuild the vector index from the durable records unless it was closed cleanly;
+        returns the ids whose stored vectors do not fit the embedder (not indexed)."""
         index = self._stores.index
+        misfits: list[str] = []
         if index.needs_rebuild() or not clean:
-            n, _ = await fill_index(self._stores.records, index, self._embedder.dim)
+            n, _ = await fill_index(self._stores.records, index, self._embedder.dim, misfits)
             log.info("vector index rebuilt from records: %d vectors", n)
             await index.flush()
+        return misfits
 
     async def _flush_loop(self) -> None:
         loop = asyncio.get_running_loop()

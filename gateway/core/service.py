@@ -35,6 +35,7 @@ from gateway.core.ports import (
 )
 from gateway.core.proposals import Proposals
 from gateway.core.recall import Recaller
+from gateway.core.reembed import Reembedder
 from gateway.core.results import Results
 from gateway.core.runtime import Runtime
 from gateway.core.skills import Skills
@@ -227,6 +228,12 @@ class MemoryService:
                 SlotBackfill(stores=stores, ledger=ledger)
                 if s.fact_slots and s.slot_backfill
                 else None
+            ),
+            reembed=Reembedder(
+                records=stores.records,
+                embedder=embedder,
+                ledger=ledger,
+                context_dense=s.context_dense,
             ),
         )
         self.helpers: list[Helper] = []
