@@ -99,7 +99,7 @@ class Settings:
     neo4j_database: str = "neo4j"
     #: threads that run Neo4j reads on the blocking driver (``stores/neo4j_reads.py``): 2 keep a
     #: recall's two reads side by side; more let reader threads crowd the event loop off the GIL
-    #: (200 agents: p99 0.8 s at 2, 1.7 s at 4, 2.7 s at 16; docs/BENCHMARKS.md)
+    #: (200 agents: p99 0.8 s at 2, 1.7 s at 4, 2.7 s at 16; docs/BENCHMARKS-HISTORY.md)
     neo4j_read_threads: int = 2
     #: processes that run recall pipelines beside the gateway's own (``gateway/recall_workers``):
     #: each has its own GIL, embedder, stores' connections and copy of the vector index, kept
@@ -150,7 +150,7 @@ class Settings:
     # capacity (admission control): beyond these, RESOURCE_EXHAUSTED with retry-after-ms
     #: reads in flight (Recall, MatchSkill, Get, Timeline, ...) on this server / per agent; 0 = no cap
     #: (16: enough waiting queries to fill the query embedder's batches; more only lengthens
-    #: every recall's wait. bench.load, docs/BENCHMARKS.md "The knobs")
+    #: every recall's wait. bench.load, docs/BENCHMARKS-HISTORY.md "The knobs")
     max_inflight_reads: int = 16
     max_inflight_reads_per_agent: int = 8
     #: writes in flight (Write, BatchWrite, AppendTurn, ...) on this server / per agent; 0 = no cap
@@ -159,7 +159,7 @@ class Settings:
     #: calls that may wait for a server-wide slot (FIFO) before being refused, and how long each
     #: may wait: a burst is absorbed by a bounded wait rather than a round of refusals and
     #: retries. Worst wait ~ (in flight + queue) / calls served per second; keep it well under a
-    #: second (bench.load, docs/BENCHMARKS.md "The knobs"). 0 = refuse at once
+    #: second (bench.load, docs/BENCHMARKS-HISTORY.md "The knobs"). 0 = refuse at once
     admission_queue_reads: int = 48
     admission_queue_writes: int = 32
     admission_queue_timeout_ms: int = 500
@@ -208,7 +208,7 @@ class Settings:
     #: the turn after a dialogue turn joins its lexical context once it is written
     context_next: bool = True
     #: also embed the context (off: on bench/dialogues the turn+context vector ranked better
-    #: alone but the fused ranking lost ~1 point of R@10, docs/BENCHMARKS.md)
+    #: alone but the fused ranking lost ~1 point of R@10, docs/BENCHMARKS-HISTORY.md)
     context_dense: bool = False
     #: fusion (``core/fusion.py``): weights of the dense cosine and the relative BM25 score, and
     #: how far recency/importance/confidence may move a hit (a fraction of its relevance)
@@ -221,7 +221,7 @@ class Settings:
     rank_nudge: float = 0.02
     #: a query term in more than this fraction of the searched memories (at least 200 of them)
     #: is searched like a stop word: a speaker's name in every turn adds thousands of matches
-    #: and nothing to the ranking (docs/BENCHMARKS.md); 0 keeps every term
+    #: and nothing to the ranking (docs/BENCHMARKS-HISTORY.md); 0 keeps every term
     lexical_common_terms: float = 0.05
     #: embedded records: decoded memories a recall's loads are answered from without a trip to
     #: SQLite (``stores/row_cache.py``; ~1-2 KB each; 0 = off). Only with the SQLite journal,

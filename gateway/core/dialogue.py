@@ -39,7 +39,7 @@ def said(layer: Layer, session_id: str, content: str, metadata: Mapping[str, str
     """What is embedded for a write: a dialogue turn without its leading ``"Speaker:"`` (the
     speaker is metadata, matched by name at recall: ``named_speaker``), anything else as is.
     With the name in the vector, MiniLM ranked the named person's every turn above the turns
-    that answer (docs/BENCHMARKS.md, "Where recall misses")."""
+    that answer (docs/BENCHMARKS-HISTORY.md, "Where recall misses")."""
     if layer is not Layer.EPISODIC or not session_id:
         return content
     speaker = next((metadata[k].strip() for k in SPEAKER_KEYS if metadata.get(k, "").strip()), "")

@@ -7,7 +7,7 @@ when the query asks *when*, is boosted by a fixed factor; recency, importance an
 a hit by at most ``nudge`` of its relevance, so they break near ties but never push a relevant
 older memory out. The weights were tuned on the dev half of ``bench/dialogues`` (conversations
 1-5); weighted reciprocal rank fusion measured ~1-2 points of R@10 lower at every k tried
-(docs/BENCHMARKS.md, "Long-dialogue recall").
+(docs/BENCHMARKS-HISTORY.md, "Long-dialogue recall").
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class FusionWeights:
     #: short facts and skills (semantic, procedural layers): a few words each, so their best
     #: lexical match is mostly a name they all share, and the cosine decides. With 0.8/0.2 the
     #: gateway's top hit was right for 46 % of paraphrased questions where MiniLM alone was for
-    #: 70 % (bench/multilingual_eval.py, docs/BENCHMARKS.md)
+    #: 70 % (bench/multilingual_eval.py, docs/BENCHMARKS-HISTORY.md)
     fact_dense: float = 1.0
     fact_lexical: float = 0.02
 

@@ -3,7 +3,7 @@
 Under concurrency, recalls' query embeddings queue up while the embedder is busy; each worker
 thread takes the first request waiting and everything else waiting behind it (up to ``max_texts``
 texts) and embeds them in one ``Embedder.embed`` call — short queries cost ~1.6x less each in a
-batch of 8-16 than one at a time (docs/BENCHMARKS.md). No timer: a lone query is embedded as soon
+batch of 8-16 than one at a time (docs/BENCHMARKS-HISTORY.md). No timer: a lone query is embedded as soon
 as a worker is free, so batching only happens when queries would have waited anyway. A request's
 texts stay together and its rows come back in its order; a failed run fails the requests in it.
 """

@@ -5,7 +5,7 @@ MiniLM places a question that names a person next to every sentence that names t
 whatever it says, so a name in the query vector pulls in the named person's small talk and
 pushes out the turn that answers. Names are matched where they are exact instead: lexically
 (BM25 over the turn, its context and its speaker) and through the turn's speaker metadata
-(``fusion.FusionWeights.speaker_boost``). Measured on ``bench/dialogues`` (docs/BENCHMARKS.md).
+(``fusion.FusionWeights.speaker_boost``). Measured on ``bench/dialogues`` (docs/BENCHMARKS-HISTORY.md).
 """
 
 from __future__ import annotations
