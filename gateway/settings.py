@@ -210,7 +210,7 @@ class Settings:
     #: also embed the context (off: on bench/dialogues the turn+context vector ranked better
     #: alone but the fused ranking lost ~1 point of R@10, docs/BENCHMARKS-HISTORY.md)
     context_dense: bool = False
-    #: fusion (``core/fusion.py``): weights of the dense cosine and the relative BM25 score, and
+    #: fusion (``core/recall/fusion.py``): weights of the dense cosine and the relative BM25 score, and
     #: how far recency/importance/confidence may move a hit (a fraction of its relevance)
     w_dense: float = 0.8
     w_lexical: float = 0.2
@@ -235,7 +235,7 @@ class Settings:
     lexical_schedule: str = "auto"
     #: a dialogue turn whose speaker the query names: its relevance x (1 + this)
     speaker_boost: float = 0.3
-    #: the query's dense vector is computed with its proper names masked (``core/query_text.py``)
+    #: the query's dense vector is computed with its proper names masked (``core/recall/query_text.py``)
     dense_mask_names: bool = True
     half_life_days: float = 7.0
     default_token_budget: int = 512

@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from gateway.core.errors import Conflict
-from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
+from gateway.core.model.errors import Conflict
+from gateway.core.model.models import Layer, Memory, MemoryFilter, Status, VectorItem
 from stores import text_analysis
 from stores.codec import LAYER_OF, STATUS_OF, dump_json, load_json
 from stores.neo4j_schema import (

@@ -41,8 +41,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from gateway.core.errors import Conflict
-from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
+from gateway.core.model.errors import Conflict
+from gateway.core.model.models import Layer, Memory, MemoryFilter, Status, VectorItem
 from stores import sqlite_fts, text_analysis
 from stores.codec import LAYER_OF, STATUS_OF, dump_json, from_micros, load_json, to_micros
 from stores.row_cache import RowCache

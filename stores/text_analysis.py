@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 
 import Stemmer
 
-from gateway.core.models import Layer, Memory
+from gateway.core.model.models import Layer, Memory
 
 __all__ = [
     "ANALYZER_VERSION",

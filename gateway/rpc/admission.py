@@ -28,7 +28,7 @@ from typing import Any
 
 import grpc
 
-from gateway.core.errors import Overloaded
+from gateway.core.model.errors import Overloaded
 from gateway.rpc.auth import caller
 
 _SERVICE = "/memgate.v1.MemoryGateway/"

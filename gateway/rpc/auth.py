@@ -8,8 +8,8 @@ from collections.abc import Mapping
 
 import grpc
 
-from gateway.core.errors import Unauthenticated
-from gateway.core.namespaces import check_agent_id
+from gateway.core.access.namespaces import check_agent_id
+from gateway.core.model.errors import Unauthenticated
 
 AGENT_HEADER = "x-agent-id"
 KEY_HEADER = "x-api-key"

@@ -10,7 +10,7 @@ from typing import Any
 import neo4j
 import pytest
 
-from gateway.core.models import Layer, MemoryFilter, Status
+from gateway.core.model.models import Layer, MemoryFilter, Status
 from stores.neo4j_graph import Neo4jEpisodicGraph
 from stores.neo4j_records import Neo4jRecordStore
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gateway.core.errors import Conflict
-from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
-from gateway.core.ports import RecordStore
+from gateway.core.model.errors import Conflict
+from gateway.core.model.models import Layer, Memory, MemoryFilter, Status, VectorItem
+from gateway.core.ports.ports import RecordStore
 from stores.breaker import Breaker, BreakerPolicy, guard
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)

@@ -1,4 +1,4 @@
-"""Audit rows and access statistics written off the recall path (``core/audit_log.py``): batched
+"""Audit rows and access statistics written off the recall path (``core/recall/audit_log.py``): batched
 in the background, flushed on close and before QueryAudit reads, kept when the ledger refuses
 them, and a row added while a batch is being written is written after it. The steps are ordered
 by events, not by sleeping, so a busy machine cannot reorder them."""
@@ -9,8 +9,8 @@ import asyncio
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from gateway.core.audit_log import AccessTouches, AuditLog
-from gateway.core.control import AuditEntry
+from gateway.core.model.control import AuditEntry
+from gateway.core.recall.audit_log import AccessTouches, AuditLog
 
 
 class _Ledger:

@@ -6,8 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from gateway.core import dialogue, routing, timecues
-from gateway.core.models import Layer, Memory
+from gateway.core.apply import dialogue
+from gateway.core.model.models import Layer, Memory
+from gateway.core.recall import routing, timecues
 from stores.text_analysis import document_terms, index_text, query_terms
 
 NOW = datetime(2025, 3, 12, 15, 0, tzinfo=UTC)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from gateway.core.models import Layer, Memory, Status
+from gateway.core.model.models import Layer, Memory, Status
 from gateway.core.truth import backfill
 from gateway.core.truth import validity as vd
 

@@ -2,7 +2,7 @@
 made without them. Each gets its slot as a new version, then meets the fact already holding that
 slot exactly as a new write would (``reconcile.decide``), oldest first — so an update stored
 before slots existed supersedes what it changed, a restatement merges, and a weaker
-contradiction goes to review. Pure: the runner (``core/slot_backfill.py``) reads and stores."""
+contradiction goes to review. Pure: the runner (``core/apply/slot_backfill.py``) reads and stores."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from gateway.core import reconcile
-from gateway.core.control import ReviewItem
-from gateway.core.models import Layer, Memory, Status
-from gateway.core.truth import slots
+from gateway.core.model.control import ReviewItem
+from gateway.core.model.models import Layer, Memory, Status
+from gateway.core.truth import reconcile, slots
 from gateway.core.truth import validity as vd
 from gateway.core.truth.conflicts import conflict_item
 
