@@ -19,7 +19,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from gateway.core.tracing import Tracer
+from gateway.core.ports.tracing import Tracer
 from gateway.recall_workers.pool import RecallWorkers
 from gateway.rpc.server import Gateway, gateway_in_thread
 from gateway.settings import Settings

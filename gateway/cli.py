@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from gateway.client_options import add_client_options, add_tls_options, tls_of
-from gateway.core.errors import MemgateError
+from gateway.core.model.errors import MemgateError
 from gateway.embedding.factory import EMBEDDER_KINDS
 from gateway.settings import Settings, load_settings
 

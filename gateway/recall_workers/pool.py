@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from gateway.core.recall_cache import RecallQuery, RecallResult
+from gateway.core.recall.recall_cache import RecallQuery, RecallResult
 from gateway.recall_workers import frames, worker
 from gateway.recall_workers.broadcast import IndexChange
 from gateway.settings import Settings, usable_cores
@@ -211,7 +211,7 @@ class RecallWorkers:
             conn.pending.pop(rid, None)
             conn.sent.pop(rid, None)
 
-    # ---- erasure (``gateway.core.memo.also``): the workers' memos and embedder cache
+    # ---- erasure (``gateway.core.screening.memo.also``): the workers' memos and embedder cache
     def forget_texts(self) -> None:
         """Every worker empties its memos and embedder cache, after the changes sent before."""
         self.on_index_change(("f", ()))

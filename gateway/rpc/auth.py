@@ -8,8 +8,8 @@ from collections.abc import Mapping
 
 import grpc
 
-from gateway.core.errors import InvalidArgument, PermissionDenied, Unauthenticated
-from gateway.core.namespaces import check_agent_id
+from gateway.core.access.namespaces import check_agent_id
+from gateway.core.model.errors import InvalidArgument, PermissionDenied, Unauthenticated
 
 AGENT_HEADER = "x-agent-id"
 KEY_HEADER = "x-api-key"

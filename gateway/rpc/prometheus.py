@@ -25,7 +25,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from gateway.core.service import MemoryService
+from gateway.core.usecases.service import MemoryService
 from gateway.recall_workers.pool import RecallWorkers
 
 # ``*_created`` series double every counter for no dashboard's benefit

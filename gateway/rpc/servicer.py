@@ -7,8 +7,8 @@ from typing import TypeAlias
 
 import grpc
 
-from gateway.core.inputs import WriteInput
-from gateway.core.service import MemoryService
+from gateway.core.usecases.service import MemoryService
+from gateway.core.writing.inputs import WriteInput
 from gateway.rpc import conversions as cv
 from gateway.rpc.auth import audited_as, caller
 from memgate.v1 import memgate_pb2 as pb

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from gateway.client import GatewayClient
-from gateway.core.recall_cache import RecallQuery, RecallResult
+from gateway.core.recall.recall_cache import RecallQuery, RecallResult
 from gateway.recall_workers import frames
 from gateway.recall_workers.pool import RecallWorkers
 from gateway.rpc.prometheus import GatewayMetrics
