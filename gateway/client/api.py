@@ -29,6 +29,9 @@ T = TypeVar("T")
 
 GATEWAY = "gateway"  # memgate.v1.MemoryGateway
 HEALTH = "health"  # grpc.health.v1.Health
+#: names the tool a master's call comes through ("console"): its recalls are then audited as
+#: "console_recall", not as the master agent's own (the gateway honours it for the master only)
+VIA_HEADER = "x-memgate-via"
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +140,8 @@ class Transport:
     ``tls=True`` alone uses the system's roots) and mTLS with ``private_key`` +
     ``certificate_chain`` (the client's PEM). ``server_name`` overrides the name checked against
     the server certificate. With a gateway that takes the agent id from the client certificate,
-    ``agent_id`` may be ""."""
+    ``agent_id`` may be "". ``via="console"`` (the master only) marks its recalls in the audit
+    log as the review console's."""
 
     def __init__(
         self,
@@ -152,6 +156,7 @@ class Transport:
         private_key: bytes | None = None,
         certificate_chain: bytes | None = None,
         server_name: str | None = None,
+        via: str = "",
     ) -> None:
         if bool(private_key) != bool(certificate_chain):
             raise ValueError("private_key and certificate_chain go together (mTLS)")
@@ -161,6 +166,8 @@ class Transport:
             self._metadata += (("x-agent-id", agent_id),)
         if api_key:
             self._metadata += (("x-api-key", api_key),)
+        if via:
+            self._metadata += ((VIA_HEADER, via),)
         self._timeout = timeout
         address, replicas = channel_target(target)
         self._retry = RetryPolicy(retries, replicas=replicas)
@@ -624,6 +631,15 @@ class Api:
     def review_queue(limit: int = 100) -> Call[list[t.Memory]]:
         req = pb.ListReviewRequest(limit=limit)
         return Call("ListReview", req, lambda r: [wire.memory(m) for m in r.memories])
+
+    @rpc
+    def namespaces(prefix: str = "", limit: int = 0) -> Call[t.NamespaceList]:
+        """The namespaces holding an active memory that this agent may read (the master: all),
+        sorted; ``prefix`` narrows them ("user/"), ``limit`` 0 = 1,000 (at most 10,000)."""
+        req = pb.ListNamespacesRequest(prefix=prefix, limit=limit)
+        return Call(
+            "ListNamespaces", req, lambda r: t.NamespaceList(list(r.namespaces), r.truncated)
+        )
 
     @rpc
     def resolve_review(memory_id: str, approve: bool, reason: str = "") -> Call[t.Memory]:

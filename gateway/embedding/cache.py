@@ -79,7 +79,7 @@ class CachedEmbedder:
             self.misses = 0
 
     def forget_texts(self) -> None:
-        """Drop every cached text, keeping the counters (an erasure: ``gateway.core.memo``)."""
+        """Drop every cached text, keeping the counters (an erasure: ``gateway.core.screening.memo``)."""
         with self._lock:
             self._cache.clear()
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gateway.core.ports import Embedder
+from gateway.core.ports.ports import Embedder
 
 ENGLISH_SHARE = 0.5
 CJK_SHARE = 0.1

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.core.commands import (
+from gateway.core.model.commands import (
     Archive,
     Forget,
     FormSession,
@@ -17,8 +17,8 @@ from gateway.core.commands import (
     Relate,
     SummariseOverflow,
 )
-from gateway.core.control import JournalEntry
-from gateway.core.models import Layer, NodeKind, NodeRef
+from gateway.core.model.control import JournalEntry
+from gateway.core.model.models import Layer, NodeKind, NodeRef
 from gateway.settings import Settings
 from gateway.wiring import build_service
 

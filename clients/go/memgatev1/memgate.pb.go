@@ -5843,6 +5843,110 @@ func (x *ImportResponse) GetConflicts() []string {
 	return nil
 }
 
+type ListNamespacesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Prefix        string                 `protobuf:"bytes,1,opt,name=prefix,proto3" json:"prefix,omitempty"` // only names starting with it, e.g. "user/"; at most 200 chars
+	Limit         int32                  `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`  // default 1000, at most 10000
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListNamespacesRequest) Reset() {
+	*x = ListNamespacesRequest{}
+	mi := &file_memgate_v1_memgate_proto_msgTypes[86]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListNamespacesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListNamespacesRequest) ProtoMessage() {}
+
+func (x *ListNamespacesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_memgate_v1_memgate_proto_msgTypes[86]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListNamespacesRequest.ProtoReflect.Descriptor instead.
+func (*ListNamespacesRequest) Descriptor() ([]byte, []int) {
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{86}
+}
+
+func (x *ListNamespacesRequest) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
+func (x *ListNamespacesRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type ListNamespacesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Namespaces    []string               `protobuf:"bytes,1,rep,name=namespaces,proto3" json:"namespaces,omitempty"`
+	Truncated     bool                   `protobuf:"varint,2,opt,name=truncated,proto3" json:"truncated,omitempty"` // more namespaces matched than limit
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListNamespacesResponse) Reset() {
+	*x = ListNamespacesResponse{}
+	mi := &file_memgate_v1_memgate_proto_msgTypes[87]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListNamespacesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListNamespacesResponse) ProtoMessage() {}
+
+func (x *ListNamespacesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_memgate_v1_memgate_proto_msgTypes[87]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListNamespacesResponse.ProtoReflect.Descriptor instead.
+func (*ListNamespacesResponse) Descriptor() ([]byte, []int) {
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{87}
+}
+
+func (x *ListNamespacesResponse) GetNamespaces() []string {
+	if x != nil {
+		return x.Namespaces
+	}
+	return nil
+}
+
+func (x *ListNamespacesResponse) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
 var File_memgate_v1_memgate_proto protoreflect.FileDescriptor
 
 const file_memgate_v1_memgate_proto_rawDesc = "" +
@@ -6368,7 +6472,15 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"reembedded\x18\x03 \x01(\x05R\n" +
 	"reembedded\x12\x14\n" +
 	"\x05links\x18\x04 \x01(\x05R\x05links\x12\x1c\n" +
-	"\tconflicts\x18\x05 \x03(\tR\tconflicts*W\n" +
+	"\tconflicts\x18\x05 \x03(\tR\tconflicts\"E\n" +
+	"\x15ListNamespacesRequest\x12\x16\n" +
+	"\x06prefix\x18\x01 \x01(\tR\x06prefix\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\"V\n" +
+	"\x16ListNamespacesResponse\x12\x1e\n" +
+	"\n" +
+	"namespaces\x18\x01 \x03(\tR\n" +
+	"namespaces\x12\x1c\n" +
+	"\ttruncated\x18\x02 \x01(\bR\ttruncated*W\n" +
 	"\x05Layer\x12\x15\n" +
 	"\x11LAYER_UNSPECIFIED\x10\x00\x12\v\n" +
 	"\aWORKING\x10\x01\x12\f\n" +
@@ -6384,7 +6496,7 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"SUPERSEDED\x10\x02\x12\f\n" +
 	"\bARCHIVED\x10\x03\x12\r\n" +
 	"\tFORGOTTEN\x10\x04\x12\x0f\n" +
-	"\vQUARANTINED\x10\x052\xe3\x16\n" +
+	"\vQUARANTINED\x10\x052\xbc\x17\n" +
 	"\rMemoryGateway\x12<\n" +
 	"\x05Write\x12\x18.memgate.v1.WriteRequest\x1a\x19.memgate.v1.WriteResponse\x12K\n" +
 	"\n" +
@@ -6429,7 +6541,8 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"\n" +
 	"ListReview\x12\x1d.memgate.v1.ListReviewRequest\x1a\x1e.memgate.v1.ListReviewResponse\x12E\n" +
 	"\bMaintain\x12\x1b.memgate.v1.MaintainRequest\x1a\x1c.memgate.v1.MaintainResponse\x12E\n" +
-	"\rResolveReview\x12 .memgate.v1.ResolveReviewRequest\x1a\x12.memgate.v1.Memory\x12A\n" +
+	"\rResolveReview\x12 .memgate.v1.ResolveReviewRequest\x1a\x12.memgate.v1.Memory\x12W\n" +
+	"\x0eListNamespaces\x12!.memgate.v1.ListNamespacesRequest\x1a\".memgate.v1.ListNamespacesResponse\x12A\n" +
 	"\x06Export\x12\x19.memgate.v1.ExportRequest\x1a\x1a.memgate.v1.ExportedMemory0\x01\x12?\n" +
 	"\x06Import\x12\x19.memgate.v1.ImportRequest\x1a\x1a.memgate.v1.ImportResponseB&\n" +
 	"\x0edev.memgate.v1Z\x14memgate/v1;memgatev1b\x06proto3"
@@ -6447,7 +6560,7 @@ func file_memgate_v1_memgate_proto_rawDescGZIP() []byte {
 }
 
 var file_memgate_v1_memgate_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_memgate_v1_memgate_proto_msgTypes = make([]protoimpl.MessageInfo, 96)
+var file_memgate_v1_memgate_proto_msgTypes = make([]protoimpl.MessageInfo, 98)
 var file_memgate_v1_memgate_proto_goTypes = []any{
 	(Layer)(0),                        // 0: memgate.v1.Layer
 	(MemoryStatus)(0),                 // 1: memgate.v1.MemoryStatus
@@ -6537,68 +6650,70 @@ var file_memgate_v1_memgate_proto_goTypes = []any{
 	(*ExportedMemory)(nil),            // 85: memgate.v1.ExportedMemory
 	(*ImportRequest)(nil),             // 86: memgate.v1.ImportRequest
 	(*ImportResponse)(nil),            // 87: memgate.v1.ImportResponse
-	nil,                               // 88: memgate.v1.Memory.MetadataEntry
-	nil,                               // 89: memgate.v1.WriteItem.MetadataEntry
-	nil,                               // 90: memgate.v1.Turn.MetadataEntry
-	nil,                               // 91: memgate.v1.AppendTurnRequest.MetadataEntry
-	nil,                               // 92: memgate.v1.UpdateSessionStateRequest.SetEntry
-	nil,                               // 93: memgate.v1.SessionState.ValuesEntry
-	nil,                               // 94: memgate.v1.EndSessionResponse.OutcomesEntry
-	nil,                               // 95: memgate.v1.RelateRequest.PropertiesEntry
-	nil,                               // 96: memgate.v1.StatsResponse.MemoriesEntry
-	nil,                               // 97: memgate.v1.GraphLink.PropertiesEntry
-	(*timestamppb.Timestamp)(nil),     // 98: google.protobuf.Timestamp
+	(*ListNamespacesRequest)(nil),     // 88: memgate.v1.ListNamespacesRequest
+	(*ListNamespacesResponse)(nil),    // 89: memgate.v1.ListNamespacesResponse
+	nil,                               // 90: memgate.v1.Memory.MetadataEntry
+	nil,                               // 91: memgate.v1.WriteItem.MetadataEntry
+	nil,                               // 92: memgate.v1.Turn.MetadataEntry
+	nil,                               // 93: memgate.v1.AppendTurnRequest.MetadataEntry
+	nil,                               // 94: memgate.v1.UpdateSessionStateRequest.SetEntry
+	nil,                               // 95: memgate.v1.SessionState.ValuesEntry
+	nil,                               // 96: memgate.v1.EndSessionResponse.OutcomesEntry
+	nil,                               // 97: memgate.v1.RelateRequest.PropertiesEntry
+	nil,                               // 98: memgate.v1.StatsResponse.MemoriesEntry
+	nil,                               // 99: memgate.v1.GraphLink.PropertiesEntry
+	(*timestamppb.Timestamp)(nil),     // 100: google.protobuf.Timestamp
 }
 var file_memgate_v1_memgate_proto_depIdxs = []int32{
 	0,   // 0: memgate.v1.Memory.layer:type_name -> memgate.v1.Layer
-	98,  // 1: memgate.v1.Memory.created_at:type_name -> google.protobuf.Timestamp
-	98,  // 2: memgate.v1.Memory.updated_at:type_name -> google.protobuf.Timestamp
-	98,  // 3: memgate.v1.Memory.last_accessed_at:type_name -> google.protobuf.Timestamp
-	88,  // 4: memgate.v1.Memory.metadata:type_name -> memgate.v1.Memory.MetadataEntry
-	98,  // 5: memgate.v1.Memory.event_time:type_name -> google.protobuf.Timestamp
+	100, // 1: memgate.v1.Memory.created_at:type_name -> google.protobuf.Timestamp
+	100, // 2: memgate.v1.Memory.updated_at:type_name -> google.protobuf.Timestamp
+	100, // 3: memgate.v1.Memory.last_accessed_at:type_name -> google.protobuf.Timestamp
+	90,  // 4: memgate.v1.Memory.metadata:type_name -> memgate.v1.Memory.MetadataEntry
+	100, // 5: memgate.v1.Memory.event_time:type_name -> google.protobuf.Timestamp
 	1,   // 6: memgate.v1.Memory.status:type_name -> memgate.v1.MemoryStatus
-	98,  // 7: memgate.v1.Memory.valid_from:type_name -> google.protobuf.Timestamp
-	98,  // 8: memgate.v1.Memory.valid_to:type_name -> google.protobuf.Timestamp
+	100, // 7: memgate.v1.Memory.valid_from:type_name -> google.protobuf.Timestamp
+	100, // 8: memgate.v1.Memory.valid_to:type_name -> google.protobuf.Timestamp
 	0,   // 9: memgate.v1.WriteItem.layer:type_name -> memgate.v1.Layer
-	98,  // 10: memgate.v1.WriteItem.event_time:type_name -> google.protobuf.Timestamp
-	89,  // 11: memgate.v1.WriteItem.metadata:type_name -> memgate.v1.WriteItem.MetadataEntry
+	100, // 10: memgate.v1.WriteItem.event_time:type_name -> google.protobuf.Timestamp
+	91,  // 11: memgate.v1.WriteItem.metadata:type_name -> memgate.v1.WriteItem.MetadataEntry
 	3,   // 12: memgate.v1.WriteRequest.item:type_name -> memgate.v1.WriteItem
 	5,   // 13: memgate.v1.WriteResponse.result:type_name -> memgate.v1.WriteResult
 	3,   // 14: memgate.v1.BatchWriteRequest.items:type_name -> memgate.v1.WriteItem
 	5,   // 15: memgate.v1.BatchWriteResponse.results:type_name -> memgate.v1.WriteResult
 	0,   // 16: memgate.v1.RecallRequest.layers:type_name -> memgate.v1.Layer
-	98,  // 17: memgate.v1.RecallRequest.start:type_name -> google.protobuf.Timestamp
-	98,  // 18: memgate.v1.RecallRequest.end:type_name -> google.protobuf.Timestamp
-	98,  // 19: memgate.v1.RecallRequest.as_of:type_name -> google.protobuf.Timestamp
+	100, // 17: memgate.v1.RecallRequest.start:type_name -> google.protobuf.Timestamp
+	100, // 18: memgate.v1.RecallRequest.end:type_name -> google.protobuf.Timestamp
+	100, // 19: memgate.v1.RecallRequest.as_of:type_name -> google.protobuf.Timestamp
 	2,   // 20: memgate.v1.Hit.memory:type_name -> memgate.v1.Memory
 	10,  // 21: memgate.v1.RecallResponse.hits:type_name -> memgate.v1.Hit
 	0,   // 22: memgate.v1.RecallResponse.routed_layers:type_name -> memgate.v1.Layer
 	2,   // 23: memgate.v1.GetResponse.memory:type_name -> memgate.v1.Memory
-	98,  // 24: memgate.v1.HistoryRequest.as_of:type_name -> google.protobuf.Timestamp
+	100, // 24: memgate.v1.HistoryRequest.as_of:type_name -> google.protobuf.Timestamp
 	2,   // 25: memgate.v1.HistoryResponse.versions:type_name -> memgate.v1.Memory
 	2,   // 26: memgate.v1.ForgetResponse.memory:type_name -> memgate.v1.Memory
-	98,  // 27: memgate.v1.Turn.at:type_name -> google.protobuf.Timestamp
-	90,  // 28: memgate.v1.Turn.metadata:type_name -> memgate.v1.Turn.MetadataEntry
-	91,  // 29: memgate.v1.AppendTurnRequest.metadata:type_name -> memgate.v1.AppendTurnRequest.MetadataEntry
-	98,  // 30: memgate.v1.AppendTurnRequest.at:type_name -> google.protobuf.Timestamp
+	100, // 27: memgate.v1.Turn.at:type_name -> google.protobuf.Timestamp
+	92,  // 28: memgate.v1.Turn.metadata:type_name -> memgate.v1.Turn.MetadataEntry
+	93,  // 29: memgate.v1.AppendTurnRequest.metadata:type_name -> memgate.v1.AppendTurnRequest.MetadataEntry
+	100, // 30: memgate.v1.AppendTurnRequest.at:type_name -> google.protobuf.Timestamp
 	21,  // 31: memgate.v1.GetWindowResponse.turns:type_name -> memgate.v1.Turn
-	92,  // 32: memgate.v1.UpdateSessionStateRequest.set:type_name -> memgate.v1.UpdateSessionStateRequest.SetEntry
-	93,  // 33: memgate.v1.SessionState.values:type_name -> memgate.v1.SessionState.ValuesEntry
-	94,  // 34: memgate.v1.EndSessionResponse.outcomes:type_name -> memgate.v1.EndSessionResponse.OutcomesEntry
+	94,  // 32: memgate.v1.UpdateSessionStateRequest.set:type_name -> memgate.v1.UpdateSessionStateRequest.SetEntry
+	95,  // 33: memgate.v1.SessionState.values:type_name -> memgate.v1.SessionState.ValuesEntry
+	96,  // 34: memgate.v1.EndSessionResponse.outcomes:type_name -> memgate.v1.EndSessionResponse.OutcomesEntry
 	3,   // 35: memgate.v1.RecordEventRequest.event:type_name -> memgate.v1.WriteItem
 	37,  // 36: memgate.v1.RecordEventRequest.links:type_name -> memgate.v1.Link
 	36,  // 37: memgate.v1.Link.target:type_name -> memgate.v1.NodeRef
 	36,  // 38: memgate.v1.RelateRequest.src:type_name -> memgate.v1.NodeRef
 	36,  // 39: memgate.v1.RelateRequest.dst:type_name -> memgate.v1.NodeRef
-	98,  // 40: memgate.v1.RelateRequest.at:type_name -> google.protobuf.Timestamp
-	95,  // 41: memgate.v1.RelateRequest.properties:type_name -> memgate.v1.RelateRequest.PropertiesEntry
-	98,  // 42: memgate.v1.TimelineRequest.start:type_name -> google.protobuf.Timestamp
-	98,  // 43: memgate.v1.TimelineRequest.end:type_name -> google.protobuf.Timestamp
-	98,  // 44: memgate.v1.Event.at:type_name -> google.protobuf.Timestamp
+	100, // 40: memgate.v1.RelateRequest.at:type_name -> google.protobuf.Timestamp
+	97,  // 41: memgate.v1.RelateRequest.properties:type_name -> memgate.v1.RelateRequest.PropertiesEntry
+	100, // 42: memgate.v1.TimelineRequest.start:type_name -> google.protobuf.Timestamp
+	100, // 43: memgate.v1.TimelineRequest.end:type_name -> google.protobuf.Timestamp
+	100, // 44: memgate.v1.Event.at:type_name -> google.protobuf.Timestamp
 	41,  // 45: memgate.v1.TimelineResponse.events:type_name -> memgate.v1.Event
 	36,  // 46: memgate.v1.NeighbourhoodRequest.node:type_name -> memgate.v1.NodeRef
 	36,  // 47: memgate.v1.Neighbour.node:type_name -> memgate.v1.NodeRef
-	98,  // 48: memgate.v1.Neighbour.at:type_name -> google.protobuf.Timestamp
+	100, // 48: memgate.v1.Neighbour.at:type_name -> google.protobuf.Timestamp
 	44,  // 49: memgate.v1.NeighbourhoodResponse.neighbours:type_name -> memgate.v1.Neighbour
 	49,  // 50: memgate.v1.RegisterSkillRequest.skill:type_name -> memgate.v1.Skill
 	49,  // 51: memgate.v1.RegisterSkillResponse.skill:type_name -> memgate.v1.Skill
@@ -6609,23 +6724,23 @@ var file_memgate_v1_memgate_proto_depIdxs = []int32{
 	5,   // 56: memgate.v1.SubmitResultResponse.committed:type_name -> memgate.v1.WriteResult
 	58,  // 57: memgate.v1.SubmitResultResponse.proposals:type_name -> memgate.v1.Proposal
 	3,   // 58: memgate.v1.Proposal.item:type_name -> memgate.v1.WriteItem
-	98,  // 59: memgate.v1.Proposal.created_at:type_name -> google.protobuf.Timestamp
+	100, // 59: memgate.v1.Proposal.created_at:type_name -> google.protobuf.Timestamp
 	2,   // 60: memgate.v1.Proposal.conflicts_with:type_name -> memgate.v1.Memory
 	58,  // 61: memgate.v1.ListProposalsResponse.proposals:type_name -> memgate.v1.Proposal
 	63,  // 62: memgate.v1.Task.steps:type_name -> memgate.v1.Step
 	0,   // 63: memgate.v1.RecallStats.layer:type_name -> memgate.v1.Layer
 	69,  // 64: memgate.v1.StatsResponse.layers:type_name -> memgate.v1.LayerStats
-	96,  // 65: memgate.v1.StatsResponse.memories:type_name -> memgate.v1.StatsResponse.MemoriesEntry
+	98,  // 65: memgate.v1.StatsResponse.memories:type_name -> memgate.v1.StatsResponse.MemoriesEntry
 	70,  // 66: memgate.v1.StatsResponse.recall:type_name -> memgate.v1.RecallStats
-	98,  // 67: memgate.v1.QueryAuditRequest.since:type_name -> google.protobuf.Timestamp
-	98,  // 68: memgate.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	100, // 67: memgate.v1.QueryAuditRequest.since:type_name -> google.protobuf.Timestamp
+	100, // 68: memgate.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
 	73,  // 69: memgate.v1.QueryAuditResponse.entries:type_name -> memgate.v1.AuditEntry
 	76,  // 70: memgate.v1.BreakerStatesResponse.breakers:type_name -> memgate.v1.BreakerState
 	2,   // 71: memgate.v1.ListReviewResponse.memories:type_name -> memgate.v1.Memory
 	36,  // 72: memgate.v1.GraphLink.src:type_name -> memgate.v1.NodeRef
 	36,  // 73: memgate.v1.GraphLink.dst:type_name -> memgate.v1.NodeRef
-	98,  // 74: memgate.v1.GraphLink.at:type_name -> google.protobuf.Timestamp
-	97,  // 75: memgate.v1.GraphLink.properties:type_name -> memgate.v1.GraphLink.PropertiesEntry
+	100, // 74: memgate.v1.GraphLink.at:type_name -> google.protobuf.Timestamp
+	99,  // 75: memgate.v1.GraphLink.properties:type_name -> memgate.v1.GraphLink.PropertiesEntry
 	2,   // 76: memgate.v1.ExportedMemory.versions:type_name -> memgate.v1.Memory
 	84,  // 77: memgate.v1.ExportedMemory.links:type_name -> memgate.v1.GraphLink
 	85,  // 78: memgate.v1.ImportRequest.memories:type_name -> memgate.v1.ExportedMemory
@@ -6666,49 +6781,51 @@ var file_memgate_v1_memgate_proto_depIdxs = []int32{
 	78,  // 113: memgate.v1.MemoryGateway.ListReview:input_type -> memgate.v1.ListReviewRequest
 	80,  // 114: memgate.v1.MemoryGateway.Maintain:input_type -> memgate.v1.MaintainRequest
 	82,  // 115: memgate.v1.MemoryGateway.ResolveReview:input_type -> memgate.v1.ResolveReviewRequest
-	83,  // 116: memgate.v1.MemoryGateway.Export:input_type -> memgate.v1.ExportRequest
-	86,  // 117: memgate.v1.MemoryGateway.Import:input_type -> memgate.v1.ImportRequest
-	6,   // 118: memgate.v1.MemoryGateway.Write:output_type -> memgate.v1.WriteResponse
-	8,   // 119: memgate.v1.MemoryGateway.BatchWrite:output_type -> memgate.v1.BatchWriteResponse
-	11,  // 120: memgate.v1.MemoryGateway.Recall:output_type -> memgate.v1.RecallResponse
-	13,  // 121: memgate.v1.MemoryGateway.Get:output_type -> memgate.v1.GetResponse
-	15,  // 122: memgate.v1.MemoryGateway.History:output_type -> memgate.v1.HistoryResponse
-	17,  // 123: memgate.v1.MemoryGateway.Forget:output_type -> memgate.v1.ForgetResponse
-	20,  // 124: memgate.v1.MemoryGateway.ForgetNamespace:output_type -> memgate.v1.EraseResponse
-	20,  // 125: memgate.v1.MemoryGateway.ForgetSubject:output_type -> memgate.v1.EraseResponse
-	23,  // 126: memgate.v1.MemoryGateway.AppendTurn:output_type -> memgate.v1.AppendTurnResponse
-	25,  // 127: memgate.v1.MemoryGateway.GetWindow:output_type -> memgate.v1.GetWindowResponse
-	28,  // 128: memgate.v1.MemoryGateway.GetSessionState:output_type -> memgate.v1.SessionState
-	28,  // 129: memgate.v1.MemoryGateway.UpdateSessionState:output_type -> memgate.v1.SessionState
-	30,  // 130: memgate.v1.MemoryGateway.CompactWindow:output_type -> memgate.v1.CompactWindowResponse
-	32,  // 131: memgate.v1.MemoryGateway.ClearScratch:output_type -> memgate.v1.ClearScratchResponse
-	34,  // 132: memgate.v1.MemoryGateway.EndSession:output_type -> memgate.v1.EndSessionResponse
-	6,   // 133: memgate.v1.MemoryGateway.RecordEvent:output_type -> memgate.v1.WriteResponse
-	39,  // 134: memgate.v1.MemoryGateway.Relate:output_type -> memgate.v1.RelateResponse
-	42,  // 135: memgate.v1.MemoryGateway.Timeline:output_type -> memgate.v1.TimelineResponse
-	45,  // 136: memgate.v1.MemoryGateway.Neighbourhood:output_type -> memgate.v1.NeighbourhoodResponse
-	47,  // 137: memgate.v1.MemoryGateway.ProposeFact:output_type -> memgate.v1.ProposeFactResponse
-	47,  // 138: memgate.v1.MemoryGateway.ConfirmFact:output_type -> memgate.v1.ProposeFactResponse
-	51,  // 139: memgate.v1.MemoryGateway.RegisterSkill:output_type -> memgate.v1.RegisterSkillResponse
-	54,  // 140: memgate.v1.MemoryGateway.MatchSkill:output_type -> memgate.v1.MatchSkillResponse
-	57,  // 141: memgate.v1.MemoryGateway.SubmitResult:output_type -> memgate.v1.SubmitResultResponse
-	60,  // 142: memgate.v1.MemoryGateway.ListProposals:output_type -> memgate.v1.ListProposalsResponse
-	58,  // 143: memgate.v1.MemoryGateway.ApproveProposal:output_type -> memgate.v1.Proposal
-	58,  // 144: memgate.v1.MemoryGateway.RejectProposal:output_type -> memgate.v1.Proposal
-	62,  // 145: memgate.v1.MemoryGateway.SetSharedWritePolicy:output_type -> memgate.v1.SharedWritePolicy
-	64,  // 146: memgate.v1.MemoryGateway.StartTask:output_type -> memgate.v1.Task
-	64,  // 147: memgate.v1.MemoryGateway.UpdateStep:output_type -> memgate.v1.Task
-	64,  // 148: memgate.v1.MemoryGateway.GetTask:output_type -> memgate.v1.Task
-	71,  // 149: memgate.v1.MemoryGateway.Stats:output_type -> memgate.v1.StatsResponse
-	74,  // 150: memgate.v1.MemoryGateway.QueryAudit:output_type -> memgate.v1.QueryAuditResponse
-	77,  // 151: memgate.v1.MemoryGateway.BreakerStates:output_type -> memgate.v1.BreakerStatesResponse
-	79,  // 152: memgate.v1.MemoryGateway.ListReview:output_type -> memgate.v1.ListReviewResponse
-	81,  // 153: memgate.v1.MemoryGateway.Maintain:output_type -> memgate.v1.MaintainResponse
-	2,   // 154: memgate.v1.MemoryGateway.ResolveReview:output_type -> memgate.v1.Memory
-	85,  // 155: memgate.v1.MemoryGateway.Export:output_type -> memgate.v1.ExportedMemory
-	87,  // 156: memgate.v1.MemoryGateway.Import:output_type -> memgate.v1.ImportResponse
-	118, // [118:157] is the sub-list for method output_type
-	79,  // [79:118] is the sub-list for method input_type
+	88,  // 116: memgate.v1.MemoryGateway.ListNamespaces:input_type -> memgate.v1.ListNamespacesRequest
+	83,  // 117: memgate.v1.MemoryGateway.Export:input_type -> memgate.v1.ExportRequest
+	86,  // 118: memgate.v1.MemoryGateway.Import:input_type -> memgate.v1.ImportRequest
+	6,   // 119: memgate.v1.MemoryGateway.Write:output_type -> memgate.v1.WriteResponse
+	8,   // 120: memgate.v1.MemoryGateway.BatchWrite:output_type -> memgate.v1.BatchWriteResponse
+	11,  // 121: memgate.v1.MemoryGateway.Recall:output_type -> memgate.v1.RecallResponse
+	13,  // 122: memgate.v1.MemoryGateway.Get:output_type -> memgate.v1.GetResponse
+	15,  // 123: memgate.v1.MemoryGateway.History:output_type -> memgate.v1.HistoryResponse
+	17,  // 124: memgate.v1.MemoryGateway.Forget:output_type -> memgate.v1.ForgetResponse
+	20,  // 125: memgate.v1.MemoryGateway.ForgetNamespace:output_type -> memgate.v1.EraseResponse
+	20,  // 126: memgate.v1.MemoryGateway.ForgetSubject:output_type -> memgate.v1.EraseResponse
+	23,  // 127: memgate.v1.MemoryGateway.AppendTurn:output_type -> memgate.v1.AppendTurnResponse
+	25,  // 128: memgate.v1.MemoryGateway.GetWindow:output_type -> memgate.v1.GetWindowResponse
+	28,  // 129: memgate.v1.MemoryGateway.GetSessionState:output_type -> memgate.v1.SessionState
+	28,  // 130: memgate.v1.MemoryGateway.UpdateSessionState:output_type -> memgate.v1.SessionState
+	30,  // 131: memgate.v1.MemoryGateway.CompactWindow:output_type -> memgate.v1.CompactWindowResponse
+	32,  // 132: memgate.v1.MemoryGateway.ClearScratch:output_type -> memgate.v1.ClearScratchResponse
+	34,  // 133: memgate.v1.MemoryGateway.EndSession:output_type -> memgate.v1.EndSessionResponse
+	6,   // 134: memgate.v1.MemoryGateway.RecordEvent:output_type -> memgate.v1.WriteResponse
+	39,  // 135: memgate.v1.MemoryGateway.Relate:output_type -> memgate.v1.RelateResponse
+	42,  // 136: memgate.v1.MemoryGateway.Timeline:output_type -> memgate.v1.TimelineResponse
+	45,  // 137: memgate.v1.MemoryGateway.Neighbourhood:output_type -> memgate.v1.NeighbourhoodResponse
+	47,  // 138: memgate.v1.MemoryGateway.ProposeFact:output_type -> memgate.v1.ProposeFactResponse
+	47,  // 139: memgate.v1.MemoryGateway.ConfirmFact:output_type -> memgate.v1.ProposeFactResponse
+	51,  // 140: memgate.v1.MemoryGateway.RegisterSkill:output_type -> memgate.v1.RegisterSkillResponse
+	54,  // 141: memgate.v1.MemoryGateway.MatchSkill:output_type -> memgate.v1.MatchSkillResponse
+	57,  // 142: memgate.v1.MemoryGateway.SubmitResult:output_type -> memgate.v1.SubmitResultResponse
+	60,  // 143: memgate.v1.MemoryGateway.ListProposals:output_type -> memgate.v1.ListProposalsResponse
+	58,  // 144: memgate.v1.MemoryGateway.ApproveProposal:output_type -> memgate.v1.Proposal
+	58,  // 145: memgate.v1.MemoryGateway.RejectProposal:output_type -> memgate.v1.Proposal
+	62,  // 146: memgate.v1.MemoryGateway.SetSharedWritePolicy:output_type -> memgate.v1.SharedWritePolicy
+	64,  // 147: memgate.v1.MemoryGateway.StartTask:output_type -> memgate.v1.Task
+	64,  // 148: memgate.v1.MemoryGateway.UpdateStep:output_type -> memgate.v1.Task
+	64,  // 149: memgate.v1.MemoryGateway.GetTask:output_type -> memgate.v1.Task
+	71,  // 150: memgate.v1.MemoryGateway.Stats:output_type -> memgate.v1.StatsResponse
+	74,  // 151: memgate.v1.MemoryGateway.QueryAudit:output_type -> memgate.v1.QueryAuditResponse
+	77,  // 152: memgate.v1.MemoryGateway.BreakerStates:output_type -> memgate.v1.BreakerStatesResponse
+	79,  // 153: memgate.v1.MemoryGateway.ListReview:output_type -> memgate.v1.ListReviewResponse
+	81,  // 154: memgate.v1.MemoryGateway.Maintain:output_type -> memgate.v1.MaintainResponse
+	2,   // 155: memgate.v1.MemoryGateway.ResolveReview:output_type -> memgate.v1.Memory
+	89,  // 156: memgate.v1.MemoryGateway.ListNamespaces:output_type -> memgate.v1.ListNamespacesResponse
+	85,  // 157: memgate.v1.MemoryGateway.Export:output_type -> memgate.v1.ExportedMemory
+	87,  // 158: memgate.v1.MemoryGateway.Import:output_type -> memgate.v1.ImportResponse
+	119, // [119:159] is the sub-list for method output_type
+	79,  // [79:119] is the sub-list for method input_type
 	79,  // [79:79] is the sub-list for extension type_name
 	79,  // [79:79] is the sub-list for extension extendee
 	0,   // [0:79] is the sub-list for field type_name
@@ -6726,7 +6843,7 @@ func file_memgate_v1_memgate_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_memgate_v1_memgate_proto_rawDesc), len(file_memgate_v1_memgate_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   96,
+			NumMessages:   98,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -62,6 +62,7 @@ const (
 	MemoryGateway_ListReview_FullMethodName           = "/memgate.v1.MemoryGateway/ListReview"
 	MemoryGateway_Maintain_FullMethodName             = "/memgate.v1.MemoryGateway/Maintain"
 	MemoryGateway_ResolveReview_FullMethodName        = "/memgate.v1.MemoryGateway/ResolveReview"
+	MemoryGateway_ListNamespaces_FullMethodName       = "/memgate.v1.MemoryGateway/ListNamespaces"
 	MemoryGateway_Export_FullMethodName               = "/memgate.v1.MemoryGateway/Export"
 	MemoryGateway_Import_FullMethodName               = "/memgate.v1.MemoryGateway/Import"
 )
@@ -122,6 +123,9 @@ type MemoryGatewayClient interface {
 	// Master only: take a memory out of the review queue. Approve releases a quarantined memory
 	// (a new version, active); reject forgets it. Audited with the reason.
 	ResolveReview(ctx context.Context, in *ResolveReviewRequest, opts ...grpc.CallOption) (*Memory, error)
+	// The namespaces holding at least one active memory that the caller may read (the master:
+	// all; a sub-agent: the shared ones and its own agent/<id>), sorted.
+	ListNamespaces(ctx context.Context, in *ListNamespacesRequest, opts ...grpc.CallOption) (*ListNamespacesResponse, error)
 	// ---- backup and moves between gateways (master only)
 	// Every version of every memory of the namespaces (any status) with the graph edges of its
 	// event, one memory per message, in id order. At most 100 namespaces per call.
@@ -510,6 +514,16 @@ func (c *memoryGatewayClient) ResolveReview(ctx context.Context, in *ResolveRevi
 	return out, nil
 }
 
+func (c *memoryGatewayClient) ListNamespaces(ctx context.Context, in *ListNamespacesRequest, opts ...grpc.CallOption) (*ListNamespacesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListNamespacesResponse)
+	err := c.cc.Invoke(ctx, MemoryGateway_ListNamespaces_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *memoryGatewayClient) Export(ctx context.Context, in *ExportRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExportedMemory], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &MemoryGateway_ServiceDesc.Streams[0], MemoryGateway_Export_FullMethodName, cOpts...)
@@ -595,6 +609,9 @@ type MemoryGatewayServer interface {
 	// Master only: take a memory out of the review queue. Approve releases a quarantined memory
 	// (a new version, active); reject forgets it. Audited with the reason.
 	ResolveReview(context.Context, *ResolveReviewRequest) (*Memory, error)
+	// The namespaces holding at least one active memory that the caller may read (the master:
+	// all; a sub-agent: the shared ones and its own agent/<id>), sorted.
+	ListNamespaces(context.Context, *ListNamespacesRequest) (*ListNamespacesResponse, error)
 	// ---- backup and moves between gateways (master only)
 	// Every version of every memory of the namespaces (any status) with the graph edges of its
 	// event, one memory per message, in id order. At most 100 namespaces per call.
@@ -723,6 +740,9 @@ func (UnimplementedMemoryGatewayServer) Maintain(context.Context, *MaintainReque
 }
 func (UnimplementedMemoryGatewayServer) ResolveReview(context.Context, *ResolveReviewRequest) (*Memory, error) {
 	return nil, status.Error(codes.Unimplemented, "method ResolveReview not implemented")
+}
+func (UnimplementedMemoryGatewayServer) ListNamespaces(context.Context, *ListNamespacesRequest) (*ListNamespacesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListNamespaces not implemented")
 }
 func (UnimplementedMemoryGatewayServer) Export(*ExportRequest, grpc.ServerStreamingServer[ExportedMemory]) error {
 	return status.Error(codes.Unimplemented, "method Export not implemented")
@@ -1417,6 +1437,24 @@ func _MemoryGateway_ResolveReview_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MemoryGateway_ListNamespaces_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListNamespacesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MemoryGatewayServer).ListNamespaces(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MemoryGateway_ListNamespaces_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MemoryGatewayServer).ListNamespaces(ctx, req.(*ListNamespacesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _MemoryGateway_Export_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(ExportRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -1600,6 +1638,10 @@ var MemoryGateway_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ResolveReview",
 			Handler:    _MemoryGateway_ResolveReview_Handler,
+		},
+		{
+			MethodName: "ListNamespaces",
+			Handler:    _MemoryGateway_ListNamespaces_Handler,
 		},
 		{
 			MethodName: "Import",
