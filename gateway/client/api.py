@@ -47,7 +47,8 @@ class Call(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """UNAVAILABLE (and a deadline) is retried with capped exponential back-off; with several
+    """UNAVAILABLE (and a deadline) is retried with capped exponential back-off, jittered (half
+    to all of it, as the TypeScript and Go clients do, docs/CLIENTS.md); with several
     gateways the first retry goes at once (round robin sends it to another replica).
     RESOURCE_EXHAUSTED (``Overloaded``: the gateway refused the call before doing anything) is
     retried after the gateway's ``retry-after-ms`` hint (at most ``overload_cap_s``), up to
@@ -77,7 +78,9 @@ class RetryPolicy:
             raise error from None
         if self.replicas > 1 and attempt < self.replicas - 1:
             return 0.0
-        return min(self.base_s * 2**attempt, self.cap_s)
+        # "full jitter" on the upper half: clients cut off together do not come back together
+        backoff = min(self.base_s * 2**attempt, self.cap_s)
+        return random.uniform(backoff / 2, backoff)
 
 
 #: the gRPC service the health checks ask about (a draining gateway answers NOT_SERVING)
