@@ -69,6 +69,8 @@ def test_proposals_list_approve_reject_with_exit_codes(keyed: RunningGateway) ->
         no_reason = memgate(keyed, "proposals", decision, drop)
         assert no_reason.returncode == 2 and "--reason" in no_reason.stderr
     assert memgate(keyed, "proposals", "reject", drop, "--reason", "nonsense").returncode == OK
+    retried = memgate(keyed, "proposals", "reject", drop, "--reason", "nonsense", "--json")
+    assert retried.returncode == OK and json.loads(retried.stdout)["state"] == "rejected"
     again = memgate(keyed, "proposals", "approve", drop, "--reason", "late")
     assert again.returncode == CONFLICT and "already rejected" in again.stderr
     assert memgate(keyed, "proposals", "approve", "nope", "--reason", "x").returncode == NOT_FOUND

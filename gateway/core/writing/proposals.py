@@ -113,11 +113,14 @@ class Proposals:
     async def decide(self, agent: str, pid: str, approve: bool, reason: str) -> Proposal:
         """The master approves (the proposal is written, as the proposer's) or rejects it. An
         approved fact that contradicts an active one supersedes it (one decision, audited with
-        the fact it replaced); the old value stays in that fact's history."""
+        the fact it replaced); the old value stays in that fact's history. The same decision
+        made again answers as the first did (safe to retry); the other one is refused."""
         require_master(agent, self._master, "decide proposals")
         proposal = await self._ledger.get_proposal(pid)
         if proposal is None:
             raise NotFound(f"proposal {pid!r} does not exist")
+        if proposal.state == ("approved" if approve else "rejected"):
+            return proposal  # the same decision again (a retry whose answer was lost): as made
         if proposal.state != "pending":
             raise FailedPrecondition(f"proposal {pid} is already {proposal.state}")
         memory_id = ""
