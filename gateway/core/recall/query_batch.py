@@ -30,6 +30,9 @@ class QueryBatcher:
         if workers < 1 or max_texts < 1:
             raise ValueError("workers and max_texts must be >= 1")
         self._embedder = embedder
+        #: an embedder that embeds a query differently from a stored text says so
+        #: (``embed_queries``: the paired embedder weights a query by its language only)
+        self._embed = getattr(embedder, "embed_queries", embedder.embed)
         self._max = max_texts
         self._queue: queue.SimpleQueue[tuple[list[str], Future[np.ndarray]] | None] = (
             queue.SimpleQueue()
@@ -84,7 +87,7 @@ class QueryBatcher:
                 continue
             flat = [t for texts, _ in live for t in texts]
             try:
-                vectors = np.asarray(self._embedder.embed(flat), dtype=np.float32)
+                vectors = np.asarray(self._embed(flat), dtype=np.float32)
             except BaseException as exc:  # noqa: BLE001 - handed to every waiting caller
                 for _, fut in live:
                     fut.set_exception(exc)
