@@ -103,10 +103,6 @@ def layer_name(value: int) -> str:
     return layer.value if layer else f"#{value}"
 
 
-def layer_to_pb(layer: Layer) -> int:
-    return _LAYER_TO_PB[layer]
-
-
 # ---- memories
 def _shown(key: str) -> bool:
     """Callers see their own metadata and a formed memory's or observation's provenance, not the gateway's

@@ -58,6 +58,10 @@ from gateway.core.writing.working import SummariseLater, TurnResults, apply_turn
 DEDUP_K = 3
 
 
+#: applies a run of journal entries of one kind; returns the namespaces it touched
+Handler = Callable[[Sequence[JournalEntry], Upcoming | None], Awaitable[set[str]]]
+
+
 @dataclass(frozen=True, slots=True)
 class ApplySettings:
     dedup_threshold: float
@@ -123,6 +127,7 @@ class Applier:
         self._ahead = EmbedAhead(embedder)
         #: after an overflow's extractive summary, the rolled-off turns go to this hook
         self.later: SummariseLater | None = None
+        self._handlers = self._handlers_by_kind()
 
     async def apply(
         self, entries: Sequence[JournalEntry], upcoming: Upcoming | None = None
@@ -141,43 +146,73 @@ class Applier:
         self._events.publish(frozenset(touched))
 
     async def _apply_run(self, run: Sequence[JournalEntry], upcoming: Upcoming | None) -> set[str]:
-        first = run[0].command
-        if isinstance(first, MemoryWrite):
+        handler = self._handlers.get(run[0].kind)
+        if handler is None:
+            # never marked applied unapplied: the lane takes it for a poison entry (dead, its
+            # writer told); formation jobs and overflow summaries belong to the formation lane
+            raise ValueError(f"{run[0].kind!r} entries are not applied by this lane")
+        return await handler(run, upcoming)
+
+    def _handlers_by_kind(self) -> dict[str, Handler]:
+        """What applies a run of each kind (``command_types.LANE_OF``: the working and the
+        long-term lane's kinds; a test checks every one has its handler)."""
+
+        async def memories(run: Sequence[JournalEntry], upcoming: Upcoming | None) -> set[str]:
             return await self._apply_memories(run, upcoming)
-        if isinstance(first, TurnAppend):
-            turns = [(e.write_id, e.command) for e in run if isinstance(e.command, TurnAppend)]
-            await self._keep_for_formation(turns)
-            return await apply_turns(
-                self._stores.working,
-                turns,
-                self._s.zone_hard_cap,
-                self._s.dialogue_max_turns,
-                self._turn_results,
-                self._summariser,
-                self._s.summary_token_budget,
-                self.later,
-            )
-        if isinstance(first, Forget):
+
+        async def turns(run: Sequence[JournalEntry], _: Upcoming | None) -> set[str]:
+            return await self._apply_turns(run)
+
+        async def forget(run: Sequence[JournalEntry], _: Upcoming | None) -> set[str]:
             return await self._eraser.forget(run)
-        if isinstance(first, Archive | Release):
+
+        async def statuses(run: Sequence[JournalEntry], _: Upcoming | None) -> set[str]:
             return await self._statuses.apply(run)
-        if isinstance(first, ImportMemory):
+
+        async def imports(run: Sequence[JournalEntry], _: Upcoming | None) -> set[str]:
             return await self._apply_imports(run)
-        if isinstance(first, ForgetNamespace | ForgetSubject):
+
+        async def erase(run: Sequence[JournalEntry], _: Upcoming | None) -> set[str]:
             touched: set[str] = set()
             for entry in run:
                 touched |= await self._eraser.forget_namespace(entry)
             return touched
-        if isinstance(first, EraseWorking):
+
+        async def erase_working(run: Sequence[JournalEntry], _: Upcoming | None) -> set[str]:
             return await self._eraser.erase_working(run)
-        if isinstance(first, Relate):
+
+        async def relate(run: Sequence[JournalEntry], _: Upcoming | None) -> set[str]:
             await self._stores.graph.relate(
                 [relation_of(e.command) for e in run if isinstance(e.command, Relate)]
             )
             return set()
-        # never marked applied unapplied: the lane takes it for a poison entry (dead, its writer
-        # told); formation jobs and overflow summaries belong to the formation lane
-        raise ValueError(f"{first.kind!r} entries are not applied by this lane")
+
+        return {
+            MemoryWrite.kind: memories,
+            TurnAppend.kind: turns,
+            Forget.kind: forget,
+            Archive.kind: statuses,
+            Release.kind: statuses,
+            ImportMemory.kind: imports,
+            ForgetNamespace.kind: erase,
+            ForgetSubject.kind: erase,
+            EraseWorking.kind: erase_working,
+            Relate.kind: relate,
+        }
+
+    async def _apply_turns(self, run: Sequence[JournalEntry]) -> set[str]:
+        turns = [(e.write_id, e.command) for e in run if isinstance(e.command, TurnAppend)]
+        await self._keep_for_formation(turns)
+        return await apply_turns(
+            self._stores.working,
+            turns,
+            self._s.zone_hard_cap,
+            self._s.dialogue_max_turns,
+            self._turn_results,
+            self._summariser,
+            self._s.summary_token_budget,
+            self.later,
+        )
 
     async def _keep_for_formation(self, turns: Sequence[tuple[str, TurnAppend]]) -> None:
         """Dialogue turns are kept in the ledger until mined for facts (a rolled-off turn is

@@ -1,6 +1,7 @@
 """Apply lanes: each drains its kinds of journal entries in order and in batches, retries with
-backoff while a backend is down, and wakes the callers waiting for their writes. Two lanes
-(working-memory turns; long-term memories) so a dead Redis never holds up long-term writes."""
+backoff while a backend is down, and wakes the callers waiting for their writes. Three lanes
+(working memory; long-term memories; memory formation: ``command_types.LANE_OF``) so a dead
+Redis never holds up long-term writes, nor a slow model any write."""
 
 from __future__ import annotations
 

@@ -213,3 +213,27 @@ KINDS: dict[str, type[Command]] = {
         EraseWorking,
     )
 }
+
+#: the lane that applies each kind: working memory apart from long-term memory (a dead Redis never
+#: holds up long-term writes, nor the reverse), memory formation apart from both (a slow model
+#: never holds up writes). The lanes are made from this (``usecases/service.py``).
+WORKING, LONG_TERM, FORMATION = "working", "long-term", "formation"
+LANE_OF: dict[str, str] = {
+    TurnAppend.kind: WORKING,
+    EraseWorking.kind: WORKING,
+    MemoryWrite.kind: LONG_TERM,
+    Forget.kind: LONG_TERM,
+    Archive.kind: LONG_TERM,
+    Relate.kind: LONG_TERM,
+    Release.kind: LONG_TERM,
+    ImportMemory.kind: LONG_TERM,
+    ForgetNamespace.kind: LONG_TERM,
+    ForgetSubject.kind: LONG_TERM,
+    FormSession.kind: FORMATION,
+    SummariseOverflow.kind: FORMATION,
+}
+
+
+def kinds_of(lane: str) -> tuple[str, ...]:
+    """The command kinds ``lane`` applies, in ``LANE_OF``'s order."""
+    return tuple(kind for kind, owner in LANE_OF.items() if owner == lane)

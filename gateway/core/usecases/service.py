@@ -17,6 +17,7 @@ from gateway.core.formation.observations import ObservationLog
 from gateway.core.formation.overflow import OverflowSummaries
 from gateway.core.journal.lanes import Lane, Lanes
 from gateway.core.journal.write_path import WritePath
+from gateway.core.model.command_types import FORMATION, LONG_TERM, WORKING, kinds_of
 from gateway.core.model.control import JournalEntry
 from gateway.core.model.events import AppliedEvents
 from gateway.core.ports.metrics import Metrics
@@ -47,22 +48,6 @@ from gateway.core.writing.results import Results
 from gateway.core.writing.working import TurnResults, WorkingMemory
 from gateway.core.writing.writes import Writer
 from gateway.settings import Settings
-
-#: journal entry kinds per lane: a dead Redis never holds up long-term writes, nor the reverse
-WORKING_KINDS = ("turn", "erase_working")
-LONG_TERM_KINDS = (
-    "memory",
-    "forget",
-    "archive",
-    "relate",
-    "release",
-    "import",
-    "forget_namespace",
-    "forget_subject",
-)
-#: memory formation has a lane of its own: a slow model never holds up writes
-#: (and so have model summaries of working-memory overflow, core/formation/overflow.py)
-FORMATION_KINDS = ("form", "summarise")
 
 
 class Helper(Protocol):
@@ -134,9 +119,9 @@ class MemoryService:
         )
         self.lanes = Lanes(
             [
-                Lane("apply-working", WORKING_KINDS, journal, applier.apply, s.apply_batch),
-                Lane("apply-long-term", LONG_TERM_KINDS, journal, applier.apply, s.apply_batch),
-                Lane("formation", FORMATION_KINDS, journal, self._form, 8),
+                Lane("apply-working", kinds_of(WORKING), journal, applier.apply, s.apply_batch),
+                Lane("apply-long-term", kinds_of(LONG_TERM), journal, applier.apply, s.apply_batch),
+                Lane("formation", kinds_of(FORMATION), journal, self._form, 8),
             ],
             journal,
         )
