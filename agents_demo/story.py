@@ -16,6 +16,7 @@ once in small talk, is not promoted.
 from __future__ import annotations
 
 import sys
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -53,42 +54,48 @@ class Outcome:
     observed: list[str] = field(default_factory=list)  # observations formed from plain talk
 
 
-def run(target: str, say: Callable[[str], object] = print, user: str = USER) -> Outcome:
+def run(
+    target: str, say: Callable[[str], object] = print, user: str = USER, run_id: str = ""
+) -> Outcome:
+    """One telling of the story into ``user``. Sessions and the task are named after ``run_id``
+    (default: a fresh one), so a second run against the same gateway tells the same story."""
+    run_id = run_id or uuid.uuid4().hex[:8]
+    s1, s2 = f"demo-{run_id}-s1", f"demo-{run_id}-s2"
     master = MasterAgent(target, user_namespace=user)
     researcher = ResearchAgent(target, agent_id="researcher")
     try:
         say("== session 1 ==")
-        master.user_says("s1", "记住：我不吃香菜。Remember: I don't eat cilantro.")
-        master.user_says("s1", "Also, I'm allergic to peanuts.")
-        master.user_says("s1", "Ha, I'm learning French lately, just for fun.")
+        master.user_says(s1, "记住：我不吃香菜。Remember: I don't eat cilantro.")
+        master.user_says(s1, "Also, I'm allergic to peanuts.")
+        master.user_says(s1, "Ha, I'm learning French lately, just for fun.")
         for line in SMALL_TALK * 2:
-            master.user_says("s1", line)
-        window = master.window("s1")
+            master.user_says(s1, line)
+        window = master.window(s1)
         still_there = any("香菜" in t.content for t in window if t.zone == "dialogue")
         say(
             f"  dialogue window now holds {sum(t.zone == 'dialogue' for t in window)} turns; "
             f"the cilantro turn is {'still' if still_there else 'no longer'} in it"
         )
 
-        say("== sub-agent: batch task 'find-dinner-spots' ==")
-        report = researcher.research("find-dinner-spots", user)
+        say(f"== sub-agent: batch task find-dinner-spots-{run_id} ==")
+        report = researcher.research(f"find-dinner-spots-{run_id}", user)
         say(f"  {report}")
 
         say("== session 2 (new window) ==")
-        fresh = master.window("s2")
+        fresh = master.window(s2)
         say(f"  new window holds {len(fresh)} turns")
-        recommendation, hits = master.recommend_takeout("s2")
+        recommendation, hits = master.recommend_takeout(s2)
         for h in hits[:3]:
             say(f"  recalled [{h.layer} {h.score:.2f}] {h.content}")
         say(f"  master: {recommendation}")
         recalled = any("香菜" in h.content or "cilantro" in h.content.lower() for h in hits)
 
         say("== memory formation: sessions end, the gateway mines them ==")
-        r1 = master.end_session("s1")
+        r1 = master.end_session(s1)
         say(f"  after s1: {r1.outcomes} ({r1.extractor}, {r1.turns} turns)")
-        master.user_says("s2", "Anything without peanuts is fine, I'm allergic to peanuts.")
-        master.user_says("s2", "Oh, I went to the farmers market yesterday and bought peaches.")
-        r2 = master.end_session("s2")
+        master.user_says(s2, "Anything without peanuts is fine, I'm allergic to peanuts.")
+        master.user_says(s2, "Oh, I went to the farmers market yesterday and bought peaches.")
+        r2 = master.end_session(s2)
         say(f"  after s2: {r2.outcomes}")
         # plain talk, no "remember": observations, dated against the turn's time
         observed = master.client.timeline(user, limit=50, types=["observation"])
@@ -136,14 +143,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents_demo", description=__doc__)
     parser.add_argument("--target", help="a running gateway (default: start an embedded one)")
     parser.add_argument("--embedder", default="minilm", choices=list(EMBEDDER_KINDS))
+    parser.add_argument(
+        "--namespace",
+        help="the user namespace the story is told in (default: a fresh user/demo-<id> each run, "
+        "never the README tour's user/alice)",
+    )
     args = parser.parse_args(argv)
+    run_id = uuid.uuid4().hex[:8]
+    user = args.namespace or f"user/demo-{run_id}"
+    print(f"demo: namespace {user}, sessions demo-{run_id}-s1/-s2")
     if args.target:
-        outcome = run(args.target)
+        outcome = run(args.target, user=user, run_id=run_id)
     else:
         from agents_demo.embedded import embedded_gateway
 
         with embedded_gateway(args.embedder) as target:
-            outcome = run(target)
+            outcome = run(target, user=user, run_id=run_id)
     ok = (
         outcome.preference_recalled
         and outcome.rolled_out_of_window

@@ -30,10 +30,10 @@ from typing import Any
 
 from bench.bench_embedder import make_turns
 from gateway.client import GatewayClient
-from gateway.core.inputs import WriteInput
-from gateway.core.service import MemoryService
+from gateway.core.usecases.service import MemoryService
+from gateway.core.writing.inputs import WriteInput
 from gateway.embedding import build_embedder
-from gateway.formation.factory import build_formation
+from gateway.extractors.factory import build_formation
 from gateway.rpc.server import serve_in_thread
 from gateway.settings import Settings
 from gateway.wiring import build_stores

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gateway.core.models import Event, Turn  # noqa: E402
+from gateway.core.model.models import Event, Turn  # noqa: E402
 from stores.neo4j_graph import Neo4jEpisodicGraph  # noqa: E402
 from stores.redis_working import RedisWorkingStore  # noqa: E402
 

@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gateway.core.models import Layer, VectorItem  # noqa: E402
+from gateway.core.model.models import Layer, VectorItem  # noqa: E402
 from stores.faiss_index import ShardedFaissIndex  # noqa: E402
 
 

@@ -41,9 +41,9 @@ from typing import Any
 
 from bench.serving import real_servers
 from gateway.client import GatewayClient
-from gateway.core.candidates import slug
-from gateway.core.models import Turn
-from gateway.formation.rules import RuleExtractor
+from gateway.core.model.candidates import slug
+from gateway.core.model.models import Turn
+from gateway.extractors.rules import RuleExtractor
 from gateway.rpc.server import serve_in_thread
 from gateway.settings import Settings
 

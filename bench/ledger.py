@@ -20,10 +20,10 @@ import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from gateway.core.commands import MemoryWrite
-from gateway.core.control import AuditEntry, Proposal, ReviewItem
-from gateway.core.models import Layer, Turn
-from gateway.core.ports import Ledger
+from gateway.core.model.commands import MemoryWrite
+from gateway.core.model.control import AuditEntry, Proposal, ReviewItem
+from gateway.core.model.models import Layer, Turn
+from gateway.core.ports.ports import Ledger
 from stores.redis_ledger import RedisLedger
 from stores.sqlite_ledger import SqliteLedger
 

@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.serving import real_servers
-from gateway.core.candidates import Observation
-from gateway.core.models import Turn
-from gateway.core.timecues import MONTHS
-from gateway.formation.observe import observe
+from gateway.core.model.candidates import Observation
+from gateway.core.model.models import Turn
+from gateway.core.recall.timecues import MONTHS
+from gateway.extractors.observe import observe
 
 DEV_SET = Path(__file__).parent / "dialogues" / "observations_dev.json"
 USER, OTHER = "Sam", "Alex"
@@ -298,8 +298,8 @@ def model(
     import asyncio
     import time
 
-    from gateway.formation.chat import ChatClient, ChatSettings
-    from gateway.formation.llm_observe import LLMObserver
+    from gateway.extractors.chat import ChatClient, ChatSettings
+    from gateway.extractors.llm_observe import LLMObserver
 
     client = ChatClient(
         ChatSettings(

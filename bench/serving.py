@@ -15,11 +15,11 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from gateway.core.tracing import Tracer
+from gateway.core.ports.tracing import Tracer
 from gateway.recall_workers.pool import RecallWorkers
 from gateway.rpc.server import Gateway, gateway_in_thread
 from gateway.settings import Settings
@@ -44,7 +44,9 @@ def wait_for_workers(gateway: Gateway, timeout_s: float = 300.0) -> None:
 
 @contextmanager
 def ready_gateway(settings: Settings, tracer: Tracer | None = None) -> Iterator[str]:
-    """Yields the address of a gateway whose recall workers (if any) are all ready."""
+    """Yields the address of a gateway whose recall workers (if any) are all ready (started
+    with the gateway: a benchmark measures them warm)."""
+    settings = replace(settings, recall_workers_start="eager")
     with gateway_in_thread(settings, tracer) as (gateway, _):
         wait_for_workers(gateway)
         yield f"{settings.host}:{gateway.port}"
@@ -74,7 +76,9 @@ def settings_env(settings: Settings) -> dict[str, str]:
 @contextmanager
 def gateway_process(settings: Settings, timeout_s: float = 300.0) -> Iterator[str]:
     """Yields the address of ``memgate serve`` run with ``settings`` as a child process, once it
-    listens and its recall workers are ready; stops it (SIGTERM: a clean shutdown) after."""
+    listens and its recall workers are ready (started with it: a benchmark measures them
+    warm); stops it (SIGTERM: a clean shutdown) after."""
+    settings = replace(settings, recall_workers_start="eager")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
     env.update(settings_env(settings))
     # the gateway of this checkout, wherever the benchmark runs from

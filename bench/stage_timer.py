@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 
-from gateway.core.tracing import NULL_SPAN, AttributeValue, Span, SpanKind
+from gateway.core.ports.tracing import NULL_SPAN, AttributeValue, Span, SpanKind
 
 
 class StageTimer:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import json
 import logging
 import os
 import secrets
@@ -71,7 +69,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def _serve(args: argparse.Namespace) -> int:
     try:
-        from gateway.core.errors import MemgateError
+        from gateway.core.model.errors import MemgateError
         from gateway.rpc.server import create_server
     except ImportError as exc:
         print(_server_missing("serve", exc), file=sys.stderr)
@@ -118,69 +116,9 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from gateway.client import (
-        GatewayClient,
-        GatewayError,
-        PermissionDenied,
-        Unauthenticated,
-        Unavailable,
-    )
+    from gateway.status_cli import run_status
 
-    try:
-        tls = tls_of(args)
-        root = tls["root_certificates"]
-        client = GatewayClient(
-            args.target,
-            agent_id=args.agent,
-            api_key=args.api_key or os.environ.get("MEMGATE_API_KEY") or None,
-            timeout=5.0,
-            retries=0,
-            **tls,
-        )
-    except (OSError, ValueError) as exc:
-        print(f"memgate status: {exc}", file=sys.stderr)
-        return 2
-    with client:
-        stats = None
-        try:
-            health = client.health()
-            with contextlib.suppress(PermissionDenied):  # stats are the master's
-                stats = client.stats()
-        except Unauthenticated as exc:
-            print(
-                f"memgate at {args.target}: credentials refused ({exc}); pass --api-key (or "
-                "MEMGATE_API_KEY) and --agent, and the client certificate if it asks for one",
-                file=sys.stderr,
-            )
-            return 1
-        except Unavailable as exc:
-            hint = "is `memgate serve` running?"
-            if not root:
-                hint += " If it serves TLS, pass --tls-ca"
-            print(f"memgate at {args.target}: not reachable ({exc}); {hint}", file=sys.stderr)
-            return 1
-        except GatewayError as exc:
-            print(f"memgate at {args.target}: {exc}", file=sys.stderr)
-            return 1
-    if stats is None:
-        print(json.dumps({"target": args.target, "health": health, "stats": "master only"}))
-        return 0
-    print(
-        json.dumps(
-            {
-                "target": args.target,
-                "health": health,
-                "embedder": stats.embedder,
-                "shards": stats.shards,
-                "vectors": stats.vectors,
-                "journal_pending": stats.journal_pending,
-                "journal_applied": stats.journal_applied,
-                "memories": dict(stats.memories),
-            },
-            indent=2,
-        )
-    )
-    return 0
+    return run_status(args)
 
 
 def _mcp(args: argparse.Namespace) -> int:
@@ -306,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     status.add_argument("--target", default="127.0.0.1:50051")
     status.add_argument("--agent", default="master")
     status.add_argument("--api-key", default=None, help="the agent's API key (or MEMGATE_API_KEY)")
+    status.add_argument("--json", action="store_true", help="one JSON object instead of tables")
     add_tls_options(status)
     status.set_defaults(func=_status)
     mcp = sub.add_parser("mcp", help="serve a running gateway to an MCP host (memgate[mcp])")

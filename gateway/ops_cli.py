@@ -1,4 +1,5 @@
-"""The operators' commands of ``memgate``: proposals, forget, export and import, the console.
+"""The operators' commands of ``memgate``: proposals, namespaces, forget, export and import, the
+console.
 
 Every command talks to a running gateway as a client (``--target``, ``--agent``, ``--api-key``
 or ``MEMGATE_API_KEY``, and TLS, from the shared options in ``gateway/client_options.py``), prints rich tables for
@@ -33,6 +34,9 @@ OK, UNREACHABLE, BAD_INPUT, NOT_FOUND, NOT_ALLOWED, CONFLICT, FAILED = range(7)
 #: the width of a table printed into a pipe or a file
 PIPED_WIDTH = 240
 EXPORT_FORMAT = 1
+#: namespaces per Export call (the RPC's limit), and the most ``export --all`` lists
+EXPORT_NAMESPACES = 100
+MAX_NAMESPACES = 10_000
 #: an Import call carries at most this many memories, and about this many bytes
 IMPORT_BATCH = 100
 IMPORT_BYTES = 4 * 1024 * 1024
@@ -172,26 +176,58 @@ def _progress(quiet: bool) -> Progress:
     )
 
 
+# ---- namespaces
+@_guarded
+def namespaces(args: argparse.Namespace) -> int:
+    with args.connect(args) as client:
+        found = client.namespaces(args.prefix, args.limit)
+
+    def table() -> Table:
+        out = Table("namespace", title=f"{len(found.namespaces)} namespace(s)")
+        for name in found.namespaces:
+            out.add_row(name)
+        return out
+
+    _emit(args, found, table)
+    if found.truncated and not args.json:
+        _stderr().print(f"more than {len(found.namespaces)}: raise --limit or give --prefix")
+    return OK
+
+
+def _all_namespaces(client: Any) -> list[str]:
+    found = client.namespaces("", MAX_NAMESPACES)
+    if found.truncated:
+        raise BadInput(f"more than {MAX_NAMESPACES} namespaces: export them by prefix")
+    return list(found.namespaces)
+
+
 @_guarded
 def export(args: argparse.Namespace) -> int:
+    if bool(args.all) == bool(args.namespaces):
+        raise BadInput("name the namespaces to export, or pass --all (not both)")
     out: IO[str] = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
     counts = {"memories": 0, "versions": 0, "links": 0}
     try:
-        header = {
-            "memgate_export": EXPORT_FORMAT,
-            "namespaces": args.namespaces,
-            "exported_at": datetime.now(UTC).isoformat(),
-            "vectors": args.vectors,
-        }
-        out.write(json.dumps(header) + "\n")
         with args.connect(args) as client, _progress(args.quiet) as progress:
+            if args.all:
+                args.namespaces = _all_namespaces(client)
+            header = {
+                "memgate_export": EXPORT_FORMAT,
+                "namespaces": args.namespaces,
+                "exported_at": datetime.now(UTC).isoformat(),
+                "vectors": args.vectors,
+            }
+            out.write(json.dumps(header) + "\n")
             task = progress.add_task("exporting", total=None)
-            for item in client.export(args.namespaces, include_vectors=args.vectors):
-                out.write(wire.exported_to_json(item) + "\n")
-                counts["memories"] += 1
-                counts["versions"] += len(item.versions)
-                counts["links"] += len(item.links)
-                progress.advance(task)
+            # the Export RPC takes at most 100 namespaces a call
+            for start in range(0, len(args.namespaces), EXPORT_NAMESPACES):
+                chunk = args.namespaces[start : start + EXPORT_NAMESPACES]
+                for item in client.export(chunk, include_vectors=args.vectors):
+                    out.write(wire.exported_to_json(item) + "\n")
+                    counts["memories"] += 1
+                    counts["versions"] += len(item.versions)
+                    counts["links"] += len(item.links)
+                    progress.advance(task)
     finally:
         if out is not sys.stdout:
             out.close()
@@ -318,8 +354,19 @@ def register(
     client_options(f)
     f.set_defaults(func=forget)
 
+    n = sub.add_parser("namespaces", help="the namespaces holding memories (that you may read)")
+    n.add_argument("--prefix", default="", help='only names starting with it, e.g. "user/"')
+    n.add_argument("--limit", type=int, default=1000, help="at most this many (up to 10,000)")
+    client_options(n)
+    n.set_defaults(func=namespaces)
+
     e = sub.add_parser("export", help="write namespaces as JSON lines (master)")
-    e.add_argument("namespaces", nargs="+", metavar="NAMESPACE")
+    e.add_argument("namespaces", nargs="*", metavar="NAMESPACE")
+    e.add_argument(
+        "--all",
+        action="store_true",
+        help="every namespace holding an active memory (ListNamespaces)",
+    )
     e.add_argument("-o", "--output", help="file to write (default: standard output)")
     e.add_argument("--vectors", action="store_true", help="carry the embeddings too")
     e.add_argument("--quiet", action="store_true", help="no progress on stderr")

@@ -99,13 +99,17 @@ class Settings:
     neo4j_database: str = "neo4j"
     #: threads that run Neo4j reads on the blocking driver (``stores/neo4j_reads.py``): 2 keep a
     #: recall's two reads side by side; more let reader threads crowd the event loop off the GIL
-    #: (200 agents: p99 0.8 s at 2, 1.7 s at 4, 2.7 s at 16; docs/BENCHMARKS.md)
+    #: (200 agents: p99 0.8 s at 2, 1.7 s at 4, 2.7 s at 16; docs/BENCHMARKS-HISTORY.md)
     neo4j_read_threads: int = 2
     #: processes that run recall pipelines beside the gateway's own (``gateway/recall_workers``):
     #: each has its own GIL, embedder, stores' connections and copy of the vector index, kept
     #: current over a private socket; 0 = recalls run in the gateway process only; -1 = one
     #: per core, at most 4, none on one core (``recall_workers()``; docs/SCALING.md)
     recall_processes: int = -1
+    #: when they start: "lazy" (the default) at the first recall that finds another one
+    #: running, so an idle or single-agent gateway holds no worker (each ~300 MB with MiniLM);
+    #: "eager" with the gateway (docs/SCALING.md)
+    recall_workers_start: str = "lazy"
     #: where acknowledged writes are journaled: sqlite (a file under data_dir, one gateway per
     #: data dir) | redis (Redis Streams on redis_url, shared by gateway replicas; docs/SCALING.md)
     journal_backend: str = "sqlite"
@@ -150,7 +154,7 @@ class Settings:
     # capacity (admission control): beyond these, RESOURCE_EXHAUSTED with retry-after-ms
     #: reads in flight (Recall, MatchSkill, Get, Timeline, ...) on this server / per agent; 0 = no cap
     #: (16: enough waiting queries to fill the query embedder's batches; more only lengthens
-    #: every recall's wait. bench.load, docs/BENCHMARKS.md "The knobs")
+    #: every recall's wait. bench.load, docs/BENCHMARKS-HISTORY.md "The knobs")
     max_inflight_reads: int = 16
     max_inflight_reads_per_agent: int = 8
     #: writes in flight (Write, BatchWrite, AppendTurn, ...) on this server / per agent; 0 = no cap
@@ -159,7 +163,7 @@ class Settings:
     #: calls that may wait for a server-wide slot (FIFO) before being refused, and how long each
     #: may wait: a burst is absorbed by a bounded wait rather than a round of refusals and
     #: retries. Worst wait ~ (in flight + queue) / calls served per second; keep it well under a
-    #: second (bench.load, docs/BENCHMARKS.md "The knobs"). 0 = refuse at once
+    #: second (bench.load, docs/BENCHMARKS-HISTORY.md "The knobs"). 0 = refuse at once
     admission_queue_reads: int = 48
     admission_queue_writes: int = 32
     admission_queue_timeout_ms: int = 500
@@ -198,6 +202,9 @@ class Settings:
     #: every semantic fact gets a slot (subject + attribute) and a value: a newer value
     #: supersedes the old one, the same value in other words or another language merges
     fact_slots: bool = True
+    #: at start, facts stored without a slot (before slots existed) get theirs, once per
+    #: vocabulary version (one pass over the stored vectors; README "What is true now")
+    slot_backfill: bool = True
     #: a dialogue turn (episodic, with a session_id) is indexed with this many previous turns of
     #: its session, its speaker and (``context_date``) its date; 0 = each turn alone
     context_turns: int = 1
@@ -205,9 +212,9 @@ class Settings:
     #: the turn after a dialogue turn joins its lexical context once it is written
     context_next: bool = True
     #: also embed the context (off: on bench/dialogues the turn+context vector ranked better
-    #: alone but the fused ranking lost ~1 point of R@10, docs/BENCHMARKS.md)
+    #: alone but the fused ranking lost ~1 point of R@10, docs/BENCHMARKS-HISTORY.md)
     context_dense: bool = False
-    #: fusion (``core/fusion.py``): weights of the dense cosine and the relative BM25 score, and
+    #: fusion (``core/recall/fusion.py``): weights of the dense cosine and the relative BM25 score, and
     #: how far recency/importance/confidence may move a hit (a fraction of its relevance)
     w_dense: float = 0.8
     w_lexical: float = 0.2
@@ -218,7 +225,7 @@ class Settings:
     rank_nudge: float = 0.02
     #: a query term in more than this fraction of the searched memories (at least 200 of them)
     #: is searched like a stop word: a speaker's name in every turn adds thousands of matches
-    #: and nothing to the ranking (docs/BENCHMARKS.md); 0 keeps every term
+    #: and nothing to the ranking (docs/BENCHMARKS-HISTORY.md); 0 keeps every term
     lexical_common_terms: float = 0.05
     #: embedded records: decoded memories a recall's loads are answered from without a trip to
     #: SQLite (``stores/row_cache.py``; ~1-2 KB each; 0 = off). Only with the SQLite journal,
@@ -232,7 +239,7 @@ class Settings:
     lexical_schedule: str = "auto"
     #: a dialogue turn whose speaker the query names: its relevance x (1 + this)
     speaker_boost: float = 0.3
-    #: the query's dense vector is computed with its proper names masked (``core/query_text.py``)
+    #: the query's dense vector is computed with its proper names masked (``core/recall/query_text.py``)
     dense_mask_names: bool = True
     half_life_days: float = 7.0
     default_token_budget: int = 512
@@ -369,6 +376,8 @@ class Settings:
             out.append("neo4j_read_threads must be >= 1")
         if not -1 <= self.recall_processes <= MAX_RECALL_PROCESSES:
             out.append(f"recall_processes must be 0..{MAX_RECALL_PROCESSES}, or -1 (auto)")
+        if self.recall_workers_start not in ("lazy", "eager"):
+            out.append("recall_workers_start must be lazy or eager")
         if self.grpc_max_concurrent_rpcs < -1:
             out.append("grpc_max_concurrent_rpcs must be >= -1 (0 = derived, -1 = none)")
         if self.query_embed_batch < 1:

@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gateway.core.tracing import NULL_TRACER, AttributeValue, Span, SpanKind, Tracer
+from gateway.core.ports.tracing import NULL_TRACER, AttributeValue, Span, SpanKind, Tracer
 from gateway.settings import Settings
 
 

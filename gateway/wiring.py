@@ -14,10 +14,9 @@ import socket
 import uuid
 from pathlib import Path
 
-from gateway.core import memo
-from gateway.core.events import AppliedEvents
-from gateway.core.metrics import Metrics
-from gateway.core.ports import (
+from gateway.core.model.events import AppliedEvents
+from gateway.core.ports.metrics import Metrics
+from gateway.core.ports.ports import (
     EpisodicGraph,
     Journal,
     Ledger,
@@ -26,11 +25,12 @@ from gateway.core.ports import (
     VectorIndex,
     WorkingStore,
 )
-from gateway.core.runtime import INDEX_CLEAN_KEY
-from gateway.core.service import MemoryService
-from gateway.core.tracing import NULL_TRACER, Tracer
+from gateway.core.ports.tracing import NULL_TRACER, Tracer
+from gateway.core.screening import memo
+from gateway.core.usecases.runtime import INDEX_CLEAN_KEY
+from gateway.core.usecases.service import MemoryService
 from gateway.embedding import CachedEmbedder, build_embedder
-from gateway.formation.factory import build_formation
+from gateway.extractors.factory import build_formation
 from gateway.recall_workers.broadcast import BroadcastIndex, IndexListener
 from gateway.recall_workers.pool import RecallWorkers
 from gateway.settings import Settings

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command: installs memgate with its test tools and the MiniLM weights, starts a real
+# The test command: installs memgate with its test tools and the MiniLM weights, checks the
+# generated stubs, runs the TypeScript and Go client suites (clients/), starts a real
 # Redis and a real Neo4j on loopback (building the Neo4j launcher on first use), runs the whole
 # suite, and stops the servers again. Extra arguments go to pytest.
 #
@@ -28,10 +29,20 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
   fi
 fi
 
-echo "== checks: generated code, lint, types"
+echo "== TypeScript client's dependencies (npm ci from clients/typescript/package-lock.json)"
+npm ci --prefix clients/typescript --no-audit --no-fund --loglevel=error
+
+echo "== checks: generated code (Python, TypeScript, Go), lint, types"
 scripts/gen_proto.sh --check
 python -m ruff check .
 python -m mypy
+
+# The TypeScript and Go clients, each against live gateways its suite starts itself
+# (clients/testkit/live_gateway.py: embedded stores, no Redis/Neo4j needed).
+echo "== TypeScript client: npm test"
+(cd clients/typescript && npm test)
+echo "== Go client: go test"
+(cd clients/go && go test -count=1 ./...)  # go test runs go vet's checks too
 
 if [ -z "${MEMGATE_TEST_REDIS_URL:-}" ] || [ -z "${MEMGATE_TEST_NEO4J_URI:-}" ]; then
   export MEMGATE_SERVICES_DIR="${MEMGATE_SERVICES_DIR:-$PWD/.services/test}"

@@ -22,10 +22,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
-from gateway.core.errors import BackendUnavailable
-from gateway.core.metrics import percentile
-from gateway.core.ports import READ_MARK, UNGUARDED_MARK, BreakerStatus, Lifecycle
-from gateway.core.tracing import NULL_TRACER, Tracer
+from gateway.core.model.errors import BackendUnavailable
+from gateway.core.ports.metrics import percentile
+from gateway.core.ports.ports import READ_MARK, UNGUARDED_MARK, BreakerStatus, Lifecycle
+from gateway.core.ports.tracing import NULL_TRACER, Tracer
 from stores import timing
 
 T = TypeVar("T")
@@ -163,7 +163,7 @@ def guard(contract: Any, inner: T, breaker: Breaker) -> T:
     """``inner`` behind ``breaker``, as an object that implements ``contract`` and nothing else.
 
     Which methods read (timed) and which pass straight through is declared on the contract
-    (``@reads``, ``@unguarded`` in ``gateway.core.ports``); every other coroutine method is a
+    (``@reads``, ``@unguarded`` in ``gateway.core.ports.ports``); every other coroutine method is a
     write: guarded, its failures trip the breaker, its latency does not.
     """
     members: dict[str, Any] = {}

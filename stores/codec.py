@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
-from gateway.core.models import Layer, Status
+from gateway.core.model.models import Layer, Status
 
 T = TypeVar("T")
 #: stored value -> enum member: a dict lookup is 10x cheaper than calling the enum

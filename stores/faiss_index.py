@@ -55,9 +55,9 @@ from typing import Any, cast
 import faiss
 import numpy as np
 
-from gateway.core import scan_hint
-from gateway.core.errors import InvalidArgument
-from gateway.core.models import Layer, VectorItem
+from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.models import Layer, VectorItem
+from gateway.core.recall import scan_hint
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ MANIFEST_NAME = "manifest.json"
 OFFLOAD_ITEMS = 1024
 OFFLOAD_VECTORS = 50_000
 
-#: The only recall in flight (``gateway.core.scan_hint``) scans a partition of at least this
+#: The only recall in flight (``gateway.core.recall.scan_hint``) scans a partition of at least this
 #: many vectors with BLAS (``_gemv_search``) rather than faiss: 0.46 against 0.81 ms at 10k x 384
 #: alone, -0.55 to -0.76 ms per recall at 10k. Below it the product is too small to gain from
 #: BLAS's threads; beside other recalls the threads wait for busy cores (-15% recalls/s).

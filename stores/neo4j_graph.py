@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from gateway.core.errors import InvalidArgument
-from gateway.core.models import (
+from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.models import (
     EVENT_LINK_TYPES,
     SCOPED_KINDS,
     Event,
@@ -75,7 +75,7 @@ FOREACH (l IN [x IN e.links WHERE x.rel = '{rel}'] |
 
 
 # All of an event's record-owned links are deleted first, so re-creating them cannot duplicate.
-# The links themselves come from ``gateway.core.models.event_links`` (the one event-link rule).
+# The links themselves come from ``gateway.core.model.models.event_links`` (the one event-link rule).
 _RECORD = (
     f"""
 UNWIND $events AS e

@@ -2,7 +2,7 @@
 
 The asyncio driver reads a result chunk by chunk, one event-loop turn (and a ``wait_for`` task)
 per socket read: loading 35 memories took ~230 loop turns and 5.5 ms, against 3.0 ms for the
-same query on the blocking driver (docs/BENCHMARKS.md). Reads are most of a recall's Neo4j time,
+same query on the blocking driver (docs/BENCHMARKS-HISTORY.md). Reads are most of a recall's Neo4j time,
 so they run here: a blocking driver with its own pool, one worker thread per concurrent read
 (the socket waits release the GIL), idle sessions kept between calls. Writes stay on the asyncio
 driver (``neo4j_schema.Neo4jSession``), whose managed transactions retry transient errors.

@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from gateway.core.errors import Conflict
-from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
+from gateway.core.model.errors import Conflict
+from gateway.core.model.models import Layer, Memory, MemoryFilter, Status, VectorItem
 from stores import text_analysis
 from stores.codec import LAYER_OF, STATUS_OF, dump_json, load_json
 from stores.neo4j_schema import (
@@ -59,6 +59,15 @@ _SET_CONTEXT = """
 UNWIND $rows AS r
 MATCH (m:Memory {id: r.id}) WHERE m.version = r.version AND m.search_text IS NOT NULL
 SET m.context = r.context, m.search_text = r.search_text, m.search_v = $analyzer
+"""
+
+_SET_EMBEDDINGS = """
+UNWIND $rows AS r
+MATCH (m:Memory {id: r.id}) WHERE m.version IS NOT NULL
+SET m.embedding = r.embedding
+WITH m, r
+MATCH (m)-[:HAS_VERSION]->(v:MemoryVersion {version: m.version})
+SET v.embedding = r.embedding
 """
 
 _PUT = """
@@ -395,6 +404,14 @@ class Neo4jRecordStore(Neo4jBacked):
             await self._db.write(
                 _SET_CONTEXT, {"rows": rows, "analyzer": text_analysis.ANALYZER_VERSION}
             )
+
+    async def set_embeddings(self, vectors: Sequence[tuple[str, np.ndarray]]) -> None:
+        rows = [
+            {"id": mid, "embedding": np.asarray(v, dtype="<f4").reshape(-1).tobytes()}
+            for mid, v in vectors
+        ]
+        if rows:
+            await self._db.write(_SET_EMBEDDINGS, {"rows": rows})
 
     async def erase(self, tombstones: Sequence[Memory]) -> None:
         latest = {t.id: t for t in tombstones}

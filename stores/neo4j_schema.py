@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import neo4j
 from neo4j import exceptions as nx
 
-from gateway.core.errors import BackendUnavailable, Conflict
+from gateway.core.model.errors import BackendUnavailable, Conflict
 from stores import codec
 from stores.neo4j_reads import ThreadedReads
 

@@ -35,12 +35,12 @@ import numpy as np
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from gateway.core import memo
-from gateway.core.errors import BackendUnavailable
-from gateway.core.events import EVERY_NAMESPACE
-from gateway.core.index_fill import fill_index
-from gateway.core.models import Layer, VectorItem
-from gateway.core.ports import RecordStore, VectorIndex
+from gateway.core.apply.index_fill import fill_index
+from gateway.core.model.errors import BackendUnavailable
+from gateway.core.model.events import EVERY_NAMESPACE
+from gateway.core.model.models import Layer, VectorItem
+from gateway.core.ports.ports import RecordStore, VectorIndex
+from gateway.core.screening import memo
 from stores.redis_client import connect, disconnect
 
 log = logging.getLogger("memgate.redis_changes")

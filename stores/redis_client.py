@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from gateway.core.errors import BackendUnavailable
+from gateway.core.model.errors import BackendUnavailable
 
 
 def connect(url: str, cluster: bool = False, max_connections: int = 64) -> Any:

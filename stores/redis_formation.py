@@ -20,8 +20,8 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from gateway.core.candidates import DueSession, SessionTurns
-from gateway.core.models import Turn, Zone
+from gateway.core.model.candidates import DueSession, SessionTurns
+from gateway.core.model.models import Turn, Zone
 from stores.codec import dump_json
 from stores.redis_client import s
 from stores.redis_ledger_base import RedisLedgerBase

@@ -65,9 +65,9 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from gateway.core import commands
-from gateway.core.control import Accepted, EntryState, JournalEntry, NewEntry, readable
-from gateway.core.errors import BackendUnavailable, Conflict, InvalidArgument
+from gateway.core.model import commands
+from gateway.core.model.control import Accepted, EntryState, JournalEntry, NewEntry, readable
+from gateway.core.model.errors import BackendUnavailable, Conflict, InvalidArgument
 
 log = logging.getLogger("memgate.redis_journal")
 

@@ -36,7 +36,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from gateway.core.control import ERASURE_SKEW_S, KEPT_AUDIT_ACTIONS, AuditEntry
+from gateway.core.model.control import ERASURE_SKEW_S, KEPT_AUDIT_ACTIONS, AuditEntry
 from stores.codec import dump_json
 from stores.redis_client import mapped, s
 from stores.redis_formation import RedisFormation

@@ -106,7 +106,7 @@ class RedisLedgerBase:
 
     def _client(self) -> Any:
         if self._r is None:
-            from gateway.core.errors import BackendUnavailable
+            from gateway.core.model.errors import BackendUnavailable
 
             raise BackendUnavailable("redis", "the ledger is not started (or closed)")
         return self._r

@@ -23,8 +23,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from gateway.core import commands
-from gateway.core.control import PendingFact, Proposal, ReviewItem, TaskStep
+from gateway.core.model import commands
+from gateway.core.model.control import PendingFact, Proposal, ReviewItem, TaskStep
 from stores.codec import dump_json
 from stores.redis_client import mapped, s
 from stores.redis_ledger_base import RedisLedgerBase

@@ -34,8 +34,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import InvalidResponse
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from gateway.core.errors import BackendUnavailable, InvalidArgument
-from gateway.core.models import Turn, Zone
+from gateway.core.model.errors import BackendUnavailable, InvalidArgument
+from gateway.core.model.models import Turn, Zone
 
 KEY_PREFIX = "mg:wm"
 ZONES: tuple[Zone, ...] = tuple(Zone)  # KEYS[3 + i] of every script is the list of ZONES[i]

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from itertools import islice
 
-from gateway.core.models import Memory
+from gateway.core.model.models import Memory
 
 # every field, in the order of ``Memory.__init__``'s parameters
 _fields = operator.attrgetter(*(f.name for f in dataclasses.fields(Memory) if f.init))

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from gateway.core.errors import BackendUnavailable
+from gateway.core.model.errors import BackendUnavailable
 from stores import timing
 
 T = TypeVar("T")

@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from gateway.core.candidates import DueSession, SessionTurns
-from gateway.core.models import Turn, Zone
+from gateway.core.model.candidates import DueSession, SessionTurns
+from gateway.core.model.models import Turn, Zone
 from stores.sqlite_base import SqliteDb
 
 T = TypeVar("T")

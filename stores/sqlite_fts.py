@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from gateway.core.models import Layer, Memory, Status
+from gateway.core.model.models import Layer, Memory, Status
 from stores import text_analysis
 from stores.sqlite_base import chunks, marks
 

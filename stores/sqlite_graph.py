@@ -12,7 +12,7 @@ Schema
 
 ``record`` upserts each event and replaces its links: event -[IN_SESSION]-> session,
 -[BY]-> agent, -[ABOUT]-> user, -[PART_OF]-> task, -[MENTIONS]-> entity, each stamped with the
-event's time — the links ``gateway.core.models.event_links`` names (the one event-link rule).
+event's time — the links ``gateway.core.model.models.event_links`` names (the one event-link rule).
 
 ``neighbourhood`` walks edges in both directions, 1 or 2 hops (with ``visible_to``, never into or
 through an event, entity or session of another agent's private namespace), and returns distinct
@@ -31,8 +31,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from gateway.core.errors import InvalidArgument
-from gateway.core.models import (
+from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.models import (
     EVENT_LINK_TYPES,
     SCOPED_KINDS,
     Event,

@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from gateway.core import commands
-from gateway.core.control import Accepted, EntryState, JournalEntry, NewEntry, readable
-from gateway.core.errors import Conflict, FailedPrecondition
+from gateway.core.model import commands
+from gateway.core.model.control import Accepted, EntryState, JournalEntry, NewEntry, readable
+from gateway.core.model.errors import Conflict, FailedPrecondition
 from stores.sqlite_base import SqliteDb, chunks, marks
 
 _SCHEMA = """

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from gateway.core import commands
-from gateway.core.control import (
+from gateway.core.model import commands
+from gateway.core.model.control import (
     ERASURE_SKEW_S,
     KEPT_AUDIT_ACTIONS,
     AuditEntry,

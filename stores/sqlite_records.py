@@ -41,8 +41,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from gateway.core.errors import Conflict
-from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
+from gateway.core.model.errors import Conflict
+from gateway.core.model.models import Layer, Memory, MemoryFilter, Status, VectorItem
 from stores import sqlite_fts, text_analysis
 from stores.codec import LAYER_OF, STATUS_OF, dump_json, from_micros, load_json, to_micros
 from stores.row_cache import RowCache
@@ -317,6 +317,24 @@ class SqliteRecordStore(SqliteBacked):
 
         if rows:
             await self._write(run, [m.id for m in memories])
+
+    async def set_embeddings(self, vectors: Sequence[tuple[str, np.ndarray]]) -> None:
+        rows = [(np.asarray(v, dtype="<f4").reshape(-1).tobytes(), mid) for mid, v in vectors]
+
+        def run(conn: sqlite3.Connection) -> None:
+            for blob, mid in rows:
+                hit = conn.execute(
+                    "UPDATE memories SET embedding = ? WHERE id = ? RETURNING version",
+                    (blob, mid),
+                ).fetchone()
+                if hit is not None:
+                    conn.execute(
+                        "UPDATE memory_versions SET embedding = ? WHERE id = ? AND version = ?",
+                        (blob, mid, hit[0]),
+                    )
+
+        if rows:
+            await self._write(run, [mid for mid, _ in vectors])
 
     async def touch(self, ids: Sequence[str], at: datetime) -> None:
         unique = list(dict.fromkeys(ids))

@@ -1,7 +1,7 @@
 """Embedded working memory: one SQLite file in WAL mode, synchronous=FULL (the default when no
 Redis is configured).
 
-Mirrors ``RedisWorkingStore`` exactly (see ``gateway.core.ports.WorkingStore``):
+Mirrors ``RedisWorkingStore`` exactly (see ``gateway.core.ports.ports.WorkingStore``):
 
 * each (namespace, session) has an expiry (``wm_session.expires_at``) refreshed by every read and
   write; an expired session reads as empty and is purged the next time it is touched, plus a
@@ -26,8 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from gateway.core.errors import BackendUnavailable, InvalidArgument
-from gateway.core.models import Turn, Zone
+from gateway.core.model.errors import BackendUnavailable, InvalidArgument
+from gateway.core.model.models import Turn, Zone
 from stores.codec import dump_json
 from stores.sqlite_base import SqliteDb
 

@@ -10,7 +10,7 @@ so they agree on what a term is; only the engines' BM25 details differ (see ``ke
   (``BASE_FORMS``), which no stemmer does: "bought"/"buy", "went"/"go", "children"/"child".
 * CJK runs (Han, kana, Hangul: scripts written without spaces) become overlapping bigrams; indexed
   text also keeps every single character, so a one-character query still matches. Bigrams measured
-  better than jieba segmentation on the Chinese questions of ``bench/dialogues`` (docs/BENCHMARKS.md)
+  better than jieba segmentation on the Chinese questions of ``bench/dialogues`` (docs/BENCHMARKS-HISTORY.md)
   and need no dictionary.
 
 ``document_terms(text)`` is what a store indexes (a list: term frequencies count);
@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 
 import Stemmer
 
-from gateway.core.models import Layer, Memory
+from gateway.core.model.models import Layer, Memory
 
 __all__ = [
     "ANALYZER_VERSION",

@@ -53,7 +53,7 @@ def odd_payloads(monkeypatch: pytest.MonkeyPatch) -> None:
     """Journal payloads a gateway cannot read back: a ``MemoryWrite`` whose content is
     "corrupt" is journaled cut in half (not JSON); "newer", as a newer memgate would write it
     (the next codec version)."""
-    from gateway.core import commands
+    from gateway.core.model import commands
 
     real = commands.dumps
 

@@ -29,6 +29,9 @@ T = TypeVar("T")
 
 GATEWAY = "gateway"  # memgate.v1.MemoryGateway
 HEALTH = "health"  # grpc.health.v1.Health
+#: names the tool a master's call comes through ("console"): its recalls are then audited as
+#: "console_recall", not as the master agent's own (the gateway honours it for the master only)
+VIA_HEADER = "x-memgate-via"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +47,8 @@ class Call(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """UNAVAILABLE (and a deadline) is retried with capped exponential back-off; with several
+    """UNAVAILABLE (and a deadline) is retried with capped exponential back-off, jittered (half
+    to all of it, as the TypeScript and Go clients do, docs/CLIENTS.md); with several
     gateways the first retry goes at once (round robin sends it to another replica).
     RESOURCE_EXHAUSTED (``Overloaded``: the gateway refused the call before doing anything) is
     retried after the gateway's ``retry-after-ms`` hint (at most ``overload_cap_s``), up to
@@ -74,7 +78,9 @@ class RetryPolicy:
             raise error from None
         if self.replicas > 1 and attempt < self.replicas - 1:
             return 0.0
-        return min(self.base_s * 2**attempt, self.cap_s)
+        # "full jitter" on the upper half: clients cut off together do not come back together
+        backoff = min(self.base_s * 2**attempt, self.cap_s)
+        return random.uniform(backoff / 2, backoff)
 
 
 #: the gRPC service the health checks ask about (a draining gateway answers NOT_SERVING)
@@ -137,7 +143,8 @@ class Transport:
     ``tls=True`` alone uses the system's roots) and mTLS with ``private_key`` +
     ``certificate_chain`` (the client's PEM). ``server_name`` overrides the name checked against
     the server certificate. With a gateway that takes the agent id from the client certificate,
-    ``agent_id`` may be ""."""
+    ``agent_id`` may be "". ``via="console"`` (the master only) marks its recalls in the audit
+    log as the review console's."""
 
     def __init__(
         self,
@@ -152,6 +159,7 @@ class Transport:
         private_key: bytes | None = None,
         certificate_chain: bytes | None = None,
         server_name: str | None = None,
+        via: str = "",
     ) -> None:
         if bool(private_key) != bool(certificate_chain):
             raise ValueError("private_key and certificate_chain go together (mTLS)")
@@ -161,6 +169,8 @@ class Transport:
             self._metadata += (("x-agent-id", agent_id),)
         if api_key:
             self._metadata += (("x-api-key", api_key),)
+        if via:
+            self._metadata += ((VIA_HEADER, via),)
         self._timeout = timeout
         address, replicas = channel_target(target)
         self._retry = RetryPolicy(retries, replicas=replicas)
@@ -624,6 +634,15 @@ class Api:
     def review_queue(limit: int = 100) -> Call[list[t.Memory]]:
         req = pb.ListReviewRequest(limit=limit)
         return Call("ListReview", req, lambda r: [wire.memory(m) for m in r.memories])
+
+    @rpc
+    def namespaces(prefix: str = "", limit: int = 0) -> Call[t.NamespaceList]:
+        """The namespaces holding an active memory that this agent may read (the master: all),
+        sorted; ``prefix`` narrows them ("user/"), ``limit`` 0 = 1,000 (at most 10,000)."""
+        req = pb.ListNamespacesRequest(prefix=prefix, limit=limit)
+        return Call(
+            "ListNamespaces", req, lambda r: t.NamespaceList(list(r.namespaces), r.truncated)
+        )
 
     @rpc
     def resolve_review(memory_id: str, approve: bool, reason: str = "") -> Call[t.Memory]:

@@ -232,6 +232,12 @@ class Proposal:
 
 
 @dataclass(frozen=True, slots=True)
+class NamespaceList:
+    namespaces: list[str]
+    truncated: bool = False  # more matched than the limit
+
+
+@dataclass(frozen=True, slots=True)
 class SubmitResult:
     event_id: str
     committed: list[WriteResult] = field(default_factory=list)

@@ -9,6 +9,7 @@ from datetime import datetime
 from urllib.parse import quote
 
 from gateway.client import types as t
+from gateway.console import diff
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
@@ -33,6 +34,14 @@ button{font:inherit;padding:.3em .9em;cursor:pointer}
 .flash{background:#fff6d6;border:1px solid #e8d48a;padding:.5em 1em}
 .error{background:#fde2e2;border:1px solid #e6a5a5;padding:.5em 1em}
 .state-open{color:#b00020;font-weight:bold}.state-closed{color:#176d2c}
+.list td,.list th{padding:.2em .4em;white-space:nowrap;font-size:.93em}
+.list td .one,.list td a.one{display:inline-block;max-width:34em;overflow:hidden;
+ text-overflow:ellipsis;white-space:nowrap;vertical-align:bottom}
+.list .count{font-weight:bold;color:#8a4b00}.conflict{color:#b00020;font-weight:bold}
+.filters,.bulk,.pager,.tabs{margin:.5em 0}.filters select,.filters input{margin-right:.3em}
+.version{background:#fff;border:1px solid #d9dde3;border-radius:6px;padding:.4em 1em;
+ margin:.6em 0}.version h3{font-size:1em;margin:.2em 0}
+del{background:#fbdede;text-decoration:line-through}ins{background:#d8f5dd;text-decoration:none}
 """
 
 
@@ -49,7 +58,9 @@ def page(title: str, body: str, *, csrf: str = "", flash: str = "", error: str =
     nav = ""
     if csrf:
         nav = (
-            '<a href="/review">Review</a><a href="/search">Search</a>'
+            '<a href="/review" id="nav-review">Proposals</a>'
+            '<a href="/queue" id="nav-queue">Quarantine</a>'
+            '<a href="/namespaces" id="nav-namespaces">Namespaces</a><a href="/search">Search</a>'
             '<a href="/audit">Audit</a><a href="/stats">Stats</a>'
             f'<form method="post" action="/logout">{csrf_field(csrf)}'
             '<button type="submit" id="logout">Log out</button></form>'
@@ -82,7 +93,7 @@ def login(csrf: str, target: str, agent: str, error: str = "") -> str:
     return page("Log in", body, error=error)
 
 
-def _memory_card(m: t.Memory, title: str = "") -> str:
+def memory_card(m: t.Memory, title: str = "") -> str:
     link = f'<a href="/memory/{h(quote(m.id, safe=""))}">{h(m.id)}</a>'
     rows = [
         ("id", h(m.id) if m.status == "proposed" else link),
@@ -91,8 +102,11 @@ def _memory_card(m: t.Memory, title: str = "") -> str:
         ("status / version", f"{h(m.status)} / v{h(m.version)}"),
         ("importance / confidence", f"{m.importance:.2f} / {m.confidence:.2f}"),
         ("source", f"agent {h(m.source_agent)}, session {h(m.source_session or '-')}"),
+        ("task", h(m.task_id or "-")),
         ("written", h(when(m.updated_at))),
     ]
+    if m.slot:
+        rows.append(("slot", h(m.slot) + (f" = {h(m.slot_value)}" if m.slot_value else "")))
     if m.evidence:
         rows.append(("evidence", "<br>".join(h(e) for e in m.evidence)))
     if m.metadata:
@@ -102,7 +116,7 @@ def _memory_card(m: t.Memory, title: str = "") -> str:
     return f'<div>{head}<div class="content">{h(m.content)}</div><table>{table}</table></div>'
 
 
-def _decision_forms(kind: str, key: str, csrf: str, content: str, approve: str = "Approve") -> str:
+def decision_forms(kind: str, key: str, csrf: str, content: str, approve: str = "Approve") -> str:
     """Approve, reject and edit forms; each needs a reason (it goes to the audit log)."""
     base = f"/{kind}/{quote(key, safe='')}"
     slug = h(key)
@@ -120,67 +134,6 @@ def _decision_forms(kind: str, key: str, csrf: str, content: str, approve: str =
         f'<button class="edit" type="submit" id="edit-{slug}">Save edit</button></form>'
         "</div>"
     )
-
-
-def _proposed(p: t.Proposal) -> t.Memory:
-    i = p.item
-    return t.Memory(
-        id=f"proposal {p.id}",
-        namespace=i.namespace,
-        layer=i.layer,
-        content=i.content,
-        type=i.type,
-        importance=i.importance,
-        confidence=i.confidence,
-        source_agent=p.proposer,
-        source_session=i.session_id,
-        task_id=i.task_id,
-        created_at=p.created_at,
-        updated_at=p.created_at,
-        metadata=dict(i.metadata),
-        evidence=list(i.evidence),
-        status="proposed",
-    )
-
-
-def review(
-    queue: Sequence[t.Memory],
-    proposals: Sequence[tuple[t.Proposal, Sequence[t.Memory]]],
-    csrf: str,
-    flash: str = "",
-    error: str = "",
-) -> str:
-    parts = [f'<h2 id="proposals-heading">Pending proposals ({len(proposals)})</h2>']
-    if not proposals:
-        parts.append('<p id="no-proposals">No pending proposals.</p>')
-    for p, competing in proposals:
-        approve = "Approve"
-        if p.conflicts_with is not None:
-            approve = "Approve and supersede"
-            rivals = _memory_card(
-                p.conflicts_with, f"conflicts on {p.slot}: approving supersedes it"
-            )
-        else:
-            rivals = "".join(_memory_card(m, "similar memory") for m in competing) or (
-                '<p class="meta">No competing memory in this namespace.</p>'
-            )
-        parts.append(
-            f'<section class="card proposal" id="proposal-{h(p.id)}">'
-            f'<div class="side"><div>{_memory_card(_proposed(p), "proposed")}</div>'
-            f"<div>{rivals}</div></div>"
-            f"{_decision_forms('proposals', p.id, csrf, p.item.content, approve)}</section>"
-        )
-    parts.append(f'<h2 id="review-heading">Review queue ({len(queue)})</h2>')
-    if not queue:
-        parts.append('<p id="no-review">Nothing waits for review.</p>')
-    for m in queue:
-        why = m.metadata.get("review_reason", "")
-        parts.append(
-            f'<section class="card review-item" id="review-{h(m.id)}">'
-            f'<p class="meta">Queued: {h(why)}</p>{_memory_card(m)}'
-            f"{_decision_forms('review', m.id, csrf, m.content)}</section>"
-        )
-    return page("Review", "".join(parts), csrf=csrf, flash=flash, error=error)
 
 
 def search(
@@ -207,10 +160,36 @@ def search(
     return page("Search a namespace", body, csrf=csrf, error=error)
 
 
-def memory_history(versions: Sequence[t.Memory], audit: Iterable[t.AuditEntry], csrf: str) -> str:
-    cards = "".join(f"<div>{_memory_card(v, f'version {v.version}')}</div>" for v in versions)
-    body = f'<div class="side" id="versions">{cards}</div>' + _audit_table(audit)
-    return page(f"History of {versions[-1].id}" if versions else "History", body, csrf=csrf)
+def _forget_form(m: t.Memory, csrf: str) -> str:
+    """Forget needs a reason and a ticked confirmation (it cannot be undone)."""
+    if m.status == "forgotten":
+        return ""
+    return (
+        f'<form method="post" action="/memory/{h(quote(m.id, safe=""))}/forget" class="actions" '
+        f'id="forget-form">{csrf_field(csrf)}'
+        '<input type="text" name="reason" placeholder="reason" required id="forget-reason"> '
+        '<label><input type="checkbox" name="confirm" value="yes" id="forget-confirm"> '
+        "forget it for good: only a tombstone stays</label> "
+        '<button class="reject" type="submit" id="forget">Forget</button></form>'
+    )
+
+
+def memory_history(
+    versions: Sequence[t.Memory], audit: Iterable[t.AuditEntry], csrf: str, flash: str = ""
+) -> str:
+    """The current version in full, then every version as its difference from the one before
+    (``diff.versions``), then the memory's audit trail."""
+    if not versions:
+        return page("History", "<p>No versions.</p>", csrf=csrf, flash=flash)
+    body = (
+        memory_card(versions[-1], f"current: version {versions[-1].version}")
+        + _forget_form(versions[-1], csrf)
+        + f'<h2>{len(versions)} version(s), oldest first</h2><div id="versions">'
+        + diff.versions(versions)
+        + "</div>"
+        + _audit_table(audit)
+    )
+    return page(f"History of {versions[-1].id}", body, csrf=csrf, flash=flash)
 
 
 def _audit_table(entries: Iterable[t.AuditEntry]) -> str:
@@ -234,7 +213,13 @@ def audit(entries: Sequence[t.AuditEntry], namespace: str, csrf: str) -> str:
     return page("Audit log", form + _audit_table(entries), csrf=csrf)
 
 
-def stats(s: t.Stats, breakers: Sequence[t.BreakerState], csrf: str) -> str:
+def stats(
+    s: t.Stats,
+    breakers: Sequence[t.BreakerState],
+    csrf: str,
+    pending: Sequence[t.Proposal] = (),
+    queued: int = 0,
+) -> str:
     brows = "".join(
         f"<tr><td>{h(b.layer)}</td><td class='state-{h(b.state.split('_')[0])}'>{h(b.state)}</td>"
         f"<td>{b.trips}</td><td>{h(b.last_error)}</td></tr>"
@@ -251,7 +236,13 @@ def stats(s: t.Stats, breakers: Sequence[t.BreakerState], csrf: str) -> str:
         for r in s.recall
     )
     mrows = "".join(f"<tr><td>{h(k)}</td><td>{v}</td></tr>" for k, v in sorted(s.memories.items()))
+    oldest = min((p.created_at for p in pending if p.created_at), default=None)
+    age = when(oldest) if oldest else "-"
     body = (
+        "<table id='review-backlog'><tr><th>pending proposals</th><th>oldest since</th>"
+        "<th>quarantine queue</th></tr>"
+        f"<tr><td id='pending-count'>{len(pending)}</td><td id='oldest-pending'>{h(age)}</td>"
+        f"<td id='queued-count'>{queued}</td></tr></table><h2>Journal</h2>"
         "<table id='backlog'><tr><th>journal backlog</th><th>apply lag</th><th>applied</th>"
         "<th>vectors</th><th>embedder</th></tr>"
         f"<tr><td id='journal-pending'>{s.journal_pending}</td>"

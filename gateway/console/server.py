@@ -3,8 +3,10 @@ default. Log in with the master's API key; the console then calls the gateway as
 
 Sessions are random tokens in an HttpOnly, SameSite=Strict cookie; every POST carries the
 session's CSRF token (the login form a token of its own), compared in constant time. Pages are
-rendered on the server (``pages.py``) with everything escaped, and a Content-Security-Policy that
-allows no script at all.
+rendered on the server (``pages.py``, ``review_pages.py``, ``overview_pages.py``) with everything
+escaped, and a Content-Security-Policy that allows no script at all. What a POST does is in
+``actions.py``. The console is made with the client's ``via="console"``: the gateway audits its
+recalls and reads as ``console_recall``/``console_read``, never as the master agent's own.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from gateway.client import GatewayClient, GatewayError
-from gateway.client import types as t
-from gateway.console import pages
+from gateway.console import actions, overview_pages, pages
+from gateway.console import queue_view as qv
+from gateway.console import review_pages as rp
 
 log = logging.getLogger("memgate.console")
 
@@ -34,7 +37,7 @@ SESSION_COOKIE = "memgate_session"
 LOGIN_COOKIE = "memgate_login"
 SESSION_IDLE_S = 8 * 3600
 MAX_FORM_BYTES = 64 * 1024
-COMPETING = 3  # competing memories shown beside a proposal
+LISTED = 500  # pending proposals / queued memories the console fetches (the gateway's cap)
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -76,6 +79,7 @@ class Console:
             api_key=api_key or None,
             timeout=self.timeout,
             retries=1,
+            via="console",
             **self.tls,
         )
         try:
@@ -111,76 +115,6 @@ class Console:
             sessions, self._sessions = list(self._sessions.values()), {}
         for s in sessions:
             s.client.close()
-
-
-# ---- actions (each a few gateway calls as the master)
-def competing(client: GatewayClient, p: t.Proposal) -> list[t.Memory]:
-    """Memories of the proposal's namespace that the proposal would compete with: the fact it
-    contradicts (same slot, another value), else its nearest neighbours."""
-    item = p.item
-    if p.conflicts_with is not None:
-        return [p.conflicts_with]
-    if not item.layer or item.layer == "working":
-        return []
-    try:
-        hits = client.recall(item.content, [item.namespace], COMPETING, [item.layer])
-        return [client.get(x.id) for x in hits]
-    except GatewayError:
-        return []
-
-
-def decide_proposal(client: GatewayClient, pid: str, action: str, form: dict[str, str]) -> str:
-    reason = form.get("reason", "").strip()
-    if action == "approve":
-        client.approve(pid, reason)
-        return f"Approved proposal {pid}."
-    if action == "reject":
-        client.reject(pid, reason)
-        return f"Rejected proposal {pid}."
-    proposal = next((p for p in client.proposals("pending", 500) if p.id == pid), None)
-    if proposal is None:
-        raise LookupError(f"proposal {pid} is not pending any more")
-    i = proposal.item
-    written = client.write(
-        i.namespace,
-        i.layer,
-        form.get("content", ""),
-        wait=True,
-        type=i.type,
-        importance=i.importance or None,
-        confidence=i.confidence or None,
-        session_id=i.session_id,
-        task_id=i.task_id,
-        metadata={**i.metadata, "edited_from_proposal": pid},
-        evidence=i.evidence,
-        entities=i.entities,
-    )
-    client.reject(pid, f"edited into {written}: {reason}")
-    return f"Edited proposal {pid}: written by the master as {written}."
-
-
-def decide_review(client: GatewayClient, mid: str, action: str, form: dict[str, str]) -> str:
-    reason = form.get("reason", "").strip()
-    if action in ("approve", "reject"):
-        mem = client.resolve_review(mid, action == "approve", reason)
-        return f"{action.capitalize()}d {mid}: now {mem.status}."
-    old = client.get(mid)
-    written = client.write(
-        old.namespace,
-        old.layer,
-        form.get("content", ""),
-        wait=True,
-        type=old.type,
-        importance=old.importance,
-        confidence=old.confidence,
-        session_id=old.source_session,
-        task_id=old.task_id,
-        metadata={**old.metadata, "edited_from": mid},
-        evidence=old.evidence,
-        entities=old.entities,
-    )
-    client.resolve_review(mid, False, f"replaced by the edit {written}: {reason}")
-    return f"Edited {mid}: written by the master as {written}; the original is forgotten."
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -227,12 +161,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         token = self._cookie(SESSION_COOKIE)
         return token, self.server.console.session(token) if token else None
 
-    def _form(self) -> dict[str, str] | None:
+    def _form(self) -> tuple[dict[str, str], list[str]] | None:
+        """The form's fields (first value of each) and every ``id`` it sent (bulk forms)."""
         length = int(self.headers.get("Content-Length") or 0)
         if length > MAX_FORM_BYTES:
             return None
-        raw = self.rfile.read(length).decode("utf-8", "replace")
-        return {k: v[0] for k, v in parse_qs(raw, keep_blank_values=True).items()}
+        raw = parse_qs(self.rfile.read(length).decode("utf-8", "replace"), keep_blank_values=True)
+        return {k: v[0] for k, v in raw.items()}, raw.get("id", [])
 
     # ---- GET
     def do_GET(self) -> None:  # noqa: N802
@@ -254,15 +189,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
         route: dict[str, Callable[[Session, dict[str, str]], str]] = {
             "/": self._review,
             "/review": self._review,
+            "/queue": self._queue,
+            "/namespaces": self._namespaces,
             "/search": self._search,
             "/audit": self._audit,
             "/stats": self._stats,
         }
+        by_id: dict[str, Callable[[Session, str], str | None]] = {
+            "/memory/": self._memory,
+            "/proposal/": self._proposal,
+            "/queue/": self._queued,
+        }
         try:
+            prefix = next((p for p in by_id if url.path.startswith(p)), "")
             if url.path in route:
                 self._send(200, route[url.path](session, query))
-            elif url.path.startswith("/memory/"):
-                self._send(200, self._memory(session, unquote(url.path[len("/memory/") :])))
+            elif prefix and (found := by_id[prefix](session, unquote(url.path[len(prefix) :]))):
+                self._send(200, found)
             else:
                 self._send(404, pages.page("Not found", "<p>No such page.</p>", csrf=session.csrf))
         except GatewayError as err:
@@ -279,11 +222,37 @@ class Handler(http.server.BaseHTTPRequestHandler):
         c = self.server.console
         self._send(status, pages.login(csrf, c.target, c.agent, error), Set_Cookie=cookie)
 
-    def _review(self, s: Session, _: dict[str, str]) -> str:
-        queue = s.client.review_queue(100)
-        pending = s.client.proposals("pending", 100)
+    # Browsing reads only the master's listings (ListProposals, ListReview, History,
+    # QueryAudit): none of them is a recall or a read of the master's in the audit log. The one
+    # recall a reviewer makes on purpose (Search) is audited as "console_recall".
+    def _review(self, s: Session, q: dict[str, str]) -> str:
+        pending = s.client.proposals("pending", LISTED)
+        queued = len(s.client.review_queue(LISTED))
         flash, s.flash = s.flash, ""
-        return pages.review(queue, [(p, competing(s.client, p)) for p in pending], s.csrf, flash)
+        truncated = len(pending) >= LISTED
+        return rp.proposal_list(pending, qv.Filters.of(q), queued, s.csrf, flash, truncated)
+
+    def _namespaces(self, s: Session, _: dict[str, str]) -> str:
+        pending = s.client.proposals("pending", LISTED)
+        flash, s.flash = s.flash, ""
+        names = s.client.namespaces("", 10_000)
+        return overview_pages.overview(names, pending, s.csrf, flash=flash)
+
+    def _queue(self, s: Session, _: dict[str, str]) -> str:
+        flash, s.flash = s.flash, ""
+        return rp.queue_list(s.client.review_queue(LISTED), s.csrf, flash)
+
+    def _proposal(self, s: Session, pid: str) -> str | None:
+        pending = s.client.proposals("pending", LISTED)
+        found = next((p for p in pending if p.id == pid), None)
+        if found is None:
+            return None
+        twins = next(g.members for g in qv.group(pending) if pid in g.ids)
+        return rp.proposal_detail(found, twins, s.csrf)
+
+    def _queued(self, s: Session, mid: str) -> str | None:
+        found = next((m for m in s.client.review_queue(LISTED) if m.id == mid), None)
+        return rp.queued_detail(found, s.csrf) if found else None
 
     def _search(self, s: Session, q: dict[str, str]) -> str:
         ns, text = q.get("ns", "").strip(), q.get("q", "").strip()
@@ -300,21 +269,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return pages.audit(s.client.audit(namespace=ns, limit=200), ns, s.csrf)
 
     def _stats(self, s: Session, _: dict[str, str]) -> str:
-        return pages.stats(s.client.stats(), s.client.breakers(), s.csrf)
+        pending = s.client.proposals("pending", LISTED)
+        queued = len(s.client.review_queue(LISTED))
+        return pages.stats(s.client.stats(), s.client.breakers(), s.csrf, pending, queued)
 
     def _memory(self, s: Session, mid: str) -> str:
         versions = s.client.history(mid)
         ns = versions[-1].namespace if versions else ""
-        entries = [e for e in s.client.audit(namespace=ns, limit=500) if e.target == mid]
-        return pages.memory_history(versions, entries, s.csrf)
+        # a forget's entry names the memory in its detail ("<id>: <reason>")
+        entries = [
+            e
+            for e in s.client.audit(namespace=ns, limit=500)
+            if e.target == mid or e.detail.startswith(f"{mid}:")
+        ]
+        flash, s.flash = s.flash, ""
+        return pages.memory_history(versions, entries, s.csrf, flash)
 
     # ---- POST
     def do_POST(self) -> None:  # noqa: N802
         path = urlsplit(self.path).path
-        form = self._form()
-        if form is None:
+        parsed = self._form()
+        if parsed is None:
             self._send(413, "form too large", "text/plain")
             return
+        form, ids = parsed
         if path == "/login":
             self._login(form)
             return
@@ -330,7 +308,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self._redirect("/login", f"{SESSION_COOKIE}=; Max-Age=0; Path=/")
             return
         parts = path.strip("/").split("/")
-        deciders = {"proposals": decide_proposal, "review": decide_review}
+        if parts == ["namespaces", "erase"]:
+            session.flash = actions.erase_namespace(session.client, form)
+            self._redirect("/namespaces")
+            return
+        if len(parts) == 3 and parts[0] == "memory" and parts[2] == "forget":
+            mid = unquote(parts[1])
+            session.flash = actions.forget(session.client, mid, form)
+            self._redirect(f"/memory/{quote(mid, safe='')}")
+            return
+        if len(parts) == 2 and parts[0] in ("proposals", "review") and parts[1] == "bulk":
+            self._bulk(session, parts[0], form, ids)
+            return
+        deciders = {"proposals": actions.decide_proposal, "review": actions.decide_review}
         if (
             len(parts) != 3
             or parts[0] not in deciders
@@ -346,7 +336,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 session.flash = deciders[kind](session.client, key, action, form)
             except (GatewayError, LookupError) as err:
                 session.flash = f"Could not {action} {key}: {err}"
-        self._redirect("/review")
+        self._redirect("/review" if kind == "proposals" else "/queue")
+
+    def _bulk(self, session: Session, kind: str, form: dict[str, str], ids: list[str]) -> None:
+        back = form.get("back", "")
+        if not back.startswith(("/review", "/queue")):
+            back = "/review" if kind == "proposals" else "/queue"
+        action, reason = form.get("action", ""), form.get("reason", "").strip()
+        try:
+            keys = actions.bulk_ids(ids)
+        except ValueError as err:
+            self._send(400, f"bad bulk form: {err}", "text/plain")
+            return
+        if action not in ("approve", "reject"):
+            self._send(400, "bad bulk form: action must be approve or reject", "text/plain")
+            return
+        if not keys:
+            session.flash = "Select at least one row."
+        elif not reason:
+            session.flash = "Give a reason: it goes to the audit log with each item."
+        else:
+            session.flash = actions.decide_many(
+                session.client, kind, keys, action == "approve", reason
+            )
+        self._redirect(back)
 
     def _login(self, form: dict[str, str]) -> None:
         expected = self._cookie(LOGIN_COOKIE)

@@ -18,7 +18,7 @@ a float32 array of shape ``(len(texts), dim)`` whose rows are L2-normalised
 
 from __future__ import annotations
 
-from gateway.core.ports import Embedder
+from gateway.core.ports.ports import Embedder
 
 from .cache import CachedEmbedder
 from .factory import build_embedder

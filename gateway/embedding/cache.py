@@ -6,7 +6,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from . import Embedder
 
 __all__ = ["CachedEmbedder", "normalize_text"]
+
+#: cache keys of query vectors start with this (no text does: it is a control character)
+QUERY_KEY = "\x00q:"
 
 # Characters that every memgate embedder treats as a plain separator: ASCII space, tab, CR, LF and
 # the Unicode space separators (Zs) plus U+2028/U+2029.  The BERT normaliser maps exactly these to
@@ -79,13 +82,24 @@ class CachedEmbedder:
             self.misses = 0
 
     def forget_texts(self) -> None:
-        """Drop every cached text, keeping the counters (an erasure: ``gateway.core.memo``)."""
+        """Drop every cached text, keeping the counters (an erasure: ``gateway.core.screening.memo``)."""
         with self._lock:
             self._cache.clear()
 
     texts_held = __len__
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._cached(texts, self.inner.embed, "")
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """The inner embedder's query vectors (``embed_queries`` where it has one: a query may be
+        embedded differently from a stored text), cached apart from the texts' vectors."""
+        inner = getattr(self.inner, "embed_queries", None)
+        if inner is None:
+            return self.embed(texts)
+        return self._cached(texts, inner, QUERY_KEY)
+
+    def _cached(self, texts: Sequence[str], compute: Any, prefix: str) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError(
                 "embed() takes a sequence of strings, not a single str; wrap it in a list"
@@ -94,7 +108,7 @@ class CachedEmbedder:
         for i, text in enumerate(items):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{i}] is {type(text).__name__}, expected str")
-        keys = [normalize_text(t) for t in items]
+        keys = [prefix + normalize_text(t) for t in items]
         out = np.empty((len(items), self.dim), dtype=np.float32)
         missing: dict[str, list[int]] = {}
         with self._lock:
@@ -114,7 +128,7 @@ class CachedEmbedder:
             return out
 
         todo = list(missing)
-        vecs = np.asarray(self.inner.embed(todo), dtype=np.float32)
+        vecs = np.asarray(compute([t[len(prefix) :] for t in todo]), dtype=np.float32)
         if vecs.shape != (len(todo), self.dim):
             raise RuntimeError(
                 f"inner embedder {self.inner!r} returned shape {vecs.shape}, "

@@ -246,7 +246,7 @@ def build_minilm_graph(
 #: int8 MatMuls: q, k, v and the feed-forward up-projection of the middle layers. The attention
 #: and feed-forward output projections (whose inputs carry the outlier activations) and the first
 #: and last layers stay fp32: quantising every MatMul costs the golden texts' worst cosine 0.976,
-#: this 0.990 (docs/BENCHMARKS.md "int8 variants").
+#: this 0.990 (docs/BENCHMARKS-HISTORY.md "int8 variants").
 INT8_MATMULS = (".q.weight_t", ".k.weight_t", ".v.weight_t", ".in.weight_t")
 INT8_FP32_LAYERS = (0, 5)
 

@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from gateway.core.models import Layer, VectorItem
-from gateway.core.ports import VectorIndex
+from gateway.core.model.models import Layer, VectorItem
+from gateway.core.ports.ports import VectorIndex
 
 #: ("u", items) | ("d", ids) | ("r", ()) - an upsert, a delete, a reset - after it was made;
 #: ("f", ()): forget every text held (an erasure, ``RecallWorkers.forget_texts``)

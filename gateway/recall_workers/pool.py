@@ -5,6 +5,10 @@ least busy ready one, stream every index change to all of them.
 when the one it chose failed or died before answering: a recall is a read, so running it again
 here is safe, and a worker never holds up or loses one. A worker that exits is spawned again
 (after 1 s, doubling up to 30 s while it keeps failing).
+
+With ``recall_workers_start = "lazy"`` (the default) no worker is spawned until a recall is
+handed here, i.e. until one arrives while another is running: that one and those that follow
+run in the gateway until the workers are ready. An idle or single-agent gateway holds none.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from gateway.core.recall_cache import RecallQuery, RecallResult
+from gateway.core.recall.recall_cache import RecallQuery, RecallResult
 from gateway.recall_workers import frames, worker
 from gateway.recall_workers.broadcast import IndexChange
 from gateway.settings import Settings, usable_cores
@@ -100,6 +104,10 @@ class RecallWorkers:
         self._server: asyncio.AbstractServer | None = None
         self._supervisor: asyncio.Task[None] | None = None
         self._closing = False
+        #: set once the workers are wanted (lazy start: at the first recall handed here)
+        self._wanted = asyncio.Event()
+        if settings.recall_workers_start == "eager":
+            self._wanted.set()
         #: recalls the workers answered; recalls run here because the chosen worker failed
         self.answered = 0
         self.lost = 0
@@ -108,6 +116,11 @@ class RecallWorkers:
     @property
     def configured(self) -> int:
         return len(self._slots)
+
+    @property
+    def started(self) -> bool:
+        """Whether the workers are wanted (eager, or since the first concurrent recall)."""
+        return self._wanted.is_set()
 
     @property
     def ready(self) -> int:
@@ -150,6 +163,9 @@ class RecallWorkers:
         return sum(len(s.conn.pending) for s in self._slots if s.conn is not None)
 
     async def answer(self, q: RecallQuery) -> RecallResult | None:
+        if not self._wanted.is_set():
+            self._wanted.set()
+            log.info("concurrent recalls: starting %d recall worker(s)", len(self._slots))
         ready = [s.conn for s in self._slots if s.conn is not None and s.conn.ready]
         if not ready:
             return None
@@ -195,7 +211,7 @@ class RecallWorkers:
             conn.pending.pop(rid, None)
             conn.sent.pop(rid, None)
 
-    # ---- erasure (``gateway.core.memo.also``): the workers' memos and embedder cache
+    # ---- erasure (``gateway.core.screening.memo.also``): the workers' memos and embedder cache
     def forget_texts(self) -> None:
         """Every worker empties its memos and embedder cache, after the changes sent before."""
         self.on_index_change(("f", ()))
@@ -270,6 +286,7 @@ class RecallWorkers:
     # ---- processes
     async def _supervise(self) -> None:
         loop = asyncio.get_running_loop()
+        await self._wanted.wait()
         while True:
             for number, slot in enumerate(self._slots):
                 conn, process = slot.conn, slot.process

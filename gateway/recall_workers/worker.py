@@ -19,11 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gateway.core import memo
-from gateway.core.index_fill import fill_index
-from gateway.core.ports import Stores
-from gateway.core.recall_cache import RecallQuery
-from gateway.core.recall_engine import RecallEngine
+from gateway.core.apply.index_fill import fill_index
+from gateway.core.ports.ports import Stores
+from gateway.core.recall.recall_cache import RecallQuery
+from gateway.core.recall.recall_engine import RecallEngine
+from gateway.core.screening import memo
 from gateway.embedding import CachedEmbedder, build_embedder
 from gateway.recall_workers import frames
 from gateway.settings import Settings

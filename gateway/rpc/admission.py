@@ -14,7 +14,7 @@ The ``retry-after-ms`` hint is about when the caller's turn will come: the agent
 the last second divided by the calls admitted per second, at least ``overload_retry_after_ms``
 and at most ``overload_retry_after_max_ms``. With 200 agents and 16 slots, a fixed 100 ms hint
 makes ~180 agents knock ten times a second, and each refusal costs the gateway ~1 ms of CPU
-(docs/BENCHMARKS.md): the hint spreads them over the time the gateway needs to serve them.
+(docs/BENCHMARKS-HISTORY.md): the hint spreads them over the time the gateway needs to serve them.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 
 import grpc
 
-from gateway.core.errors import Overloaded
+from gateway.core.model.errors import Overloaded
 from gateway.rpc.auth import caller
 
 _SERVICE = "/memgate.v1.MemoryGateway/"
@@ -46,6 +46,7 @@ READS = frozenset(
         "Neighbourhood",
         "QueryAudit",
         "Export",
+        "ListNamespaces",
     }
 )
 WRITES = frozenset(

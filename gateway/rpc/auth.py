@@ -8,11 +8,13 @@ from collections.abc import Mapping
 
 import grpc
 
-from gateway.core.errors import Unauthenticated
-from gateway.core.namespaces import check_agent_id
+from gateway.core.access.namespaces import check_agent_id
+from gateway.core.model.errors import InvalidArgument, PermissionDenied, Unauthenticated
 
 AGENT_HEADER = "x-agent-id"
 KEY_HEADER = "x-api-key"
+VIA_HEADER = "x-memgate-via"  # "console": the master's review console is calling
+VIAS = ("console",)
 _CALLER = "memgate.caller"
 
 
@@ -79,3 +81,18 @@ def caller(ctx: grpc.aio.ServicerContext) -> str:
         return check_agent_id(header)
     identities = cert_identities(ctx)
     return check_agent_id(identities[0] if identities else "")
+
+
+def audited_as(ctx: grpc.aio.ServicerContext, agent: str, master: str, action: str) -> str:
+    """The audit action of a read: ``action``, or ``console_<action>`` when the master's review
+    console calls (``x-memgate-via: console``), so an auditor tells a reviewer's lookups from
+    the master agent's own. Another value is INVALID_ARGUMENT; the header from any agent but
+    the master is PERMISSION_DENIED (a sub-agent cannot pass its reads off as the console's)."""
+    via = metadata_value(ctx, VIA_HEADER)
+    if not via:
+        return action
+    if via not in VIAS:
+        raise InvalidArgument(f"{VIA_HEADER} must be one of {', '.join(VIAS)}", field=VIA_HEADER)
+    if agent != master:
+        raise PermissionDenied(f"only the master agent may call via the {via}")
+    return f"{via}_{action}"

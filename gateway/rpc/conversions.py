@@ -9,15 +9,13 @@ from typing import Any
 import numpy as np
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from gateway.core.candidates import PROVENANCE_PREFIX
-from gateway.core.commands import TurnAppend
-from gateway.core.control import AuditEntry, Proposal
-from gateway.core.erasure import Erased
-from gateway.core.errors import InvalidArgument
-from gateway.core.facts import FactOutcome
-from gateway.core.formation_jobs import EndSessionOutcome
-from gateway.core.inputs import WriteInput
-from gateway.core.models import (
+from gateway.core.formation.formation_jobs import EndSessionOutcome
+from gateway.core.formation.observations import OBSERVED
+from gateway.core.model.candidates import PROVENANCE_PREFIX
+from gateway.core.model.commands import TurnAppend
+from gateway.core.model.control import AuditEntry, Proposal
+from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.models import (
     Event,
     Layer,
     Memory,
@@ -28,16 +26,18 @@ from gateway.core.models import (
     Status,
     Turn,
 )
-from gateway.core.observations import OBSERVED
-from gateway.core.ports import BreakerStatus
-from gateway.core.proposals import Competing
-from gateway.core.recall import RecallQuery, RecallResult
-from gateway.core.reconcile import SUPERSEDED_BY_KEY
-from gateway.core.skills import Skill
-from gateway.core.tasks import Task
-from gateway.core.transfer import Exported, ImportReport
+from gateway.core.ports.ports import BreakerStatus
+from gateway.core.recall.recall import RecallQuery, RecallResult
 from gateway.core.truth import validity as vd
-from gateway.core.writes import WriteOutcome
+from gateway.core.truth.reconcile import SUPERSEDED_BY_KEY
+from gateway.core.usecases.erasure import Erased
+from gateway.core.usecases.facts import FactOutcome
+from gateway.core.usecases.skills import Skill
+from gateway.core.usecases.tasks import Task
+from gateway.core.usecases.transfer import Exported, ImportReport
+from gateway.core.writing.inputs import WriteInput
+from gateway.core.writing.proposals import Competing
+from gateway.core.writing.writes import WriteOutcome
 from memgate.v1 import memgate_pb2 as pb
 
 _LAYER_TO_PB = {
@@ -101,10 +101,6 @@ def layer_name(value: int) -> str:
         return ""
     layer = _PB_TO_LAYER.get(value)  # type: ignore[call-overload]
     return layer.value if layer else f"#{value}"
-
-
-def layer_to_pb(layer: Layer) -> int:
-    return _LAYER_TO_PB[layer]
 
 
 # ---- memories
@@ -310,7 +306,7 @@ def turn_to_pb(t: Turn) -> pb.Turn:
 
 
 def turn_from_pb(p: pb.Turn) -> Turn:
-    from gateway.core.models import Zone
+    from gateway.core.model.models import Zone
 
     return Turn(
         id=p.id,

@@ -17,8 +17,8 @@ from typing import Any
 
 import grpc
 
-from gateway.core.errors import InvalidArgument, MemgateError, Overloaded
-from gateway.core.tracing import NULL_TRACER, AttributeValue, Tracer
+from gateway.core.model.errors import InvalidArgument, MemgateError, Overloaded
+from gateway.core.ports.tracing import NULL_TRACER, AttributeValue, Tracer
 from gateway.rpc.auth import authenticate
 
 log = logging.getLogger("memgate.rpc")

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prometheus_client import (
+    GC_COLLECTOR,
+    PLATFORM_COLLECTOR,
+    PROCESS_COLLECTOR,
     CollectorRegistry,
     Counter,
     Histogram,
@@ -22,7 +25,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from gateway.core.service import MemoryService
+from gateway.core.usecases.service import MemoryService
 from gateway.recall_workers.pool import RecallWorkers
 
 # ``*_created`` series double every counter for no dashboard's benefit
@@ -214,6 +217,24 @@ def _gauge(name: str, help_: str, value: float) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, help_, value=value)
 
 
+class _BuildInfo(Collector):
+    """``memgate_build_info{version,commit,embedder} 1``."""
+
+    def __init__(self, embedder: str) -> None:
+        from gateway.build_info import commit, package_version
+
+        self._labels = {"version": package_version(), "commit": commit(), "embedder": embedder}
+
+    def collect(self) -> Iterator[Metric]:
+        info = GaugeMetricFamily(
+            "memgate_build_info",
+            "The running build: package version, source commit, embedder.",
+            labels=list(self._labels),
+        )
+        info.add_metric(list(self._labels.values()), 1)
+        yield info
+
+
 class GatewayMetrics:
     """One gateway's registry: the live sink plus the state read at each scrape."""
 
@@ -223,6 +244,11 @@ class GatewayMetrics:
         self.sink = PrometheusSink(self.registry)
         self._state = _StateCollector()
         self.registry.register(self._state)
+        # the process (process_*: CPU, resident memory, open files, start time) and the
+        # interpreter (python_info, python_gc_*): prometheus_client's standard collectors
+        for standard in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
+            self.registry.register(standard)
+        self.registry.register(_BuildInfo(service.embedder.name))
         service.metrics.add_sink(self.sink)
 
     async def refresh(self) -> None:

@@ -14,8 +14,8 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from gateway.core.service import MemoryService
-from gateway.core.tracing import Tracer
+from gateway.core.ports.tracing import Tracer
+from gateway.core.usecases.service import MemoryService
 from gateway.rpc.admission import Admission, Bounds
 from gateway.rpc.interceptors import ErrorMapping
 from gateway.rpc.metrics_http import MetricsServer

@@ -7,10 +7,10 @@ from typing import TypeAlias
 
 import grpc
 
-from gateway.core.inputs import WriteInput
-from gateway.core.service import MemoryService
+from gateway.core.usecases.service import MemoryService
+from gateway.core.writing.inputs import WriteInput
 from gateway.rpc import conversions as cv
-from gateway.rpc.auth import caller
+from gateway.rpc.auth import audited_as, caller
 from memgate.v1 import memgate_pb2 as pb
 from memgate.v1 import memgate_pb2_grpc as pb_grpc
 
@@ -24,6 +24,7 @@ def _links(req: pb.RecordEventRequest) -> list[tuple[str, str, str]]:
 class GatewayServicer(pb_grpc.MemoryGatewayServicer):
     def __init__(self, service: MemoryService) -> None:
         self._svc = service
+        self._master = service.settings.master_agent
 
     # ---- long-term memories
     async def Write(self, req: pb.WriteRequest, ctx: Ctx) -> pb.WriteResponse:
@@ -37,13 +38,16 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         return pb.BatchWriteResponse(results=[cv.write_result_to_pb(o) for o in out])
 
     async def Recall(self, req: pb.RecallRequest, ctx: Ctx) -> pb.RecallResponse:
-        result = await self._svc.recaller.recall_as(caller(ctx), cv.recall_query_from_pb(req))
-        return cv.recall_result_to_pb(result)
+        agent = caller(ctx)
+        action = audited_as(ctx, agent, self._master, "recall")
+        query = cv.recall_query_from_pb(req)
+        return cv.recall_result_to_pb(await self._svc.recaller.recall_as(agent, query, action))
 
     async def Get(self, req: pb.GetRequest, ctx: Ctx) -> pb.GetResponse:
-        return pb.GetResponse(
-            memory=cv.memory_to_pb(await self._svc.memories.get(caller(ctx), req.id))
-        )
+        agent = caller(ctx)
+        action = audited_as(ctx, agent, self._master, "read")
+        mem = await self._svc.memories.get(agent, req.id, action)
+        return pb.GetResponse(memory=cv.memory_to_pb(mem))
 
     async def History(self, req: pb.HistoryRequest, ctx: Ctx) -> pb.HistoryResponse:
         versions = await self._svc.memories.history(caller(ctx), req.id, cv.from_ts(req, "as_of"))
@@ -310,6 +314,12 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             msg.metadata["review_reason"] = reason
             out.append(msg)
         return pb.ListReviewResponse(memories=out)
+
+    async def ListNamespaces(
+        self, req: pb.ListNamespacesRequest, ctx: Ctx
+    ) -> pb.ListNamespacesResponse:
+        names, more = await self._svc.memories.namespaces(caller(ctx), req.prefix, req.limit)
+        return pb.ListNamespacesResponse(namespaces=names, truncated=more)
 
     async def ResolveReview(self, req: pb.ResolveReviewRequest, ctx: Ctx) -> pb.Memory:
         mem = await self._svc.ops.resolve_review(caller(ctx), req.id, req.approve, req.reason)

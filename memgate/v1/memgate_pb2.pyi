@@ -1099,3 +1099,19 @@ class ImportResponse(_message.Message):
     links: int
     conflicts: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, imported: _Optional[int] = ..., unchanged: _Optional[int] = ..., reembedded: _Optional[int] = ..., links: _Optional[int] = ..., conflicts: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListNamespacesRequest(_message.Message):
+    __slots__ = ("prefix", "limit")
+    PREFIX_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    prefix: str
+    limit: int
+    def __init__(self, prefix: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ListNamespacesResponse(_message.Message):
+    __slots__ = ("namespaces", "truncated")
+    NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    namespaces: _containers.RepeatedScalarFieldContainer[str]
+    truncated: bool
+    def __init__(self, namespaces: _Optional[_Iterable[str]] = ..., truncated: _Optional[bool] = ...) -> None: ...

@@ -219,6 +219,11 @@ class MemoryGatewayStub:
                 request_serializer=memgate_dot_v1_dot_memgate__pb2.ResolveReviewRequest.SerializeToString,
                 response_deserializer=memgate_dot_v1_dot_memgate__pb2.Memory.FromString,
                 _registered_method=True)
+        self.ListNamespaces = channel.unary_unary(
+                '/memgate.v1.MemoryGateway/ListNamespaces',
+                request_serializer=memgate_dot_v1_dot_memgate__pb2.ListNamespacesRequest.SerializeToString,
+                response_deserializer=memgate_dot_v1_dot_memgate__pb2.ListNamespacesResponse.FromString,
+                _registered_method=True)
         self.Export = channel.unary_stream(
                 '/memgate.v1.MemoryGateway/Export',
                 request_serializer=memgate_dot_v1_dot_memgate__pb2.ExportRequest.SerializeToString,
@@ -471,6 +476,14 @@ class MemoryGatewayServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListNamespaces(self, request, context):
+        """The namespaces holding at least one active memory that the caller may read (the master:
+        all; a sub-agent: the shared ones and its own agent/<id>), sorted.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Export(self, request, context):
         """---- backup and moves between gateways (master only)
         Every version of every memory of the namespaces (any status) with the graph edges of its
@@ -676,6 +689,11 @@ def add_MemoryGatewayServicer_to_server(servicer, server):
                     servicer.ResolveReview,
                     request_deserializer=memgate_dot_v1_dot_memgate__pb2.ResolveReviewRequest.FromString,
                     response_serializer=memgate_dot_v1_dot_memgate__pb2.Memory.SerializeToString,
+            ),
+            'ListNamespaces': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListNamespaces,
+                    request_deserializer=memgate_dot_v1_dot_memgate__pb2.ListNamespacesRequest.FromString,
+                    response_serializer=memgate_dot_v1_dot_memgate__pb2.ListNamespacesResponse.SerializeToString,
             ),
             'Export': grpc.unary_stream_rpc_method_handler(
                     servicer.Export,
@@ -1687,6 +1705,33 @@ class MemoryGateway:
             '/memgate.v1.MemoryGateway/ResolveReview',
             memgate_dot_v1_dot_memgate__pb2.ResolveReviewRequest.SerializeToString,
             memgate_dot_v1_dot_memgate__pb2.Memory.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListNamespaces(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memgate.v1.MemoryGateway/ListNamespaces',
+            memgate_dot_v1_dot_memgate__pb2.ListNamespacesRequest.SerializeToString,
+            memgate_dot_v1_dot_memgate__pb2.ListNamespacesResponse.FromString,
             options,
             channel_credentials,
             insecure,

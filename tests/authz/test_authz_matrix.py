@@ -144,6 +144,9 @@ Import               other   DENIED    DENIED     DENIED    DENIED    DENIED
 ResolveReview        master  OK        OK         OK        OK        OK
 ResolveReview        owner   DENIED    DENIED     DENIED    DENIED    DENIED
 ResolveReview        other   DENIED    DENIED     DENIED    DENIED    DENIED
+ListNamespaces       master  OK        OK         OK        OK        OK
+ListNamespaces       owner   OK        OK         OK        OK        OK
+ListNamespaces       other   OK        OK         OK        OK        OK
 ForgetNamespace      master  OK        OK         OK        INVALID   OK
 ForgetNamespace      owner   DENIED    DENIED     DENIED    DENIED    DENIED
 ForgetNamespace      other   DENIED    DENIED     DENIED    DENIED    DENIED
@@ -339,6 +342,8 @@ BUILDERS: dict[str, Builder] = {
     "EndSession": lambda w, who, col, ns: pb.EndSessionRequest(namespace=ns, session_id="s1"),
     "Export": lambda w, who, col, ns: pb.ExportRequest(namespaces=[ns]),
     "Import": lambda w, who, col, ns: pb.ImportRequest(memories=[w.exported(ns)]),
+    # OK everywhere: a namespace the caller may not read is left out (test_cli_ops.py)
+    "ListNamespaces": lambda w, who, col, ns: pb.ListNamespacesRequest(prefix=ns),
     "ResolveReview": lambda w, who, col, ns: pb.ResolveReviewRequest(
         id=w.quarantined(ns), approve=False, reason="matrix"
     ),

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from gateway.core.errors import InvalidArgument
-from gateway.core.models import Event, Neighbour, NodeKind, NodeRef, Relation, scoped_id
-from gateway.core.ports import EpisodicGraph
+from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.models import Event, Neighbour, NodeKind, NodeRef, Relation, scoped_id
+from gateway.core.ports.ports import EpisodicGraph
 from stores.breaker import Breaker, BreakerPolicy, guard
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)

@@ -1,4 +1,4 @@
-"""Journal contract (gateway.core.ports.Journal): durable order, idempotency by (agent, key),
+"""Journal contract (gateway.core.ports.ports.Journal): durable order, idempotency by (agent, key),
 all-or-nothing batches, replay state, retention — and the command codec it stores."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import ClassVar
 
 import pytest
 
-from gateway.core.commands import CODEC_VERSION, CommandUnreadable, MemoryWrite
-from gateway.core.control import NewEntry
-from gateway.core.errors import Conflict, FailedPrecondition
-from gateway.core.models import Layer
-from gateway.core.ports import Journal
+from gateway.core.model.commands import CODEC_VERSION, CommandUnreadable, MemoryWrite
+from gateway.core.model.control import NewEntry
+from gateway.core.model.errors import Conflict, FailedPrecondition
+from gateway.core.model.models import Layer
+from gateway.core.ports.ports import Journal
 from stores.sqlite_journal import SqliteJournal
 
 MakeJournal = Callable[[], Journal]
@@ -142,7 +142,7 @@ async def test_prune_drops_only_old_applied_entries(make_journal: MakeJournal) -
 async def test_typed_commands_round_trip_through_the_journal(make_journal: MakeJournal) -> None:
     from datetime import UTC, datetime
 
-    from gateway.core.commands import (
+    from gateway.core.model.commands import (
         Archive,
         EraseWorking,
         Forget,
@@ -153,7 +153,7 @@ async def test_typed_commands_round_trip_through_the_journal(make_journal: MakeJ
         SummariseOverflow,
         TurnAppend,
     )
-    from gateway.core.models import NodeKind, NodeRef, Zone
+    from gateway.core.model.models import NodeKind, NodeRef, Zone
 
     at = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
     sent = [
@@ -283,7 +283,7 @@ async def test_an_old_journal_still_replays(tmp_path) -> None:  # type: ignore[n
 
 
 async def test_erase_pending_neutralises_earlier_entries_and_leaves_no_copy(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from gateway.core.commands import EraseWorking, ForgetNamespace, TurnAppend
+    from gateway.core.model.commands import EraseWorking, ForgetNamespace, TurnAppend
 
     secret = "zebra-secret-7f3a"
     j = SqliteJournal(tmp_path / "j.db")

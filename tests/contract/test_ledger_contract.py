@@ -1,4 +1,4 @@
-"""Ledger contract (gateway.core.ports.Ledger): the gateway's control records, typed — audit,
+"""Ledger contract (gateway.core.ports.ports.Ledger): the gateway's control records, typed — audit,
 aliases, proposals, the review queue, settings, pending facts and task steps — kept across a
 restart."""
 
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from gateway.core.commands import MemoryWrite, TurnAppend
-from gateway.core.control import AuditEntry, Proposal, ReviewItem
-from gateway.core.models import Layer
-from gateway.core.ports import Ledger
+from gateway.core.model.commands import MemoryWrite, TurnAppend
+from gateway.core.model.control import AuditEntry, Proposal, ReviewItem
+from gateway.core.model.models import Layer
+from gateway.core.ports.ports import Ledger
 from stores.sqlite_ledger import SqliteLedger
 
 MakeLedger = Callable[[], Ledger]
@@ -178,7 +178,7 @@ async def test_rows_queued_before_an_erasure_arrive_without_text(ledger: Ledger)
     the record of an erasure. Retention forgets the erasures with the rows."""
     import time
 
-    from gateway.core.control import ERASURE_SKEW_S
+    from gateway.core.model.control import ERASURE_SKEW_S
 
     before = time.time() - 1
     await ledger.set_aliases([("w-merged", "m1")])
@@ -325,7 +325,7 @@ async def test_records_survive_a_restart(make_ledger: MakeLedger) -> None:
 
 
 async def test_turns_wait_to_be_mined_once(ledger: Ledger) -> None:
-    from gateway.core.models import Turn
+    from gateway.core.model.models import Turn
 
     turns = [Turn(f"t{i}", "user", f"line {i}", metadata={"speaker": "Leo"}) for i in range(5)]
     await ledger.record_turns("user/a", "s1", turns[:3])
@@ -352,7 +352,7 @@ async def test_turns_wait_to_be_mined_once(ledger: Ledger) -> None:
 async def test_due_sessions_idle_or_many_new_turns(ledger: Ledger) -> None:
     import time
 
-    from gateway.core.models import Turn
+    from gateway.core.model.models import Turn
 
     await ledger.record_turns("user/a", "busy", [Turn(f"b{i}", "user", "x") for i in range(4)])
     await ledger.record_turns("user/a", "quiet", [Turn("q", "user", "x")])

@@ -1,5 +1,5 @@
 """The Neo4j reads a recall (and a timeline) makes are answered from an index, never by scanning
-every node of a label: a scan cost 121 ms per recall at 60k memories (docs/BENCHMARKS.md, fourth
+every node of a label: a scan cost 121 ms per recall at 60k memories (docs/BENCHMARKS-HISTORY.md, fourth
 round). Each statement the adapters send is captured and EXPLAINed on the real server."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import neo4j
 import pytest
 
-from gateway.core.models import Layer, MemoryFilter, Status
+from gateway.core.model.models import Layer, MemoryFilter, Status
 from stores.neo4j_graph import Neo4jEpisodicGraph
 from stores.neo4j_records import Neo4jRecordStore
 

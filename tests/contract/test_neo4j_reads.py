@@ -9,8 +9,8 @@ import uuid
 
 import pytest
 
-from gateway.core.errors import BackendUnavailable
-from gateway.core.models import Layer, Memory
+from gateway.core.model.errors import BackendUnavailable
+from gateway.core.model.models import Layer, Memory
 from stores import timing
 from stores.neo4j_records import Neo4jRecordStore
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gateway.core.errors import Conflict
-from gateway.core.models import Layer, Memory, MemoryFilter, Status, VectorItem
-from gateway.core.ports import RecordStore
+from gateway.core.model.errors import Conflict
+from gateway.core.model.models import Layer, Memory, MemoryFilter, Status, VectorItem
+from gateway.core.ports.ports import RecordStore
 from stores.breaker import Breaker, BreakerPolicy, guard
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
@@ -388,6 +388,28 @@ async def test_set_context_reindexes_the_current_version_only(record_store: Reco
     await record_store.put([newer])
     await record_store.set_context([stored])
     assert await record_store.keyword_search([ns], layers, "kayak", 5) == []
+
+
+async def test_set_embeddings_replaces_the_current_vector_without_a_version(
+    record_store: RecordStore,
+) -> None:
+    """Another embedder's vector for the same text (a switch re-embeds): the current version and
+    its history entry carry it, older versions and the version number stay as they were."""
+    ns = uid("ns")
+    first = mem(ns, "Alice lives in Berlin", embedding=vec(1))
+    second = first.with_changes(version=2, content="Alice lives in Hamburg", embedding=vec(2))
+    await record_store.put([first, second])
+    fresh = vec(3, dim=12)  # another model, another size
+    await record_store.set_embeddings([(first.id, fresh), (uid(), vec(4))])  # unknown: skipped
+    now = (await record_store.get([first.id]))[first.id]
+    assert now.version == 2 and now.embedding is not None
+    assert np.allclose(now.embedding, fresh)
+    history = await record_store.history(first.id)
+    assert [m.version for m in history] == [1, 2]
+    assert np.allclose(history[0].embedding, vec(1)) and np.allclose(history[1].embedding, fresh)
+    found = [i for batch in [b async for b in record_store.iter_vectors()] for i in batch]
+    mine = [i for i in found if i.id == first.id]
+    assert len(mine) == 1 and np.allclose(mine[0].vector, fresh)
 
 
 #: A fixed corpus and queries on which every adapter must rank like the reference BM25 below.

@@ -10,10 +10,10 @@ import uuid
 
 import pytest
 
-from gateway.core.commands import MemoryWrite
-from gateway.core.control import NewEntry
-from gateway.core.errors import Conflict
-from gateway.core.models import Layer, Turn, Zone
+from gateway.core.model.commands import MemoryWrite
+from gateway.core.model.control import NewEntry
+from gateway.core.model.errors import Conflict
+from gateway.core.model.models import Layer, Turn, Zone
 from stores.redis_journal import RedisJournal
 from stores.redis_working import RedisWorkingStore, session_keys
 from tests.contract.local_cluster import node_of

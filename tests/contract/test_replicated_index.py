@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from redis.asyncio import Redis
 
-from gateway.core.models import Layer, Memory, VectorItem
+from gateway.core.model.models import Layer, Memory, VectorItem
 from stores.faiss_index import ShardedFaissIndex
 from stores.redis_changes import ReplicatedIndex
 
@@ -91,7 +91,8 @@ async def test_one_replicas_changes_reach_the_other_at_its_next_search(pair) -> 
 async def test_a_replica_behind_the_trimmed_stream_rebuilds(pair, redis_url: str) -> None:  # type: ignore[no-untyped-def]
     """It rebuilds from the records, and lets go of the texts it holds: the changes it never
     read may have been erasures."""
-    from gateway.core import memo, timecues
+    from gateway.core.recall import timecues
+    from gateway.core.screening import memo
 
     a, b, _ = pair
     await b.sync()
@@ -191,7 +192,8 @@ async def test_a_delete_from_another_replica_empties_this_ones_caches_of_texts(p
     recall path's memos, the embedder's cache), when they follow its deletes. A status change
     (an archive: the text stays in the records) leaves their caches alone. An erasure's delete
     is published as older versions publish every delete (no ``k`` field)."""
-    from gateway.core import memo, timecues
+    from gateway.core.recall import timecues
+    from gateway.core.screening import memo
 
     a, b, _ = pair
     await a.upsert([VectorItem(f"m{i}", "user/u", Layer.SEMANTIC, unit(i)) for i in (1, 2)])
@@ -210,7 +212,7 @@ async def test_a_delete_from_another_replica_empties_this_ones_caches_of_texts(p
 async def test_deletes_of_records_erased_outright_invalidate_every_namespace(pair) -> None:  # type: ignore[no-untyped-def]
     """Followed deletes whose records are gone (a namespace erased on another replica) cannot be
     named by namespace: every cached recall goes (``EVERY_NAMESPACE``)."""
-    from gateway.core.events import EVERY_NAMESPACE
+    from gateway.core.model.events import EVERY_NAMESPACE
 
     a, b, changed = pair
     await a.upsert([VectorItem("m1", "user/u", Layer.SEMANTIC, unit(1))])

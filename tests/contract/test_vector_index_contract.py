@@ -1,4 +1,4 @@
-"""VectorIndex contract (gateway.core.ports.VectorIndex), run against every way it is deployed:
+"""VectorIndex contract (gateway.core.ports.ports.VectorIndex), run against every way it is deployed:
 FAISS in memory, FAISS persisted to a data dir, and the persisted one behind the circuit breaker.
 (FAISS internals — sharding, crash points — are in tests/unit/test_faiss_index.py.)"""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gateway.core.models import Layer, VectorItem
-from gateway.core.ports import VectorIndex
+from gateway.core.model.models import Layer, VectorItem
+from gateway.core.ports.ports import VectorIndex
 from stores.breaker import Breaker, BreakerPolicy, guard
 from stores.faiss_index import ShardedFaissIndex
 

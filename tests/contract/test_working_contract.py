@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from gateway.core.errors import BackendUnavailable, InvalidArgument
-from gateway.core.models import Turn, Zone
-from gateway.core.ports import WorkingStore
+from gateway.core.model.errors import BackendUnavailable, InvalidArgument
+from gateway.core.model.models import Turn, Zone
+from gateway.core.ports.ports import WorkingStore
 from stores.breaker import Breaker, BreakerPolicy, guard
 from stores.redis_working import RedisWorkingStore
 from stores.sqlite_working import SqliteWorkingStore

@@ -46,6 +46,9 @@ def gateway_settings(tmp_path: Path, **overrides: Any) -> Settings:
         graph_slow_ms=0.0,
         # recall workers only where a test asks (tests/conftest.py; test_recall_workers.py)
         recall_processes=0,
+        # the start-up pass that slots facts stored before slots existed reads every stored
+        # vector: on the shared test Neo4j that is every earlier test's (test_slot_backfill.py)
+        slot_backfill=False,
     )
     return replace(base, **overrides)
 

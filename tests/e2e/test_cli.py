@@ -51,3 +51,39 @@ def test_bad_settings_are_reported(tmp_path: Path) -> None:
     done = _memgate("serve", "--config", str(cfg), "--data-dir", str(tmp_path))
     assert done.returncode == 2 and "half_life_days must be >= 7" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_status_is_a_table_and_json(tmp_path: Path) -> None:
+    import json
+
+    from gateway.client import GatewayClient
+    from tests.e2e.conftest import gateway_settings, running_gateway
+
+    keys = {"master": "k-m", "helper": "k-h"}
+    with running_gateway(gateway_settings(tmp_path, api_keys=keys)) as gw:
+        with GatewayClient(gw.address, "master", api_key="k-m") as m:
+            m.write("user/s", "semantic", "The user lives in Oslo", wait=True, confidence=0.9)
+            m.write("user/s", "semantic", "The user lives in Bergen", wait=True, confidence=0.2)
+        with GatewayClient(gw.address, "helper", api_key="k-h") as h:
+            assert h.write_result("user/s", "semantic", "The user sings").proposal_id
+        base = ("status", "--target", gw.address, "--api-key", "k-m")
+        table = _memgate(*base)
+        assert table.returncode == 0, table.stderr
+        lines = table.stdout.splitlines()
+        assert any("health" in x and "SERVING" in x for x in lines)
+        assert any("proposals pending" in x and "1 (oldest" in x for x in lines)
+        assert any("quarantine queue" in x and x.rstrip(" │").endswith("1") for x in lines)
+        semantic = next(x.split() for x in lines if "semantic" in x)
+        assert [c for c in semantic if c.isdigit()] == ["1", "1", "0", "0", "0"]
+        assert not table.stdout.lstrip().startswith("{")
+        report = json.loads(_memgate(*base, "--json").stdout)
+        assert report["health"] == "SERVING" and report["memories"]["semantic/quarantined"] == 1
+        assert report["review"]["proposals_pending"] == 1
+        assert report["review"]["quarantine_queue"] == 1
+        assert set(report["breakers"].values()) == {"closed"}
+        helper = _memgate("status", "--target", gw.address, "--agent", "helper", "--api-key", "k-h")
+        assert helper.returncode == 0 and "master only" in helper.stdout
+        as_json = _memgate(
+            "status", "--json", "--target", gw.address, "--agent", "helper", "--api-key", "k-h"
+        )
+        assert json.loads(as_json.stdout)["stats"] == "master only"

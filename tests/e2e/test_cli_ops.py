@@ -69,6 +69,8 @@ def test_proposals_list_approve_reject_with_exit_codes(keyed: RunningGateway) ->
         no_reason = memgate(keyed, "proposals", decision, drop)
         assert no_reason.returncode == 2 and "--reason" in no_reason.stderr
     assert memgate(keyed, "proposals", "reject", drop, "--reason", "nonsense").returncode == OK
+    retried = memgate(keyed, "proposals", "reject", drop, "--reason", "nonsense", "--json")
+    assert retried.returncode == OK and json.loads(retried.stdout)["state"] == "rejected"
     again = memgate(keyed, "proposals", "approve", drop, "--reason", "late")
     assert again.returncode == CONFLICT and "already rejected" in again.stderr
     assert memgate(keyed, "proposals", "approve", "nope", "--reason", "x").returncode == NOT_FOUND
@@ -207,3 +209,43 @@ def test_piped_output_is_quiet_when_the_reader_stops(keyed: RunningGateway) -> N
     )
     header = next(line for line in table.stdout.splitlines() if "proposer" in line)
     assert "conflicts with" in header  # one line: not folded into 80 columns
+
+
+def test_namespaces_by_reader_and_export_all(tmp_path: Path) -> None:
+    scout_key = "s-" + uuid.uuid4().hex
+    keys = {"master": KEY, "helper": HELPER_KEY, "scout": scout_key}
+    with running_gateway(gateway_settings(tmp_path / "gw", api_keys=keys)) as gw:
+        with GatewayClient(gw.address, "master", api_key=KEY) as m:
+            for ns in ("user/ann", "user/bob", "global", "task/t1"):
+                m.write(ns, "semantic", f"A fact kept in {ns}", wait=True)
+        for agent, key in (("helper", HELPER_KEY), ("scout", scout_key)):
+            with GatewayClient(gw.address, agent, api_key=key) as a:
+                a.write(f"agent/{agent}", "semantic", f"{agent}'s own note", wait=True)
+        every = ["agent/helper", "agent/scout", "global", "task/t1", "user/ann", "user/bob"]
+        listed = memgate(gw, "namespaces", "--json")
+        assert listed.returncode == OK, listed.stderr
+        assert json.loads(listed.stdout) == {"namespaces": every, "truncated": False}
+        # a sub-agent sees the shared namespaces and its own, never another agent's
+        mine = memgate(gw, "namespaces", "--json", "--agent", "helper", key=HELPER_KEY)
+        assert json.loads(mine.stdout)["namespaces"] == [x for x in every if x != "agent/scout"]
+        users = memgate(gw, "namespaces", "--prefix", "user/", "--limit", "1", "--json")
+        assert json.loads(users.stdout) == {"namespaces": ["user/ann"], "truncated": True}
+        table = memgate(gw, "namespaces")
+        assert "6 namespace(s)" in table.stdout and "user/bob" in table.stdout
+        for bad in (("--limit", "10001"), ("--limit", "-1"), ("--prefix", "u" * 201)):
+            refused = memgate(gw, "namespaces", *bad)
+            assert refused.returncode == BAD_INPUT and "Traceback" not in refused.stderr, bad
+
+        dump = tmp_path / "all.jsonl"
+        out = memgate(gw, "export", "--all", "-o", str(dump), "--json")
+        assert out.returncode == OK, out.stderr
+        assert json.loads(out.stdout)["memories"] == 6
+        assert json.loads(dump.read_text().splitlines()[0])["namespaces"] == every
+        for wrong in (("export",), ("export", "--all", "global")):
+            assert memgate(gw, *wrong).returncode == BAD_INPUT
+        denied = memgate(gw, "export", "--all", "--agent", "helper", key=HELPER_KEY)
+        assert denied.returncode == NOT_ALLOWED
+    with running_gateway(gateway_settings(tmp_path / "other", api_keys={"master": KEY})) as other:
+        assert json.loads(memgate(other, "import", str(dump), "--json").stdout)["imported"] == 6
+        again = memgate(other, "namespaces", "--json")
+        assert json.loads(again.stdout)["namespaces"] == every

@@ -128,21 +128,25 @@ def test_review_in_a_real_browser(browser: Any, console: str, gateway: RunningGa
     by_id(By.ID, "api_key").send_keys(MASTER_KEY)
     by_id(By.ID, "login").click()
     WebDriverWait(browser, 30).until(ec.url_contains("/review"))
-    _shot(browser, "1-review-queue")
-    # both proposals, with their evidence; the hostile one shown as text, never run
-    assert by_id(By.ID, f"proposal-{keep}").is_displayed()
-    card = by_id(By.ID, f"proposal-{drop}").text
-    assert "<script>window.__pwned = 1</script>" in card and "said in session 1" in card
+    browser.get(f"{console}/review?ns={urllib.parse.quote(ns)}")
+    _shot(browser, "1-review-list")
+    # one row each; the hostile one shown as text, never run
+    assert by_id(By.ID, f"row-{keep}").is_displayed()
+    assert "<script>window.__pwned = 1</script>" in by_id(By.ID, f"row-{drop}").text
     assert browser.execute_script("return window.__pwned === undefined")
-
-    by_id(By.ID, f"approve-reason-{keep}").send_keys("confirmed by the user")
-    by_id(By.ID, f"approve-{keep}").click()
-    assert f"Approved proposal {keep}" in text_of("flash", "Approved")
+    by_id(By.ID, f"open-{drop}").click()
+    card = text_of(f"proposal-{drop}", "said in session 1")
+    assert "<script>window.__pwned = 1</script>" in card
+    assert browser.execute_script("return window.__pwned === undefined")
     by_id(By.ID, f"reject-reason-{drop}").send_keys("hostile markup")
     by_id(By.ID, f"reject-{drop}").click()
     assert f"Rejected proposal {drop}" in text_of("flash", "Rejected")
-    assert not browser.find_elements(By.ID, f"proposal-{keep}")
-    assert not browser.find_elements(By.ID, f"proposal-{drop}")
+    browser.get(f"{console}/proposal/{keep}")
+    by_id(By.ID, f"approve-reason-{keep}").send_keys("confirmed by the user")
+    by_id(By.ID, f"approve-{keep}").click()
+    assert f"Approved proposal {keep}" in text_of("flash", "Approved")
+    assert not browser.find_elements(By.ID, f"row-{keep}")
+    assert not browser.find_elements(By.ID, f"row-{drop}")
     _shot(browser, "2-after-decisions")
 
     browser.get(f"{console}/audit?ns={urllib.parse.quote(ns)}")
@@ -221,7 +225,7 @@ def test_posts_need_the_session_csrf_token_and_pages_escape(
     status, _, _ = _call(opener, action, {"csrf": csrf, "reason": ""})
     assert status == 303  # back to the queue with "give a reason"; nothing decided
     status, page, _ = _call(opener, console + "/review")
-    assert "Give a reason" in page and f'id="proposal-{pid}"' in page
+    assert "Give a reason" in page and f'id="row-{pid}"' in page
 
 
 def test_an_edit_is_written_by_the_master_and_audited(
@@ -248,3 +252,351 @@ def test_an_edit_is_written_by_the_master_and_audited(
         assert mem.metadata["edited_from_proposal"] == pid
         actions = {(e.action, e.target) for e in c.audit(namespace=ns)}
         assert ("write", written) in actions and ("rejected", pid) in actions
+
+
+# ---- at scale: 50+ items, the list, filters, pages, bulk decisions, grouping, diff, audit
+SCOUT_KEY = "scout-key-" + uuid.uuid4().hex
+TOPICS = ["tea", "chess", "jazz", "rust", "maps", "kites", "opera", "tofu", "golf", "yoga"]
+
+
+@pytest.fixture(scope="module")
+def big_gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningGateway]:
+    settings = gateway_settings(
+        tmp_path_factory.mktemp("console-scale"),
+        api_keys={"master": MASTER_KEY, "helper": HELPER_KEY, "scout": SCOUT_KEY},
+    )
+    with running_gateway(settings) as gw:
+        yield gw
+
+
+@pytest.fixture
+def big_console(big_gateway: RunningGateway) -> Iterator[str]:
+    server: ConsoleServer = make_server(big_gateway.address, "127.0.0.1:0")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def _fill(gw: RunningGateway) -> dict[str, Any]:
+    """54 proposals in two namespaces: 45 distinct + 3 identical by the helper in one, 6 by the
+    scout in the other (one contradicts a fact with 3 versions); 2 quarantined claims."""
+    home, work = "user/scale-home", "user/scale-work"
+    with GatewayClient(gw.address, "master", api_key=MASTER_KEY) as m:
+        for city in ("Berlin", "Hamburg", "Paris"):
+            fact = m.write(work, "semantic", f"The user lives in {city}", wait=True, confidence=0.9)
+        for food in ("The user is allergic to peanuts", "The user is allergic to shellfish"):
+            allergy = m.write(work, "semantic", food, wait=True, confidence=0.95)
+        weak = [
+            m.write_result(work, "semantic", text, wait=True, confidence=0.2)
+            for text in ("The user is not allergic to peanuts", "The user lives in Lyon")
+        ]
+        held = {q.id for q in m.review_queue(100)}
+    queued = [w.id for w in weak if w.id in held]
+    with GatewayClient(gw.address, "helper", api_key=HELPER_KEY) as h:
+        distinct = [
+            h.write_result(
+                home,
+                "semantic",
+                f"The user likes {TOPICS[i % 10]} number {i}",
+                task_id=f"task-{i % 4}",
+                evidence=[f"turn {i}"],
+            ).proposal_id
+            for i in range(45)
+        ]
+        twins = [
+            h.write_result(home, "semantic", "The user's dog is called Rex").proposal_id
+            for _ in range(3)
+        ]
+    with GatewayClient(gw.address, "scout", api_key=SCOUT_KEY) as s:
+        scouted = [
+            s.write_result(work, "semantic", f"The user works on {t} on Fridays").proposal_id
+            for t in TOPICS[:5]
+        ]
+        rome = s.write_result(
+            work, "semantic", "The user lives in Rome", confidence=0.6, task_id="move-42"
+        ).proposal_id
+    return {
+        "home": home,
+        "work": work,
+        "fact": fact,
+        "distinct": distinct,
+        "twins": twins,
+        "scouted": scouted,
+        "rome": rome,
+        "queued": queued,
+        "shellfish": allergy,
+    }
+
+
+def test_review_at_scale_in_a_real_browser(
+    browser: Any, big_console: str, big_gateway: RunningGateway
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    data = _fill(big_gateway)
+    assert len(data["queued"]) == 2, "both weaker contradictions wait in the quarantine queue"
+    console, by_id = big_console, browser.find_element
+
+    def rows() -> list[Any]:
+        return list(browser.find_elements(By.CSS_SELECTOR, "#proposals tr.row"))
+
+    def flash(containing: str) -> str:
+        located = (By.ID, "flash")
+        WebDriverWait(browser, 30).until(ec.text_to_be_present_in_element(located, containing))
+        return str(by_id(*located).text)
+
+    def height() -> int:
+        return int(browser.execute_script("return document.body.getBoundingClientRect().height"))
+
+    browser.get(console + "/login")
+    by_id(By.ID, "api_key").send_keys(MASTER_KEY)
+    by_id(By.ID, "login").click()
+    WebDriverWait(browser, 30).until(ec.url_contains("/review"))
+    # 54 proposals, the 3 identical ones one row: 52 rows, 25 a page
+    assert "54 pending proposal(s)" in by_id(By.CSS_SELECTOR, ".tabs").text
+    assert "52 row(s) match (54 proposal(s)" in by_id(By.ID, "matching").text
+    assert len(rows()) == 25 and by_id(By.ID, "page-of").text == "page 1 of 3"
+    first_page = height()
+    assert first_page < 1600, f"a page of 25 rows is {first_page} px"
+    _shot(browser, "scale-1-list")
+    # the quarantine queue is reachable without scrolling
+    link = by_id(By.ID, "queue-link")
+    assert "2 waiting" in link.text
+    assert link.location["y"] < int(browser.execute_script("return window.innerHeight"))
+    browser.get(console + "/review?size=100")
+    assert len(rows()) == 52
+    all_rows = height()
+    assert all_rows < 3000, f"all 52 rows are {all_rows} px"
+    print(f"console heights: 25 rows {first_page} px, 52 rows {all_rows} px")
+
+    browser.get(console + "/review")
+    by_id(By.ID, "next-page").click()
+    WebDriverWait(browser, 30).until(ec.text_to_be_present_in_element((By.ID, "page-of"), "2 of"))
+    assert len(rows()) == 25
+    by_id(By.ID, "next-page").click()
+    WebDriverWait(browser, 30).until(ec.text_to_be_present_in_element((By.ID, "page-of"), "3 of"))
+    assert len(rows()) == 2 and not browser.find_elements(By.ID, "next-page")
+
+    # filters: proposer, namespace prefix, conflicts only
+    by_id(By.ID, "f-proposer").send_keys("scout")
+    by_id(By.ID, "filter").click()
+    WebDriverWait(browser, 30).until(ec.url_contains("proposer=scout"))
+    assert len(rows()) == 6 and by_id(By.ID, "page-of").text == "page 1 of 1"
+    browser.get(console + "/review?ns=user/scale-home&kind=conflict")
+    assert not rows() and by_id(By.ID, "no-proposals")
+    browser.get(console + "/review?kind=conflict")
+    (row,) = rows()
+    rome = data["rome"]
+    assert row.get_attribute("id") == f"row-{rome}"
+    assert "user:residence" in row.text and "Paris" in row.text and "overlap" in row.text
+    assert "move-42" in row.text  # the task id
+    _shot(browser, "scale-2-conflicts")
+
+    # identical proposals: one row, ×3, decided together (each audited)
+    browser.get(console + "/review?ns=user/scale-home&size=100")
+    twins = data["twins"]
+    assert by_id(By.ID, f"count-{twins[0]}").text == "×3"
+    assert not browser.find_elements(By.ID, f"row-{twins[1]}")
+    # bulk: the twins' row and 9 others, one reason
+    picked = [twins[0], *data["distinct"][:9]]
+    for pid in picked:
+        by_id(By.ID, f"pick-{pid}").click()
+    by_id(By.ID, "bulk-reason").send_keys("bulk: not about the user")
+    by_id(By.ID, "bulk-reject").click()
+    assert "Rejected 12 proposal(s)" in flash("Rejected")
+    assert "ns=user%2Fscale-home" in browser.current_url  # back to the same filtered list
+    assert len(rows()) == 36
+    _shot(browser, "scale-3-after-bulk")
+
+    # the conflict's detail: the fact it supersedes, approve and supersede
+    browser.get(f"{console}/proposal/{rome}")
+    detail = by_id(By.ID, f"proposal-{rome}").text
+    assert "conflicts on user:residence" in detail and "The user lives in Paris" in detail
+    assert "move-42" in detail and by_id(By.ID, f"approve-{rome}").text == "Approve and supersede"
+    by_id(By.ID, f"approve-reason-{rome}").send_keys("the user moved")
+    by_id(By.ID, f"approve-{rome}").click()
+    flash("Approved")
+
+    # the fact's history: 4 versions, each a diff against the one before, nothing cut off
+    browser.get(f"{console}/memory/{data['fact']}")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#versions .version")) == 4
+    assert by_id(By.CSS_SELECTOR, "#version-2 del").text == "Berlin"
+    assert by_id(By.CSS_SELECTOR, "#version-2 ins").text == "Hamburg"
+    assert by_id(By.CSS_SELECTOR, "#version-4 .diff del").text == "Paris"
+    assert by_id(By.CSS_SELECTOR, "#version-4 .diff ins").text == "Rome"
+    assert browser.execute_script(
+        "return document.documentElement.scrollWidth <= window.innerWidth"
+    ), "the history is wider than the window"
+    _shot(browser, "scale-4-history-diff")
+
+    # the quarantine queue in its own tab: release one, forget the other
+    browser.get(console + "/queue")
+    release, forget = data["queued"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#queue tr.row")) == 2
+    by_id(By.ID, f"pick-{release}").click()
+    by_id(By.ID, "queue-reason").send_keys("checked with the user")
+    by_id(By.ID, "queue-approve").click()
+    assert "Approved 1 queued memory(ies)" in flash("Approved")
+    _shot(browser, "scale-5-queue")
+
+    # the namespaces and agents overview
+    browser.get(console + "/namespaces")
+    assert "5" in by_id(By.ID, "ns-user/scale-work").text  # the scout's 5 left pending
+    assert "36" in by_id(By.ID, "ns-user/scale-home").text
+    assert "scout" in by_id(By.ID, "agents").text
+
+    # "all rows on this page": the scout's five left, rejected with one reason, each audited
+    browser.get(console + "/review?proposer=scout")
+    assert len(rows()) == 5
+    by_id(By.ID, "pick-page").click()
+    by_id(By.ID, "bulk-reason").send_keys("not the user's schedule")
+    by_id(By.ID, "bulk-reject").click()
+    assert "Rejected 5 proposal(s)" in flash("Rejected")
+    assert not rows() and "proposer=scout" in browser.current_url
+
+    # forget needs a reason and the confirmation ticked
+    browser.get(f"{console}/memory/{data['shellfish']}")
+    by_id(By.ID, "forget-reason").send_keys("the user asked")
+    by_id(By.ID, "forget").click()
+    assert "Tick the confirmation" in flash("Tick")
+    by_id(By.ID, "forget-reason").send_keys("the user asked")
+    by_id(By.ID, "forget-confirm").click()
+    by_id(By.ID, "forget").click()
+    assert "only a tombstone stays" in flash("Forgot")
+    assert not browser.find_elements(By.ID, "forget-form")
+    assert "forget user/scale-work" in by_id(By.ID, "audit").text
+
+    # the stats page: what waits, and since when
+    browser.get(console + "/stats")
+    assert by_id(By.ID, "pending-count").text == "36"  # 54 - 12 - 1 - 5
+    assert by_id(By.ID, "queued-count").text == "1"
+    assert by_id(By.ID, "oldest-pending").text.endswith("UTC")
+
+    # a reviewer's search is audited as the console's; browsing is not audited at all
+    browser.get(console + "/search?ns=user/scale-work&q=where does the user live")
+    assert "Rome" in by_id(By.ID, "hits").text
+    with GatewayClient(big_gateway.address, "master", api_key=MASTER_KEY) as m:
+        decided = {p.id: p for p in m.proposals("", 500)}
+        entries = m.audit(namespace="user/scale-home", limit=500) + m.audit(
+            namespace="user/scale-work", limit=500
+        )
+        assert m.history(data["fact"])[-1].content == "The user lives in Rome"
+        assert forget in {q.id for q in m.review_queue(100)}
+    rejected = [e for e in entries if e.action == "rejected"]
+    bulk = [e for e in rejected if e.detail == "bulk: not about the user"]
+    assert sorted(e.target for e in bulk) == sorted([*twins, *data["distinct"][:9]])
+    by_page = [e.target for e in rejected if e.detail == "not the user's schedule"]
+    assert sorted(by_page) == sorted(data["scouted"]) and len(rejected) == 17
+    assert all(decided[pid].state == "rejected" for pid in twins + data["distinct"][:9])
+    assert decided[data["distinct"][9]].state == "pending"
+    master_reads = [e for e in entries if e.agent_id == "master" and e.action in ("recall", "read")]
+    assert master_reads == [], "browsing the console wrote master reads into the audit log"
+    assert [e.action for e in entries if "recall" in e.action] == ["console_recall"]
+    forgets = [e for e in entries if e.action == "forget"]
+    assert [(f.agent_id, f.detail) for f in forgets] == [
+        ("master", f"{data['shellfish']}: the user asked")
+    ]
+
+
+def test_bulk_forms_are_checked_and_change_nothing_when_wrong(
+    console: str, gateway: RunningGateway
+) -> None:
+    _, ids = _propose(gateway, "The user sails", "The user knits")
+    opener = _opener()
+    _login(opener, console)
+    _, page, _ = _call(opener, console + "/review")
+    csrf = page.split('name="csrf" value="')[1].split('"')[0]
+    bulk = console + "/proposals/bulk"
+    good = {"csrf": csrf, "reason": "r", "action": "reject", "id": ",".join(ids)}
+    cases = [
+        ({**good, "id": ids[0] + ",<x>"}, 400),  # a malformed id
+        ({**good, "id": ",".join(f"p{i}" for i in range(501))}, 400),  # over the cap
+        ({**good, "action": "delete"}, 400),
+        ({**good, "csrf": "forged"}, 403),
+        ({**good, "reason": " "}, 303),  # "give a reason": nothing decided
+    ]
+    for form, expected in cases:
+        status, _, _ = _call(opener, bulk, form)
+        assert status == expected, form
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as c:
+        states = {p.id: p.state for p in c.proposals("", 500)}
+    assert [states[i] for i in ids] == ["pending", "pending"]
+    status, _, headers = _call(opener, bulk, {**good, "back": "https://evil.example/"})
+    assert status == 303 and headers["Location"] == "/review"  # never off the console
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as c:
+        states = {p.id: p.state for p in c.proposals("", 500)}
+        assert [states[i] for i in ids] == ["rejected", "rejected"]
+        audited = [e for e in c.audit(limit=500) if e.action == "rejected" and e.target in ids]
+    assert len(audited) == 2 and {e.detail for e in audited} == {"r"}
+
+
+def test_the_console_label_is_the_masters_only(gateway: RunningGateway) -> None:
+    """``x-memgate-via: console`` turns the master's recall/get into console_recall/console_read
+    in the audit log; from a sub-agent it is PERMISSION_DENIED, an unknown value
+    INVALID_ARGUMENT, and neither reads nor audits anything."""
+    from gateway.client import GatewayError
+
+    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as m:
+        mid = m.write(ns, "semantic", "The user rows on Sundays", wait=True)
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY, via="console") as c:
+        assert [h.id for h in c.recall("rowing", [ns])] == [mid]
+        c.get(mid)
+    refused = [
+        ("helper", HELPER_KEY, "console", "PERMISSION_DENIED"),
+        ("master", MASTER_KEY, "agent", "INVALID_ARGUMENT"),
+        ("master", MASTER_KEY, "x" * 5000, "INVALID_ARGUMENT"),
+    ]
+    for agent, key, via, code in refused:
+        with GatewayClient(gateway.address, agent, api_key=key, via=via, retries=0) as x:
+            for call in (lambda: x.recall("rowing", [ns]), lambda: x.get(mid)):
+                with pytest.raises(GatewayError) as err:
+                    call()
+                assert err.value.code.name == code
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as m:
+        actions = sorted((e.agent_id, e.action) for e in m.audit(namespace=ns))
+    assert actions == [
+        ("master", "console_read"),
+        ("master", "console_recall"),
+        ("master", "write"),
+    ]
+
+
+def test_erasing_a_namespace_needs_its_name_twice_and_a_reason(
+    console: str, gateway: RunningGateway
+) -> None:
+    ns, (pid,) = _propose(gateway, "The user owns a kayak")
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as m:
+        m.write(ns, "semantic", "The user paddles on Sundays", wait=True)
+    opener = _opener()
+    _login(opener, console)
+    status, page, _ = _call(opener, console + "/namespaces")
+    assert status == 200 and f'id="ns-{ns}"' in page
+    csrf = page.split('name="csrf" value="')[1].split('"')[0]
+    erase = console + "/namespaces/erase"
+    for form in (
+        {"namespace": ns, "confirm": ns + "x", "reason": "asked"},
+        {"namespace": ns, "confirm": ns, "reason": " "},
+        {"namespace": ns, "confirm": ns, "reason": "asked", "csrf": "forged"},
+    ):
+        status, _, _ = _call(opener, erase, {"csrf": csrf, **form})
+        assert status in (303, 403)
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as m:
+        assert ns in m.namespaces("user/").namespaces  # nothing erased yet
+    status, _, _ = _call(
+        opener, erase, {"csrf": csrf, "namespace": ns, "confirm": ns, "reason": "asked"}
+    )
+    assert status == 303
+    _, page, _ = _call(opener, console + "/namespaces")
+    assert f"Erased {ns}" in page and f'id="ns-{ns}"' not in page
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as m:
+        assert ns not in m.namespaces("user/").namespaces
+        assert pid not in {p.id for p in m.proposals("", 500)}  # its proposals went too
+        assert any(e.action == "forget_namespace" for e in m.audit(namespace=ns))

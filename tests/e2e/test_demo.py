@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from agents_demo.story import run
+import pytest
+
+from agents_demo.story import main, run
 from tests.e2e.conftest import gateway_settings, running_gateway
 
 
@@ -30,3 +32,19 @@ def test_preference_survives_window_and_session(
     # plain talk (no "remember") formed a dated observation: "yesterday" is the day before
     yesterday = f"{datetime.now(UTC) - timedelta(days=1):%Y-%m-%d}"
     assert any(f"went to the farmers market on {yesterday}" in o for o in outcome.observed), lines
+
+
+def test_a_second_run_against_the_same_gateway_tells_the_same_story(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each run has a namespace, sessions and a task of its own (never the README tour's
+    user/alice), so running the demo twice against one gateway passes twice."""
+    settings = gateway_settings(tmp_path, embedder="minilm", dialogue_max_turns=20)
+    with running_gateway(settings) as gw:
+        assert main(["--target", gw.address]) == 0
+        assert main(["--target", gw.address]) == 0
+        with gw.client("master") as c:
+            used = c.namespaces("user/").namespaces
+    out = capsys.readouterr().out
+    assert out.count("demo: OK") == 2 and "user/alice" not in used
+    assert len([n for n in used if n.startswith("user/demo-")]) == 2

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gateway.core.errors import FailedPrecondition
-from gateway.core.inputs import WriteInput
+from gateway.core.model.errors import FailedPrecondition
+from gateway.core.writing.inputs import WriteInput
 from gateway.settings import Settings
 from gateway.wiring import build_service, build_stores
 from stores.sqlite_base import SqliteDb

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from gateway import client as gc
-from gateway.core import memo
+from gateway.core.screening import memo
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
 
 

@@ -27,6 +27,9 @@ pytestmark = [pytest.mark.real, pytest.mark.slow]
 
 WRITERS = READERS = 8
 WRITES = int(os.environ.get("MEMGATE_FAILOVER_WRITES", "30"))  # per writer
+#: how long the threads wait for each other at the half-way mark: half the writes of every writer
+#: must be done by then, so it grows with their number (a busy machine takes ~0.5 s a write)
+HALF_WAY_S = 60 + WRITES * 1.0
 PARTITIONS = 8
 
 
@@ -90,7 +93,9 @@ def test_kill_one_replica_mid_load(replicas: Fleet, redis_url: str, prefix: str)
         with GatewayClient(replicas.addresses, agent_id="master", timeout=20, retries=6) as c:
             for i in range(WRITES):
                 if i == WRITES // 2:
-                    half.wait(60)  # the kill happens here, with writes in flight on every side
+                    half.wait(
+                        HALF_WAY_S
+                    )  # the kill happens here, with writes in flight on every side
                 content = f"{uuid.uuid4().hex} writer {w} note {i}"
                 try:
                     mid = c.write(ns, "semantic", content, wait=(i % 4 == 0),
@@ -118,7 +123,7 @@ def test_kill_one_replica_mid_load(replicas: Fleet, redis_url: str, prefix: str)
     start = time.monotonic()
     for t in threads:
         t.start()
-    half.wait(120)
+    half.wait(HALF_WAY_S + 60)
     r = Redis.from_url(redis_url)
     victim = replicas.gateways[1]
     victim.kill()  # mid-load: it may hold journal entries it had not applied yet

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from gateway import client as gc
-from gateway.core.candidates import EXTRACTOR, SESSION, SESSIONS, TURNS
-from gateway.core.commands import FormSession
-from gateway.core.control import NewEntry
+from gateway.core.model.candidates import EXTRACTOR, SESSION, SESSIONS, TURNS
+from gateway.core.model.commands import FormSession
+from gateway.core.model.control import NewEntry
 from stores.sqlite_journal import SqliteJournal
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
 

@@ -1,7 +1,7 @@
 """The formation benchmark, reduced (conversations 1 and 4 of longdialog-v1, every session; one
 partly in Chinese; python -m bench.formation_fixture derives it): floors under the rule
 extractor's extraction and promotion figures, on both backends. Measured on this fixture
-(docs/BENCHMARKS.md "Memory formation"): extraction P 1.0 / R 0.69, promotion P 1.0 (4 formed) /
+(docs/BENCHMARKS-HISTORY.md "Memory formation"): extraction P 1.0 / R 0.69, promotion P 1.0 (4 formed) /
 R 0.17; the floors leave a margin for small changes of the rules, none for a distractor
 (someone else's fact, reported speech, a question, a hypothetical, a past habit, a joke, small
 talk) becoming a candidate or a memory."""

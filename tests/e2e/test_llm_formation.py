@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from gateway.core.errors import ExtractionFailed
-from gateway.core.models import Turn
-from gateway.formation.chat import ChatClient, ChatSettings
-from gateway.formation.llm import LLMExtractor, LLMSummariser
-from gateway.formation.llm_observe import OBSERVATIONS_SCHEMA, LLMObserver
-from gateway.formation.summary import NOTE
+from gateway.core.model.errors import ExtractionFailed
+from gateway.core.model.models import Turn
+from gateway.extractors.chat import ChatClient, ChatSettings
+from gateway.extractors.llm import LLMExtractor, LLMSummariser
+from gateway.extractors.llm_observe import OBSERVATIONS_SCHEMA, LLMObserver
+from gateway.extractors.summary import NOTE
 from tests.e2e.conftest import gateway_settings, running_gateway
 
 

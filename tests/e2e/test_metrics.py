@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import time
 import urllib.request
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,16 @@ def test_metrics_endpoint_and_stats(tmp_path: Path) -> None:
     # the one semantic hit was written moments ago: inside the first (1 minute) bucket
     assert m[_key("memgate_recall_memory_age_seconds_bucket", layer="semantic", le="60.0")] == 1
     assert m[_key("memgate_proposals_pending")] == 0
+    # the process, the interpreter and the build
+    assert m[_key("process_resident_memory_bytes")] > 10 * 2**20
+    assert m[_key("process_cpu_seconds_total")] > 0 and m[_key("process_open_fds")] > 0
+    assert abs(m[_key("process_start_time_seconds")] - time.time()) < 3600
+    assert any(k[0] == "python_info" for k in m) and any(
+        k[0] == "python_gc_collections_total" for k in m
+    )
+    (build,) = [dict(k[1:]) for k in m if k[0] == "memgate_build_info"]
+    assert build["embedder"] == stats.embedder and build["version"] == version("memgate")
+    assert build["commit"] and "\n" not in build["commit"]
 
 
 def test_proposal_queue_depth_and_age(tmp_path: Path) -> None:

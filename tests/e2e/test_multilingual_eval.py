@@ -2,7 +2,7 @@
 people's 30 short facts each, paraphrased questions, through the gateway. Floors: the fusion
 never ranks a short fact below where the embedder alone would (English, MiniLM); with the
 paired embedder Chinese recall is close to English and a question finds a fact stored in the
-other language. Full figures: docs/BENCHMARKS.md "Recall in Chinese and across languages"."""
+other language. Full figures: docs/BENCHMARKS-HISTORY.md "Recall in Chinese and across languages"."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Observations on real conversations (bench/observation_eval.py), with floors: the rules on the
 hand-annotated chats (dev and held-out test split), and the same chats replayed through the
-gateway on both backends form what the rules form. Full figures: docs/BENCHMARKS.md."""
+gateway on both backends form what the rules form. Full figures: docs/BENCHMARKS-HISTORY.md."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from gateway import client as gc
-from gateway.core.observations import TURN, WHEN
+from gateway.core.formation.observations import TURN, WHEN
 from tests.e2e.conftest import RunningGateway
 
 MONDAY = datetime(2018, 11, 5, 18, 30, tzinfo=UTC)

@@ -25,7 +25,7 @@ PER_CATEGORY = 12
 # lexical context, fusion 0.8/0.2, terms in over 5% of the namespace's memories left out; on the
 # dataset with the memory-formation distractors) minus ~4-6 points per category (one question is
 # ~4 points of a category) and ~4 overall. Redis + Neo4j measured overall R@10 67.8 in the same
-# run. See docs/BENCHMARKS.md "Long-dialogue recall (our benchmark)".
+# run. See docs/BENCHMARKS-HISTORY.md "Long-dialogue recall (our benchmark)".
 FLOORS: dict[str, dict[str, float]] = {
     "single-hop": {"R@5": 0.57, "R@10": 0.70, "R@25": 0.78},  # 62.5 76.4 84.0
     "multi-hop": {"R@5": 0.30, "R@10": 0.42, "R@25": 0.54},  # 34.7 47.2 59.0

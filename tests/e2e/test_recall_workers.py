@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from gateway.client import GatewayClient
-from gateway.core.recall_cache import RecallQuery, RecallResult
+from gateway.core.recall.recall_cache import RecallQuery, RecallResult
 from gateway.recall_workers import frames
 from gateway.recall_workers.pool import RecallWorkers
 from gateway.rpc.prometheus import GatewayMetrics
@@ -89,7 +89,9 @@ def assert_same_ranking(a: RecallResult, b: RecallResult) -> None:
 
 @pytest.fixture(scope="module")
 def two(tmp_path_factory: pytest.TempPathFactory, backend: dict[str, str]) -> Iterator[Running]:
-    settings = gateway_settings(tmp_path_factory.mktemp("rw"), recall_processes=2, **backend)
+    settings = gateway_settings(
+        tmp_path_factory.mktemp("rw"), recall_processes=2, recall_workers_start="eager", **backend
+    )
     with running(settings) as r:
         r.wait_ready(2)
         yield r
@@ -201,7 +203,7 @@ def test_an_erasure_under_constant_worker_reads_leaves_no_text_in_the_files(
             p.name for p in data.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()
         )
 
-    with running(gateway_settings(tmp_path, recall_processes=2)) as r:
+    with running(gateway_settings(tmp_path, recall_processes=2, recall_workers_start="eager")) as r:
         r.wait_ready(2)
         ns, other = f"user/gone-{uuid.uuid4().hex[:8]}", f"user/kept-{uuid.uuid4().hex[:8]}"
         c = r.client()
@@ -248,7 +250,7 @@ def test_an_erasure_under_constant_worker_reads_leaves_no_text_in_the_files(
 
 
 def test_a_dead_worker_costs_no_recall_and_comes_back(tmp_path: Path) -> None:
-    settings = gateway_settings(tmp_path, recall_processes=1)
+    settings = gateway_settings(tmp_path, recall_processes=1, recall_workers_start="eager")
     with running(settings) as r:
         r.wait_ready(1)
         ns = f"user/u{uuid.uuid4().hex[:8]}"
@@ -281,7 +283,7 @@ def test_a_spawn_that_fails_is_tried_again(tmp_path: Path, monkeypatch: pytest.M
         return real_spawn(self, number)
 
     monkeypatch.setattr(RecallWorkers, "_spawn", spawn)
-    with running(gateway_settings(tmp_path, recall_processes=1)) as r:
+    with running(gateway_settings(tmp_path, recall_processes=1, recall_workers_start="eager")) as r:
         r.wait_ready(1, timeout=60)
         assert not failures and r.pool.spawned == 1
         supervisor = r.pool._supervisor
@@ -294,7 +296,7 @@ def test_a_hung_worker_is_killed_and_its_recalls_run_in_the_gateway(
     import gateway.recall_workers.pool as pool_module
 
     monkeypatch.setattr(pool_module, "HUNG_AFTER_S", 1.0)
-    with running(gateway_settings(tmp_path, recall_processes=1)) as r:
+    with running(gateway_settings(tmp_path, recall_processes=1, recall_workers_start="eager")) as r:
         r.wait_ready(1)
         slot = r.pool._slots[0]
         assert slot.process is not None
@@ -313,7 +315,7 @@ def test_a_hung_worker_is_killed_and_its_recalls_run_in_the_gateway(
 
 
 def test_the_workers_socket_refuses_strangers(tmp_path: Path) -> None:
-    settings = gateway_settings(tmp_path, recall_processes=1)
+    settings = gateway_settings(tmp_path, recall_processes=1, recall_workers_start="eager")
     with running(settings) as r:
         r.wait_ready(1)
         address = str(r.pool._address)
@@ -354,13 +356,31 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(usable_cores() < 2, reason="the default starts no worker on one core")
-def test_by_default_workers_start_and_never_outlive_a_killed_gateway(tmp_path: Path) -> None:
+def test_by_default_workers_start_at_the_first_concurrent_recall_and_never_outlive_a_killed_gateway(
+    tmp_path: Path,
+) -> None:
     gw = gateways.spawn(tmp_path / "data", [], env={"MEMGATE_RECALL_PROCESSES": "-1"})
     try:
+        with GatewayClient(gw.address, "master") as c:
+            c.write("user/lazy", "semantic", "The user keeps bees", wait=True)
+            for _ in range(3):  # one agent, one recall at a time: the gateway alone answers
+                assert c.recall("bees", ["user/lazy"])
+        time.sleep(2)
+        assert _children(gw.proc.pid) == [], "an idle gateway started recall workers"
+
+        def burst() -> None:
+            with GatewayClient(gw.address, "master") as c:
+                for _ in range(5):
+                    assert c.recall(f"bees {uuid.uuid4().hex}", ["user/lazy"])
+
         deadline = time.monotonic() + 60
         while len(kids := _children(gw.proc.pid)) < 2:
-            assert time.monotonic() < deadline, "the gateway did not start two recall workers"
-            time.sleep(0.1)
+            assert time.monotonic() < deadline, "concurrent recalls did not start two workers"
+            threads = [threading.Thread(target=burst) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
         gw.kill()  # SIGKILL: no shutdown hook runs
         deadline = time.monotonic() + 20
         while any(_alive(k) for k in kids):

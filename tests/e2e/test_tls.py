@@ -132,7 +132,9 @@ def test_status_sends_a_key_over_tls(tmp_path: Path, pki: dict[str, Any]) -> Non
     settings = gateway_settings(tmp_path, tls_cert=cert, tls_key=key, api_keys={"ops": "k-1"})
     with running_gateway(settings) as gw:
         ca = str(pki["dir"] / "ca.crt")
-        ok = _status("--target", gw.address, "--agent", "ops", "--api-key", "k-1", "--tls-ca", ca)
+        ok = _status(
+            "--target", gw.address, "--agent", "ops", "--api-key", "k-1", "--tls-ca", ca, "--json"
+        )
         assert ok.returncode == 0, ok.stderr
         assert json.loads(ok.stdout)["health"] == "SERVING"
         by_env = _status(
@@ -148,7 +150,7 @@ def test_status_sends_a_key_over_tls(tmp_path: Path, pki: dict[str, Any]) -> Non
 
 def test_status_sends_a_key_in_plaintext(tmp_path: Path) -> None:
     with running_gateway(gateway_settings(tmp_path, api_keys={"master": "s3cret"})) as gw:
-        ok = _status("--target", gw.address, "--api-key", "s3cret")
+        ok = _status("--target", gw.address, "--api-key", "s3cret", "--json")
         assert ok.returncode == 0, ok.stderr
         assert json.loads(ok.stdout)["target"] == gw.address
 
@@ -241,5 +243,5 @@ def test_every_tool_presents_a_client_certificate_for_mtls(
             env={"MEMGATE_CLIENT_CERT": client_cert, "MEMGATE_CLIENT_KEY": client_key},
         )
         assert by_env.returncode == 0, by_env.stderr
-        status = _memgate("status", *base, *mtls)
+        status = _memgate("status", "--json", *base, *mtls)
         assert status.returncode == 0 and json.loads(status.stdout)["health"] == "SERVING"

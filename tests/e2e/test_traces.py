@@ -16,7 +16,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind
 
 from gateway.client import GatewayClient
-from gateway.core.tracing import NULL_TRACER
+from gateway.core.ports.tracing import NULL_TRACER
 from gateway.rpc.server import create_server
 from gateway.telemetry import OtelTracer, build_tracer
 from gateway.wiring import build_service

@@ -11,8 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 from rich.console import Console
 
-from gateway.console import pages
-from gateway.console.server import competing
+from gateway.console import review_pages
 from gateway.ops_cli import _proposal_table
 from tests.e2e.conftest import RunningGateway
 
@@ -97,9 +96,10 @@ def test_a_contradicting_proposal_shows_the_fact_and_approval_supersedes(
         assert p.conflicts_with.content == "Alice lives in Berlin."
         assert listed[same.proposal_id].conflicts_with is None  # it restates the fact
         # the console and the CLI show the conflict and the one decision that settles it
-        html = pages.review([], [(p, competing(cm, p))], "csrf")
+        html = review_pages.proposal_detail(p, [p], "csrf")
         assert "Approve and supersede" in html and "conflicts on alice:residence" in html
         assert html.count("Alice lives in Berlin.") == 1
+        assert "⚠ alice:residence" in review_pages.competing_cell(p)
         table = io.StringIO()
         Console(file=table, width=400).print(_proposal_table([p]))
         assert f"alice:residence: Alice lives in Berlin. ({fact}); approving supersedes it" in (

@@ -1,6 +1,6 @@
 """The knowledge-update benchmark, reduced (3 cases of each kind and language of
 ``bench/truth_cases.py``), with floors, on both backends; the floor run (no slots) in the same
-test shows the figures are the slots' doing. Full run: docs/BENCHMARKS.md "What is true now"."""
+test shows the figures are the slots' doing. Full run: docs/BENCHMARKS-HISTORY.md "What is true now"."""
 
 from __future__ import annotations
 

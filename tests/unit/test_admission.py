@@ -17,7 +17,7 @@ import pytest
 
 from gateway.client import GatewayClient
 from gateway.client.errors import Overloaded
-from gateway.core import errors
+from gateway.core.model import errors
 from gateway.rpc.admission import READS, WRITES, Admission, Bounds, InFlight
 from gateway.rpc.interceptors import ErrorMapping
 from gateway.rpc.servicer import GatewayServicer

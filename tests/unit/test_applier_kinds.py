@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.core.commands import (
+from gateway.core.model.commands import (
     Archive,
     Forget,
     FormSession,
@@ -17,8 +17,8 @@ from gateway.core.commands import (
     Relate,
     SummariseOverflow,
 )
-from gateway.core.control import JournalEntry
-from gateway.core.models import Layer, NodeKind, NodeRef
+from gateway.core.model.control import JournalEntry
+from gateway.core.model.models import Layer, NodeKind, NodeRef
 from gateway.settings import Settings
 from gateway.wiring import build_service
 
@@ -68,3 +68,17 @@ async def test_an_archive_drops_a_vector_keeping_its_text_and_a_forget_erases(
         assert deletes == [(["m1"], False), (["m2"], True)]
     finally:
         await svc.close()
+
+
+async def test_every_kind_has_its_lane_and_every_applier_kind_its_handler(tmp_path: Path) -> None:
+    """One registry: each command kind names its lane (``command_types.LANE_OF``), the lanes are
+    made from it, and the applier has a handler for every kind of the two lanes it serves."""
+    from gateway.core.model.command_types import KINDS, LANE_OF, LONG_TERM, WORKING
+
+    assert set(LANE_OF) == set(KINDS)
+    svc = build_service(Settings(data_dir=tmp_path, embedder="hash"))
+    for kind, lane in LANE_OF.items():
+        assert svc.lanes.for_kind(kind).name.endswith(lane), (kind, lane)
+    applier = svc.lanes.for_kind("memory")._apply.__self__  # type: ignore[attr-defined]
+    served = {k for k, lane in LANE_OF.items() if lane in (WORKING, LONG_TERM)}
+    assert set(applier._handlers) == served

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gateway.core.errors import Overloaded
-from gateway.core.inputs import WriteInput
+from gateway.core.model.errors import Overloaded
+from gateway.core.writing.inputs import WriteInput
 from gateway.settings import Settings
 from gateway.wiring import build_service
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from gateway.core.errors import BackendUnavailable
-from gateway.core.models import Turn
-from gateway.core.ports import WorkingStore
+from gateway.core.model.errors import BackendUnavailable
+from gateway.core.model.models import Turn
+from gateway.core.ports.ports import WorkingStore
 from stores import timing
 from stores.breaker import Breaker, BreakerPolicy, State, guard
 from stores.sqlite_working import SqliteWorkingStore
@@ -174,8 +174,8 @@ async def test_a_slow_backend_call_still_trips(tmp_path: Path) -> None:
 async def test_neo4j_reads_are_judged_by_the_server_time(neo4j_uri: str) -> None:
     """Graph reads that wait for a connection slot (our own queue) are not judged slow: the
     breaker takes the time the server reports for each query."""
-    from gateway.core.models import Event
-    from gateway.core.ports import EpisodicGraph
+    from gateway.core.model.models import Event
+    from gateway.core.ports.ports import EpisodicGraph
     from stores.neo4j_graph import Neo4jEpisodicGraph
 
     graph = Neo4jEpisodicGraph(neo4j_uri)

@@ -154,3 +154,28 @@ def test_overload_retries_run_out(flaky: Flaky, kind: str) -> None:
     with pytest.raises(gc.Overloaded) as err:
         _write_with(kind, address, retries=3)
     assert err.value.retry_after_ms == 1 and len(servicer.keys) == 9  # 1 + 8 overload retries
+
+
+def test_unavailable_back_off_is_jittered_within_its_cap() -> None:
+    """Clients cut off together do not come back together: each wait is half to all of the
+    capped exponential back-off (docs/CLIENTS.md, the same rule in every client)."""
+    import grpc as _grpc
+
+    from gateway.client.api import Call, RetryPolicy
+
+    class _Err(_grpc.RpcError):
+        def code(self) -> _grpc.StatusCode:
+            return _grpc.StatusCode.UNAVAILABLE
+
+        def details(self) -> str:
+            return "down"
+
+        def trailing_metadata(self) -> tuple[()]:
+            return ()
+
+    policy = RetryPolicy(retries=5, base_s=0.2, cap_s=2.0)
+    call = Call("Recall", None, lambda r: r)
+    for attempt, full in [(0, 0.2), (1, 0.4), (3, 1.6), (4, 2.0)]:
+        waits = {policy.after_failure(call, _Err(), attempt) for _ in range(50)}
+        assert all(full / 2 <= w <= full for w in waits), (attempt, waits)
+        assert len(waits) > 1  # not one fixed delay

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gateway.client.wire import when
-from gateway.core.models import Layer, Status
+from gateway.core.model.models import Layer, Status
 from memgate.v1 import memgate_pb2 as pb
 from stores.codec import LAYER_OF, STATUS_OF, dump_json, from_micros, load_json, to_micros
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from gateway.core.inputs import WriteInput
-from gateway.core.models import (
+from gateway.core.model.models import (
     Event,
     Layer,
     Memory,
@@ -16,7 +15,8 @@ from gateway.core.models import (
     Turn,
     Zone,
 )
-from gateway.core.writes import WriteOutcome
+from gateway.core.writing.inputs import WriteInput
+from gateway.core.writing.writes import WriteOutcome
 from gateway.rpc import conversions as cv
 from memgate.v1 import memgate_pb2 as pb
 
@@ -133,8 +133,8 @@ def test_recall_query_defaults() -> None:
 
 
 def test_response_shapes() -> None:
-    from gateway.core.facts import FactOutcome
-    from gateway.core.ports import BreakerStatus
+    from gateway.core.ports.ports import BreakerStatus
+    from gateway.core.usecases.facts import FactOutcome
 
     f = cv.fact_outcome_to_pb(FactOutcome("p1", 2, True, "m1"))
     assert (f.pending_id, f.sessions_seen, f.promoted, f.memory_id) == ("p1", 2, True, "m1")

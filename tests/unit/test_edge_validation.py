@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from gateway.core import namespaces as nsp
-from gateway.core.errors import InvalidArgument
+from gateway.core.access import namespaces as nsp
+from gateway.core.model.errors import InvalidArgument
 from gateway.rpc import conversions as cv
 from memgate.v1 import memgate_pb2 as pb
 
@@ -59,9 +59,9 @@ def test_edge_of_the_range_converts() -> None:
 
 
 def test_recall_cache_is_bounded_by_bytes() -> None:
-    from gateway.core.models import Layer, Memory, utcnow
-    from gateway.core.recall_cache import RecallCache, RecallResult, result_bytes
-    from gateway.core.scoring import Scored
+    from gateway.core.model.models import Layer, Memory, utcnow
+    from gateway.core.recall.recall_cache import RecallCache, RecallResult, result_bytes
+    from gateway.core.recall.scoring import Scored
 
     def result(chars: int, hits: int) -> RecallResult:
         now = utcnow()

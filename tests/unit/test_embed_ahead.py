@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from gateway.core.embed_ahead import EmbedAhead
+from gateway.core.apply.embed_ahead import EmbedAhead
 from gateway.embedding.hashed import HashEmbedder
 
 

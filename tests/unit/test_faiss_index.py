@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import stores.faiss_index as fi
-from gateway.core.errors import InvalidArgument
-from gateway.core.models import Layer, VectorItem
-from gateway.core.ports import VectorIndex
+from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.models import Layer, VectorItem
+from gateway.core.ports.ports import VectorIndex
 from stores.faiss_index import ShardedFaissIndex
 
 DIM = 32

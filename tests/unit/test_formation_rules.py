@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from gateway.core.models import Turn
-from gateway.formation.rules import RuleExtractor
-from gateway.formation.summary import NOTE, summarise, tokens
+from gateway.core.model.models import Turn
+from gateway.extractors.rules import RuleExtractor
+from gateway.extractors.summary import NOTE, summarise, tokens
 
 
 def _extract(

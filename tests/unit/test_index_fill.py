@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 import numpy as np
 import pytest
 
-from gateway.core.index_fill import fill_index
-from gateway.core.models import Layer, VectorItem
+from gateway.core.apply.index_fill import fill_index
+from gateway.core.model.models import Layer, VectorItem
 from stores.faiss_index import ShardedFaissIndex
 
 DIM = 8

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gateway.core.errors import FailedPrecondition
-from gateway.core.inputs import WriteInput
-from gateway.core.service import MemoryService
+from gateway.core.model.errors import FailedPrecondition
+from gateway.core.usecases.service import MemoryService
+from gateway.core.writing.inputs import WriteInput
 from gateway.settings import Settings
 from gateway.wiring import build_service
 

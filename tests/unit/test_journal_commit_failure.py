@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from gateway.core.commands import MemoryWrite
-from gateway.core.control import NewEntry
-from gateway.core.errors import BackendUnavailable
-from gateway.core.models import Layer
+from gateway.core.model.commands import MemoryWrite
+from gateway.core.model.control import NewEntry
+from gateway.core.model.errors import BackendUnavailable
+from gateway.core.model.models import Layer
 from stores.sqlite_journal import SqliteJournal
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from gateway.core.commands import MemoryWrite
-from gateway.core.control import JournalEntry
-from gateway.core.errors import BackendUnavailable
-from gateway.core.lanes import Lane
-from gateway.core.models import Layer
+from gateway.core.journal.lanes import Lane
+from gateway.core.model.commands import MemoryWrite
+from gateway.core.model.control import JournalEntry
+from gateway.core.model.errors import BackendUnavailable
+from gateway.core.model.models import Layer
 
 
 class FlakyJournal:

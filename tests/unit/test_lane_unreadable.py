@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from gateway.core import commands
-from gateway.core.commands import CODEC_VERSION, MemoryWrite
-from gateway.core.control import Accepted, JournalEntry, NewEntry
-from gateway.core.errors import MemgateError
-from gateway.core.lanes import Lane, Lanes
-from gateway.core.models import Layer
+from gateway.core.journal.lanes import Lane, Lanes
+from gateway.core.model import commands
+from gateway.core.model.commands import CODEC_VERSION, MemoryWrite
+from gateway.core.model.control import Accepted, JournalEntry, NewEntry
+from gateway.core.model.errors import MemgateError
+from gateway.core.model.models import Layer
 from stores.sqlite_journal import SqliteJournal
 
 

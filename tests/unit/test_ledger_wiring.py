@@ -49,7 +49,7 @@ def test_bad_ledger_settings_name_the_setting(env: dict[str, str], says: str) ->
 
 async def test_the_index_flag_stays_with_the_replica(tmp_path: Path) -> None:
     """Whether this process's index was closed cleanly is not shared with other replicas."""
-    from gateway.core.runtime import INDEX_CLEAN_KEY
+    from gateway.core.usecases.runtime import INDEX_CLEAN_KEY
 
     settings = load_settings(
         env={"MEMGATE_DATA_DIR": str(tmp_path), **REDIS, "MEMGATE_JOURNAL_BACKEND": "redis"}

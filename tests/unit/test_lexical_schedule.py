@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from gateway.core.inputs import WriteInput
-from gateway.core.recall import RecallQuery
+from gateway.core.recall.recall import RecallQuery
+from gateway.core.writing.inputs import WriteInput
 from gateway.settings import Settings
 from gateway.wiring import build_service
 from stores.sqlite_records import SqliteRecordStore

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from gateway.core.errors import InvalidArgument, PermissionDenied
-from gateway.core.inputs import WriteInput
-from gateway.core.lifecycle import decay_score
-from gateway.core.models import Layer, Memory, Status, utcnow
-from gateway.core.recall import RecallQuery
+from gateway.core.model.errors import InvalidArgument, PermissionDenied
+from gateway.core.model.models import Layer, Memory, Status, utcnow
+from gateway.core.recall.recall import RecallQuery
+from gateway.core.usecases.lifecycle import decay_score
+from gateway.core.writing.inputs import WriteInput
 from gateway.settings import Settings
 from gateway.wiring import build_service
 

@@ -3,7 +3,8 @@ erasure), so erased content does not stay in the gateway's memory."""
 
 from __future__ import annotations
 
-from gateway.core import memo, query_text, scoring, timecues
+from gateway.core.recall import query_text, scoring, timecues
+from gateway.core.screening import memo
 
 
 def test_memos_remember_texts_until_an_erasure_forgets_them() -> None:

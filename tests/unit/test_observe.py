@@ -1,4 +1,4 @@
-"""Observations from plain talk (gateway/formation/observe.py, timeref.py): third person with
+"""Observations from plain talk (gateway/extractors/observe.py, timeref.py): third person with
 the speaker's name, relative time resolved against the turn's time, chit-chat forms nothing."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from gateway.core.models import Turn
-from gateway.formation.observe import observe, speaker_for, third_person
-from gateway.formation.timeref import resolve
+from gateway.core.model.models import Turn
+from gateway.extractors.observe import observe, speaker_for, third_person
+from gateway.extractors.timeref import resolve
 
 MONDAY = datetime(2018, 11, 5, 18, 30, tzinfo=UTC)
 

@@ -29,7 +29,7 @@ GOLDEN_DIR = REPO_ROOT / "tests" / "data" / "minilm_golden"
 FP32_MIN_COSINE = 0.9999
 # int8 (dynamic, per-channel, q/k/v and FFN-in of layers 1-4): the gate is 0.99 on every
 # golden text (worst: "?" at ~0.9904; median ~0.997). Quantising every MatMul gave 0.976 on "?".
-# See docs/BENCHMARKS.md.
+# See docs/BENCHMARKS-HISTORY.md.
 INT8_MIN_COSINE = 0.99
 INT8_MEDIAN_COSINE = 0.995
 INT8_DIALOGUE_MIN_COSINE = 0.99

@@ -1,13 +1,22 @@
-"""The paired embedder (gateway/embedding/paired.py): two models in one unit vector, weighted per
-text by its language, so one dot product is the weighted sum of the two cosines."""
+"""The paired embedder (gateway/embedding/paired.py): two models in one unit vector — a stored
+text half and half, a query weighted by its language — so one dot product is the weighted sum
+of the two cosines; the cache keeps query vectors apart from stored texts' vectors."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from gateway.embedding.cache import CachedEmbedder
 from gateway.embedding.hashed import HashEmbedder
-from gateway.embedding.paired import CJK_SHARE, ENGLISH_SHARE, PairedEmbedder, minilm_share
+from gateway.embedding.paired import (
+    CJK_SHARE,
+    ENGLISH_SHARE,
+    QUERY_CJK_SHARE,
+    STORED_SHARE,
+    PairedEmbedder,
+    minilm_share,
+)
 
 
 def test_the_share_follows_the_language() -> None:
@@ -29,14 +38,28 @@ def test_one_dot_product_is_the_weighted_sum_of_both_cosines() -> None:
     first, second = HashEmbedder(), _Other()
     paired = PairedEmbedder(first, second)
     texts = ["Alice lives in Berlin", "爱丽丝住在柏林", "Bob has two dogs"]
-    v = paired.embed(texts)
-    assert v.shape == (3, first.dim + second.dim) and v.dtype == np.float32
-    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
-    a = np.array([minilm_share(t) for t in texts])
+    stored, queries = paired.embed(texts), paired.embed_queries(texts)
+    for v in (stored, queries):
+        assert v.shape == (3, first.dim + second.dim) and v.dtype == np.float32
+        assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    d = np.full(3, STORED_SHARE)
+    q = np.array([minilm_share(t, QUERY_CJK_SHARE) for t in texts])
+    assert q[1] == pytest.approx(0.0) and q[0] == q[2] == ENGLISH_SHARE  # Chinese: USE alone
     c1, c2 = first.embed(texts), second.embed(texts)
-    expected = np.sqrt(np.outer(a, a)) * (c1 @ c1.T) + np.sqrt(np.outer(1 - a, 1 - a)) * (c2 @ c2.T)
-    assert np.allclose(v @ v.T, expected, atol=1e-5)
+    expected = np.sqrt(np.outer(q, d)) * (c1 @ c1.T) + np.sqrt(np.outer(1 - q, 1 - d)) * (c2 @ c2.T)
+    assert np.allclose(queries @ stored.T, expected, atol=1e-5)
     assert paired.embed([]).shape == (0, paired.dim)
+
+
+def test_the_cache_keeps_query_vectors_apart() -> None:
+    paired = PairedEmbedder(HashEmbedder(), _Other())
+    cached = CachedEmbedder(paired, max_entries=16)
+    text = "用户不吃香菜"
+    stored, query = cached.embed([text])[0], cached.embed_queries([text])[0]
+    assert not np.allclose(stored, query)  # one text, two vectors: stored and asked
+    assert np.allclose(cached.embed_queries([text])[0], query)
+    assert np.allclose(cached.embed([text])[0], stored)
+    assert (cached.hits, cached.misses) == (2, 2)
 
 
 def test_the_real_pair_meets_a_fact_across_languages() -> None:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from gateway.core.query_batch import QueryBatcher
+from gateway.core.recall.query_batch import QueryBatcher
 from gateway.embedding import HashEmbedder
 
 

@@ -3,9 +3,10 @@ metadata and BM25, not through the vector."""
 
 from __future__ import annotations
 
-from gateway.core import dialogue, query_text
-from gateway.core.fusion import FusionWeights
-from gateway.core.models import Layer
+from gateway.core.apply import dialogue
+from gateway.core.model.models import Layer
+from gateway.core.recall import query_text
+from gateway.core.recall.fusion import FusionWeights
 
 
 def test_dense_text_masks_names_but_not_the_first_word() -> None:

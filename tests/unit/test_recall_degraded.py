@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from gateway.core.inputs import WriteInput
-from gateway.core.recall import RecallQuery
+from gateway.core.recall.recall import RecallQuery
+from gateway.core.writing.inputs import WriteInput
 from gateway.settings import Settings
 from gateway.wiring import build_service
 from stores.breaker import State
@@ -50,7 +50,7 @@ async def test_reads_without_a_degraded_flag_say_unavailable(tmp_path: Path) -> 
     answer UNAVAILABLE (retry later), never a silently partial answer."""
     import pytest
 
-    from gateway.core.errors import Unavailable
+    from gateway.core.model.errors import Unavailable
 
     svc = build_service(Settings(data_dir=tmp_path, embedder="hash", breaker_cooldown_s=60))
     await svc.start()

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
 
-from gateway.core import dialogue, routing, timecues
-from gateway.core.audit_log import TOUCH_EVERY_S, AccessTouches, AuditLog
-from gateway.core.control import AuditEntry
-from gateway.core.models import Layer, Memory
+from gateway.core.apply import dialogue
+from gateway.core.model.models import Layer, Memory
+from gateway.core.recall import routing, timecues
 from stores.text_analysis import document_terms, index_text, query_terms
 
 NOW = datetime(2025, 3, 12, 15, 0, tzinfo=UTC)
@@ -100,118 +97,3 @@ def test_dialogue_context_has_date_previous_turns_and_speaker() -> None:
 def test_routing_never_hides_the_default_layers() -> None:
     for query in ("Did Leo like the documentary?", "how do I export", "let's continue"):
         assert set(routing.DEFAULT) <= set(routing.route(query))
-
-
-class _Ledger:
-    def __init__(self) -> None:
-        self.batches: list[list[AuditEntry]] = []
-
-    async def audit(self, entries: Sequence[AuditEntry]) -> None:
-        self.batches.append(list(entries))
-
-
-async def test_audit_log_batches_off_the_path_and_flushes_on_close() -> None:
-    ledger = _Ledger()
-    log = AuditLog(ledger, interval_s=0.05)  # type: ignore[arg-type]
-    for i in range(3):
-        log.add(AuditEntry("master", "recall", "user/u", "", f"q{i}"))
-    assert ledger.batches == []  # nothing written on the caller's path
-    await asyncio.sleep(0.2)
-    assert [[e.detail for e in b] for b in ledger.batches] == [["q0", "q1", "q2"]]
-    assert all(e.at > 0 for e in ledger.batches[0])
-    log.add(AuditEntry("master", "recall", "user/u", "", "last"))
-    await log.close()
-    assert ledger.batches[-1][0].detail == "last"
-
-
-class _FlakyLedger(_Ledger):
-    def __init__(self, failures: int) -> None:
-        super().__init__()
-        self.failures = failures
-
-    async def audit(self, entries: Sequence[AuditEntry]) -> None:
-        if self.failures:
-            self.failures -= 1
-            raise OSError("ledger: disk I/O error")
-        await super().audit(entries)
-
-
-class _SlowFirstLedger(_Ledger):
-    """Its first audit write takes a while; later ones are quick."""
-
-    async def audit(self, entries: Sequence[AuditEntry]) -> None:
-        if not self.batches and not getattr(self, "started", False):
-            self.started = True
-            await asyncio.sleep(0.2)
-        await super().audit(entries)
-
-
-async def test_a_flush_returns_once_every_row_queued_before_it_is_written() -> None:
-    """QueryAudit flushes before it reads: a row whose batch is being written by the background
-    task when the flush comes must be in the ledger when the flush returns."""
-    ledger = _SlowFirstLedger()
-    log = AuditLog(ledger, interval_s=0.01)  # type: ignore[arg-type]
-    log.add(AuditEntry("master", "read", "user/u", "m1", "get"))
-    await asyncio.sleep(0.05)  # the background write of m1 is under way (slow)
-    log.add(AuditEntry("master", "read", "user/u", "m2", "get"))
-    await log.flush()
-    assert [e.target for b in ledger.batches for e in b] == ["m1", "m2"]
-    await log.close()
-
-
-async def test_audit_rows_the_ledger_refuses_are_kept_and_written_later() -> None:
-    ledger = _FlakyLedger(failures=2)
-    log = AuditLog(ledger, interval_s=0.02)  # type: ignore[arg-type]
-    log.add(AuditEntry("master", "recall", "user/u", "", "q0"))
-    await asyncio.sleep(0.03)  # the first write fails; a row comes in meanwhile
-    log.add(AuditEntry("master", "recall", "user/u", "", "q1"))
-    for _ in range(100):
-        if ledger.batches:
-            break
-        await asyncio.sleep(0.02)
-    assert [e.detail for b in ledger.batches for e in b] == ["q0", "q1"] and log.dropped == 0
-    await log.close()
-
-
-async def test_a_row_added_while_a_batch_is_written_is_written_without_another_recall() -> None:
-    written = asyncio.Event()
-
-    class SlowLedger(_Ledger):
-        async def audit(self, entries: Sequence[AuditEntry]) -> None:
-            await asyncio.sleep(0.05)
-            await super().audit(entries)
-            if len(self.batches) == 2:
-                written.set()
-
-    ledger = SlowLedger()
-    log = AuditLog(ledger, interval_s=0.01)  # type: ignore[arg-type]
-    log.add(AuditEntry("master", "recall", "user/u", "", "q0"))
-    await asyncio.sleep(0.03)  # the first batch is being written
-    log.add(AuditEntry("master", "recall", "user/u", "", "q1"))
-    await asyncio.wait_for(written.wait(), timeout=2)
-    assert [[e.detail for e in b] for b in ledger.batches] == [["q0"], ["q1"]]
-    await log.close()
-
-
-async def test_access_touches_added_while_a_batch_is_written_are_written_too() -> None:
-    done = asyncio.Event()
-
-    class Records:
-        def __init__(self) -> None:
-            self.touched: list[list[str]] = []
-
-        async def touch(self, ids: list[str], at: object) -> None:
-            await asyncio.sleep(0.05)
-            self.touched.append(ids)
-            if len(self.touched) == 2:
-                done.set()
-
-    records = Records()
-    touches = AccessTouches(records)  # type: ignore[arg-type]
-    now = datetime.now(UTC)
-    touches.add(["m1"], now)
-    await asyncio.sleep(TOUCH_EVERY_S + 0.02)  # the first batch is being written
-    touches.add(["m2"], now)
-    await asyncio.wait_for(done.wait(), timeout=5)
-    assert records.touched == [["m1"], ["m2"]]
-    await touches.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gateway.core.models import Layer, Memory, Status
+from gateway.core.model.models import Layer, Memory, Status
 from gateway.settings import Settings
 from gateway.wiring import _backends
 from stores.row_cache import RowCache, clone

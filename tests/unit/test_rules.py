@@ -6,9 +6,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from gateway.core import fusion, importance, namespaces, routing, scoring, screening
-from gateway.core.errors import InvalidArgument, PermissionDenied
-from gateway.core.models import Layer, Memory
+from gateway.core.access import namespaces
+from gateway.core.model.errors import InvalidArgument, PermissionDenied
+from gateway.core.model.models import Layer, Memory
+from gateway.core.recall import fusion, routing, scoring
+from gateway.core.screening import importance, screening
 from gateway.settings import load_settings
 
 

@@ -1,5 +1,5 @@
 """The recall pipeline tells the vector index whether a search is the only recall in flight
-(``gateway.core.scan_hint``): only then may a large scan spread over the host's cores."""
+(``gateway.core.recall.scan_hint``): only then may a large scan spread over the host's cores."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 
 import stores.faiss_index as fi
-from gateway.core import scan_hint
-from gateway.core.inputs import WriteInput
-from gateway.core.recall import RecallQuery
-from gateway.core.recall_engine import RecallEngine
-from gateway.core.service import MemoryService
+from gateway.core.recall.recall import RecallQuery, scan_hint
+from gateway.core.recall.recall_engine import RecallEngine
+from gateway.core.usecases.service import MemoryService
+from gateway.core.writing.inputs import WriteInput
 from gateway.settings import Settings
 from gateway.wiring import build_service
 

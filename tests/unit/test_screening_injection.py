@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from gateway.core import screening
-from gateway.core.injection import normalise
+from gateway.core.screening import screening
+from gateway.core.screening.injection import normalise
 
 # (family, attack)
 ATTACKS: list[tuple[str, str]] = [

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.core import screening
+from gateway.core.screening import screening
 
 _JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ"

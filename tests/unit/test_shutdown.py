@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from gateway.core import runtime
+from gateway.core.usecases import runtime
 
 
 def test_a_step_that_never_finishes_is_logged_and_left_behind(

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from gateway.core import reconcile
-from gateway.core.models import Layer, Memory, Status
+from gateway.core.model.models import Layer, Memory, Status
+from gateway.core.truth import reconcile
 from gateway.core.truth import validity as vd
 from gateway.core.truth.slots import parse
 
@@ -133,7 +133,7 @@ def test_validity_timeline_and_as_of() -> None:
 
 
 def test_a_past_version_in_the_memory_block_says_until_when() -> None:
-    from gateway.core.scoring import line_for
+    from gateway.core.recall.scoring import line_for
 
     v1, v3 = _fact("berlin", 0), _fact("hamburg", 30, version=3)
     then = vd.as_of([v1, v3], T0 + timedelta(days=5))

@@ -7,7 +7,7 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gateway.core.models import Layer, Memory
+from gateway.core.model.models import Layer, Memory
 from stores.sqlite_fts import CREATE
 from stores.sqlite_records import SqliteRecordStore
 

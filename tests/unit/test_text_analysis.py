@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from gateway.core.models import Layer, Memory
+from gateway.core.model.models import Layer, Memory
 from stores import sqlite_fts, text_analysis
 
 

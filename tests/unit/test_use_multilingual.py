@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gateway.core.fusion import Candidates
-from gateway.core.models import Layer, Memory
+from gateway.core.model.models import Layer, Memory
+from gateway.core.recall.fusion import Candidates
 from gateway.embedding import build_embedder
 
 

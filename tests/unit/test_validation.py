@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from gateway.core.commands import MemoryWrite, TurnAppend
-from gateway.core.errors import InvalidArgument
-from gateway.core.inputs import WriteInput, check_node, check_relation, node_kind, prepare
-from gateway.core.models import NodeKind
+from gateway.core.model.commands import MemoryWrite, TurnAppend
+from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.models import NodeKind
+from gateway.core.writing.inputs import WriteInput, check_node, check_relation, node_kind, prepare
 from gateway.settings import Limits
 
 LIMITS = Limits()

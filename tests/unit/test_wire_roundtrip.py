@@ -11,13 +11,11 @@ import pytest
 
 from gateway.client import types as t
 from gateway.client import wire
-from gateway.core.commands import MemoryWrite, TurnAppend
-from gateway.core.control import AuditEntry, Proposal, TaskStep
-from gateway.core.erasure import Erased
-from gateway.core.errors import InvalidArgument
-from gateway.core.facts import FactOutcome
-from gateway.core.formation_jobs import EndSessionOutcome, JobResult
-from gateway.core.models import (
+from gateway.core.formation.formation_jobs import EndSessionOutcome, JobResult
+from gateway.core.model.commands import MemoryWrite, TurnAppend
+from gateway.core.model.control import AuditEntry, Proposal, TaskStep
+from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.models import (
     Event,
     Layer,
     Memory,
@@ -28,12 +26,14 @@ from gateway.core.models import (
     Status,
     Turn,
 )
-from gateway.core.recall import RecallResult
-from gateway.core.scoring import Scored
-from gateway.core.skills import Skill
-from gateway.core.tasks import Task
-from gateway.core.transfer import Exported, ImportReport
-from gateway.core.writes import WriteOutcome
+from gateway.core.recall.recall import RecallResult
+from gateway.core.recall.scoring import Scored
+from gateway.core.usecases.erasure import Erased
+from gateway.core.usecases.facts import FactOutcome
+from gateway.core.usecases.skills import Skill
+from gateway.core.usecases.tasks import Task
+from gateway.core.usecases.transfer import Exported, ImportReport
+from gateway.core.writing.writes import WriteOutcome
 from gateway.rpc import conversions as cv
 from memgate.v1 import memgate_pb2 as pb
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gateway.core.control import ReviewItem
-from gateway.core.models import Memory
+from gateway.core.model.control import ReviewItem
+from gateway.core.model.models import Memory
 from gateway.core.truth import validity as vd
 
 

@@ -33,9 +33,12 @@ _EN_ADVERBS = (
     r"can't|cannot|has not|hasn't|since then))*)"
 )
 _ZH_SUBJECT = r"(?P<s>用户|我|他|她|[A-Za-z][A-Za-z-]*(?:\s[A-Z][A-Za-z-]*)?|(?!用户|我|他|她)[\u4e00-\u9fff]{1,3}?)"
-_ZH_ADVERBS = r"(?P<adv>(?:现在|目前|已经|还|也|刚|刚刚|最近|一直|终于|又|都|仍然|不再|从此|如今)*)"
+_ZH_ADVERBS = (
+    r"(?P<adv>(?:现在|目前|已经|还|也|刚|刚刚|最近|一直|终于|又|都|仍然|不再|从此|如今|"
+    r"去年|今年|前年|上个月|这个月|上周|上个星期|昨天|前几天|年初|年底|月初|月底)*)"
+)
 #: a value: words up to a boundary (punctuation, a clause, a time phrase)
-_EN_VALUE = r"(?P<v>[^,.;:!?()（）]{1,60}?)"
+_EN_VALUE = r"(?P<v>(?:[^,.;:!?()（）]|\.(?=\w)){1,60}?)"
 _EN_END = (
     r"(?=\s*(?:$|[,.;:!?()（）]|\s(?:now|since|last|next|this|these|for|because|as of|with|and|"
     r"but|from|starting|until|again|anymore|any more|there|instead|too|in \d{4}|in (?:january|"
@@ -71,6 +74,13 @@ _POSSESSED_EN = "|".join(
 _POSSESSED_ZH = "|".join(
     sorted((re.escape(k) for k in vocab.POSSESSED if not k.isascii()), key=len, reverse=True)
 )
+_VEHICLE_EN = "|".join(
+    sorted((re.escape(k) for k in vocab.VEHICLES if k.isascii()), key=len, reverse=True)
+)
+_VEHICLE_ZH = "|".join(
+    sorted((re.escape(k) for k in vocab.VEHICLES if not k.isascii()), key=len, reverse=True)
+)
+_ROLE_EN = "|".join(sorted((re.escape(k) for k in vocab.ROLES), key=len, reverse=True))
 _COUNTED_EN = "|".join(sorted((k for k in vocab.COUNTABLE if k.isascii()), key=len, reverse=True))
 _COUNTED_ZH = "|".join(
     sorted((k for k in vocab.COUNTABLE if not k.isascii()), key=len, reverse=True)
@@ -89,6 +99,13 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        "team",
+        _en(
+            r"^{S}{ADV}\s+(?:moved|switched|transferred|was moved|has moved|joined)\s+"
+            r"(?:over\s+)?(?:to\s+)?the\s+(?P<v>[\w&-]+(?:\s[\w&-]+)?)\s+team\b"
+        ),
+    ),
+    (
         "residence",
         _en(
             r"^{S}{ADV}\s+(?:lives?|is living|has been living|'s living|resides|"
@@ -98,11 +115,21 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "residence",
         _en(
-            r"^{S}{ADV}\s+(?:moved|relocated|has moved|has relocated|'s moved|moved back)\s+"
+            r"^{S}{ADV}\s+(?:moved|relocated|has moved|has relocated|'s moved|moved back|"
+            r"made the move|has made the move|moved house)\s+"
             r"(?:(?:back|over|house)\s+)?(?:from\s+[^,.;]{1,40}?\s+)?to\s+{V}"
         ),
     ),
+    ("residence", _en(r"^home for {S}\s+is\s+(?:now\s+)?(?:in\s+)?{V}")),
     ("role", _en(r"^{S}{ADV}\s+(?:works|work|is working|has been working)\s+as\s+(?:an?\s+)?{V}")),
+    (
+        "role",
+        _en(
+            r"^{S}{ADV}\s+(?:is|became|has become|retrained as|trained as|qualified as)\s+"
+            r"(?:now\s+)?(?:an?\s+)?(?:(?:qualified|certified|full-time|part-time|senior|junior)\s+)?"
+            r"(?P<v>" + _ROLE_EN + r")\b"
+        ),
+    ),
     (
         "employer",
         _en(
@@ -114,10 +141,19 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "employer",
         _en(
             r"^{S}{ADV}\s+(?:joined|got a job at|took a job at|is employed (?:at|by)|"
+            r"took a (?:position|role|post) (?:at|with)|accepted (?:a|an) (?:offer|job) (?:from|at)|"
             r"started (?:a new job )?at)\s+{V}"
         ),
     ),
     ("manager", _en(r"^{S}{ADV}\s+(?:reports|reported) to\s+{V}")),
+    (
+        "manager",
+        _en(
+            r"^(?P<v>(?-i:[A-Z][\w-]+)(?:\s(?-i:[A-Z][\w-]+))?)\s+(?:became|is now|has become)\s+"
+            + _EN_SUBJECT
+            + r"'s\s+(?:new\s+)?(?:boss|manager|supervisor|line manager)\b"
+        ),
+    ),
     ("school", _en(r"^{S}{ADV}\s+(?:studies|is studying|studied) at\s+{V}")),
     (
         "partner",
@@ -128,9 +164,14 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "vehicle",
+        _en(r"^{S}{ADV}\s+(?:drives|is driving)\s+(?:an?|the|her|his|their|my)\s+(?:new\s+)?{V}"),
+    ),
+    (
+        "vehicle",
         _en(
-            r"^{S}{ADV}\s+(?:drives|is driving|bought|got)\s+(?:an?|the)\s+(?:new\s+)?{V}"
-            r"(?<!\bbike)(?<!\bdog)(?<!\bcat)"
+            r"^{S}{ADV}\s+(?:bought|got|leased|traded (?:in )?(?:her|his|their|my|the) [\w -]{1,30}? for)"
+            r"\s+(?:an?|the)\s+(?:new\s+|used\s+|second-hand\s+|electric\s+)?"
+            r"(?P<v>(?:" + _VEHICLE_EN + r")(?:\s+(?:model\s+)?[\w-]{1,12})?)" + _EN_END
         ),
     ),
     (
@@ -184,7 +225,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         _en(
             r"^{S}'s\s+(?:new\s+|current\s+)?(?P<o>"
             + _POSSESSED_EN
-            + r")\s+(?:is|are|has changed to|changed to|is now)\s+(?:now\s+|still\s+)?"
+            + r")\s+(?:is|are|has changed to|changed to|is now|moved to|was moved to|has moved to|"
+            r"got moved to|was changed to|is moving to)\s+(?:now\s+|still\s+)?"
             r"(?:on\s+|at\s+|in\s+)?{V}"
         ),
     ),
@@ -196,11 +238,39 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("age", _en(r"^{S}{ADV}\s+(?:is|turned|'s)\s+(?P<v>\d{1,3})(?:\s+years?\s+old)?\b")),
+    (
+        "age",
+        _en(
+            r"^{S}{ADV}\s+(?:had|celebrated)\s+(?:her|his|their|my)\s+(?P<v>\d{1,3})"
+            r"(?:st|nd|rd|th)\s+birthday\b"
+        ),
+    ),
+    (
+        "phone",
+        _en(
+            r"^{S}{ADV}\s+(?:got|has|have)\s+a\s+new\s+(?:phone\s+|mobile\s+|cell\s+)?number"
+            r"[:,]?\s*(?:(?:it's|it is|which is)\s+)?(?P<v>\+?\d[\d ().-]{3,20}\d)"
+        ),
+    ),
+    (
+        "email",
+        _en(
+            r"^(?:please\s+|you can\s+)?(?:reach|contact|email|e-mail|write to)\s+{S}\s+at\s+"
+            r"(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
+        ),
+    ),
+    (
+        "name",
+        _en(
+            r"^(?:please\s+)?(?:call|address)\s+(?P<s>the user|me|him|her|(?-i:[A-Z][\w-]+))\s+"
+            r"(?P<v>(?-i:[A-Z][\w-]+))\b"
+        ),
+    ),
     # Chinese
     (
         "count:",
         _zh(
-            r"^{S}{ADV}(?:有|养了|养着|养|生了)"
+            r"^{S}(?:家里|家)?{ADV}(?:有|养了|养着|养|生了)"
             + _ZH_NUM
             + r"(?:个|只|条|辆|台|套|位)(?P<o>"
             + _COUNTED_ZH
@@ -216,16 +286,26 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("employer", _zh(r"^{S}{ADV}(?:在|去)(?P<v>[^，。,.;；！!？?、]{1,12}?)(?:工作|上班|任职)")),
-    ("employer", _zh(r"^{S}{ADV}(?:入职了|入职|加入了|加入|跳槽到了|跳槽到)了?{V}")),
+    (
+        "employer",
+        _zh(r"^{S}{ADV}(?:入职了|入职|加入了|加入|跳槽到了|跳槽到|跳槽去了|跳槽去)了?{V}"),
+    ),
     (
         "role",
         _zh(
-            r"^{S}{ADV}(?:是|当了|当|成为了|成为|做)(?:一名|一个|一位)?"
+            r"^{S}{ADV}(?:转行)?(?:是|当了|当|成为了|成为|成了|做了|做)(?:一名|一个|一位)?"
             r"(?P<v>护士|医生|老师|教师|软件工程师|工程师|程序员|设计师|律师|会计师|会计|产品经理|"
             r"学生|记者|厨师|研究员|销售|药剂师|数据科学家)"
         ),
     ),
     ("manager", _zh(r"^{S}{ADV}(?:向|归)(?P<v>[^，。,]{1,8}?)汇报")),
+    (
+        "vehicle",
+        _zh(
+            r"^{S}{ADV}(?:开着|开的是|开|买了|换了|换成了|新买了)(?:一辆|一台|辆)?(?:新的?)?"
+            r"(?P<v>" + _VEHICLE_ZH + r"|(?i:" + _VEHICLE_EN + r"))"
+        ),
+    ),
     ("allergic:", _zh(r"^{S}{ADV}(?:不)?对(?P<o>[^，。,]{1,10}?)过敏")),
     ("diet", _zh(r"^{S}{ADV}(?:开始)?(?P<v>吃素|纯素)")),
     (
@@ -256,9 +336,9 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "possessed",
         _zh(
-            r"^{S}的(?:新)?(?P<o>"
+            r"^{S}(?:现在|目前)?的(?:新)?(?P<o>"
             + _POSSESSED_ZH
-            + r")(?:现在|已经|目前)*(?:是|在|换成了|换成|改成了|改成|为)"
+            + r")(?:现在|已经|目前)*(?P<vb>是|在|换成了|换成|改成了|改成|为|搬到了|搬到|搬去了|搬去)"
             r"{V}"
         ),
     ),
@@ -266,7 +346,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("age", _zh(r"^{S}{ADV}(?:今年)?(?P<v>\d{1,3})岁")),
 )
 
-_CLAUSES = re.compile(r"[^.;!?。；！？\n]+")
+#: sentence ends ("." inside "alice@new.example" or "555.0199" is not one)
+_SENTENCE_END = re.compile(r"[.;!?](?=\s|$)|[。；！？\n]")
 #: a formed note in the user's words ("The user: my manager is Tom"): the user's attribute
 _NOTE = re.compile(r"^(?:the user|用户)\s*[:：]\s*", re.I)
 _MY = re.compile(r"^my\s+", re.I)
@@ -284,8 +365,43 @@ _PREAMBLE = re.compile(
     re.I,
 )
 _ZH_CLAUSES = re.compile(r"[^，,.;!?。；！？\n]+")
-_FIRST_PERSON = {"i", "我", "the user", "user", "用户"}
-_PRONOUNS = {"he", "she", "他", "她"}
+_FIRST_PERSON = {"i", "me", "我", "the user", "user", "用户"}
+_PRONOUNS = {"he", "she", "him", "her", "他", "她"}
+#: attributes whose value is a person: "用户的丈夫在腾讯" says where he is, not who he is
+_PERSON_ATTRIBUTES = {"partner", "manager", "doctor"}
+#: the first name a text mentions: whom a later "he"/"she" means when no slot named anyone
+_NAME = re.compile(r"\b(?-i:[A-Z][a-z][\w-]*)(?:'s)?\b")
+_NOT_NAMES = {
+    "I",
+    "The",
+    "A",
+    "An",
+    "My",
+    "Our",
+    "His",
+    "Her",
+    "Their",
+    "Sorry",
+    "Actually",
+    "Correction",
+    "Update",
+    "Note",
+    "Please",
+    "Now",
+    "These",
+    "Since",
+    "So",
+    "And",
+    "But",
+}
+#: the subject a joined predicate shares: a name, "I", "the user", "he"/"she" (not "X's …")
+_LEADING_SUBJECT = re.compile(
+    r"^((?-i:[A-Z][\w-]+)(?:\s(?-i:[A-Z][\w-]+))?|I|the user|he|she)\s", re.I
+)
+UNCLEAR = "?"
+#: "I'm"/"I am" read as "I is", "I've" as "I have": one verb form for the rules
+_FIRST_PERSON_VERB = re.compile(r"^I(?:'m|’m| am)\b")
+_FIRST_PERSON_HAVE = re.compile(r"^I(?:'ve|’ve)\b")
 _ARTICLE = re.compile(r"^(?:a|an|the|my|his|her|their|our|some)\s+", re.I)
 _TRAILING = re.compile(
     r"\s+(?:now|these days|nowadays|at the moment|anymore|any more|too|as well|lately|"
@@ -349,12 +465,14 @@ def parse(text: str, namespace: str = "") -> Slot | None:
     """The slot ``text`` sets, or None (no rule matches, the subject is unclear, or the text
     sets two different slots). ``namespace``'s user (``user/alice``) is the subject "user"
     whether named ("Alice"), in the first person or as "用户"."""
-    if _CONJOINED.search(text):
-        return None  # "lives in Berlin and works at SAP": two facts in one memory
     found: dict[str, Slot] = {}
     last_named = ""
-    for clause in _clauses(text):
-        slot = _parse_clause(clause, namespace, last_named)
+    clauses = _clauses(text)
+    if clauses is None:
+        return None  # "lives in Berlin, 还在SAP工作": two facts in one memory
+    mentioned = _mentioned(text)
+    for clause in clauses:
+        slot = _parse_clause(clause, namespace, last_named or mentioned)
         if slot is None:
             continue
         last_named = slot.subject
@@ -368,23 +486,56 @@ def parse(text: str, namespace: str = "") -> Slot | None:
     return Slot(slot.subject, slot.attribute, slot.value, cue)
 
 
-def _clauses(text: str) -> list[str]:
+def _clauses(text: str) -> list[str] | None:
     """Sentences, and for Chinese their comma-separated clauses; a parenthesised aside (a
-    translation: "Alice does not eat cilantro (不吃香菜)") is left out."""
+    translation: "Alice does not eat cilantro (不吃香菜)") is left out. A second predicate
+    joined to the first ("Alice retrained and is a paramedic") is a clause of its own with the
+    same subject; None when that subject cannot be told ("Alice's sister … and is …") or the
+    text is Chinese (then each would need its own subject)."""
     text = re.sub(r"\([^)]*\)|（[^）]*）", " ", text)
     out: list[str] = []
-    for sentence in _CLAUSES.findall(text):
+    for sentence in _SENTENCE_END.split(text):
         sentence = sentence.strip()
         if re.search(r"[\u4e00-\u9fff]", sentence):
+            if _CONJOINED.search(sentence):
+                return None
             out.extend(c.strip() for c in _ZH_CLAUSES.findall(sentence) if c.strip())
-        elif sentence:
-            out.extend(p.strip() for p in re.split(r";|, and |, but | but ", sentence) if p.strip())
-    return out
+            continue
+        for part in re.split(
+            r";|, and |, but | but |, so |,?\s+and\s+(?=(?:I|he|she)(?:'m|'ve)?\s)|"
+            r",\s+(?=(?:I|he|she)(?:'m|'ve)?\s)",
+            sentence,
+        ):
+            part = part.strip()
+            joined = _CONJOINED.search(part)
+            if joined is None:
+                out.append(part) if part else None
+                continue
+            subject = _LEADING_SUBJECT.match(_PREAMBLE.sub("", part))
+            if subject is None:
+                return None
+            out.append(part[: joined.start()].strip())
+            rest = part[joined.start() :]
+            rest = re.sub(r"^(?:and|but|also)\s+", "", rest, flags=re.I)
+            out.append(f"{subject.group(1)} {rest}")
+    return [c for c in out if c]
+
+
+def _mentioned(text: str) -> str:
+    """Whom "he"/"she" means when no earlier clause named anyone: the one person the text names
+    (not as an owner: "Bob's sister … she" is not Bob); "" when it names none, ``UNCLEAR`` when
+    it names several or only an owner."""
+    names = {m.group(0) for m in _NAME.finditer(text) if m.group(0).split("'")[0] not in _NOT_NAMES}
+    if not names:
+        return ""
+    name = names.pop()
+    return UNCLEAR if names or name.endswith("'s") else name.lower()
 
 
 def _parse_clause(clause: str, namespace: str, last_named: str) -> Slot | None:
     clause = _PREAMBLE.sub("", clause.strip())
     clause = _MY.sub("The user's ", _NOTE.sub("", clause))
+    clause = _FIRST_PERSON_HAVE.sub("I have", _FIRST_PERSON_VERB.sub("I is", clause))
     for attribute, pattern in _RULES:
         m = pattern.search(clause)
         if m is None:
@@ -426,7 +577,7 @@ def _build(
         return (f"favourite:{thing}", canonical(value)) if thing and value else None
     if attribute == "possessed":
         attribute = vocab.POSSESSED.get(obj.lower(), vocab.POSSESSED.get(obj, ""))
-        if not attribute:
+        if not attribute or (attribute in _PERSON_ATTRIBUTES and groups.get("vb") == "在"):
             return None
     if attribute == "diet":
         value = value.replace("吃素", "素")
@@ -446,8 +597,10 @@ def _subject(said: str, namespace: str, last_named: str) -> str:
     if low in _FIRST_PERSON:
         return "user"
     if low in _PRONOUNS:
+        if last_named == UNCLEAR:
+            return ""
         if last_named:
-            return last_named
+            return _subject(last_named, namespace, "") if last_named not in _PRONOUNS else ""
         return "user" if namespace.startswith("user/") else ""
     if re.fullmatch(r"[\u4e00-\u9fff]+", word) and len(word) == 1:
         return ""  # a lone CJK character before a verb is not a name

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from gateway.core.models import Memory, Status
+from gateway.core.model.models import Memory, Status
 
 #: metadata the applier derives for a slotted fact (reserved keys: callers cannot write them)
 SLOT_KEY = "memgate.slot"  # "<subject>:<attribute>"

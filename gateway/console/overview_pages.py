@@ -1,0 +1,67 @@
+"""The namespaces and agents overview: every namespace that holds memories (``ListNamespaces``)
+with its pending proposals, and every proposing agent with its pending count; each links to the
+filtered proposal list, the audit log and search. Escaped like every page."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from urllib.parse import urlencode
+
+from gateway.client import types as t
+from gateway.console.pages import csrf_field, h, page
+
+
+def _link(path: str, label: str, **query: str) -> str:
+    return f'<a href="{h(path + "?" + urlencode(query))}">{h(label)}</a>'
+
+
+def _erase_form(csrf: str) -> str:
+    return (
+        '<h2>Erase a namespace</h2><form method="post" action="/namespaces/erase" '
+        f'id="erase-form" class="actions">{csrf_field(csrf)}'
+        '<input type="text" name="namespace" placeholder="namespace" required id="erase-ns"> '
+        '<input type="text" name="confirm" placeholder="the same namespace again" required '
+        'id="erase-confirm"> <input type="text" name="reason" placeholder="reason" required '
+        'id="erase-reason"> <button class="reject" type="submit" id="erase">Erase everything in '
+        'it</button></form><p class="meta">Every memory, turn, proposal and review item of the '
+        "namespace goes (ForgetNamespace); only the audit of the erasure stays.</p>"
+    )
+
+
+def overview(
+    names: t.NamespaceList,
+    pending: Sequence[t.Proposal],
+    csrf: str,
+    error: str = "",
+    flash: str = "",
+) -> str:
+    by_ns = Counter(p.item.namespace for p in pending)
+    by_agent = Counter(p.proposer for p in pending)
+    every = sorted(set(names.namespaces) | set(by_ns))
+    rows = "".join(
+        f'<tr id="ns-{h(ns)}"><td>{h(ns)}</td><td>{by_ns.get(ns, 0) or ""}</td>'
+        f"<td>{_link('/review', 'proposals', ns=ns)} · {_link('/audit', 'audit', ns=ns)} · "
+        f"{_link('/search', 'search', ns=ns)}</td></tr>"
+        for ns in every
+    )
+    agents = "".join(
+        f"<tr><td>{h(a)}</td><td>{n}</td><td>{_link('/review', 'their proposals', proposer=a)}"
+        "</td></tr>"
+        for a, n in sorted(by_agent.items())
+    )
+    more = (
+        '<p class="error">More namespaces than listed: narrow with the CLI '
+        "(<code>memgate namespaces --prefix</code>).</p>"
+        if names.truncated
+        else ""
+    )
+    body = (
+        f'<h2>{len(every)} namespace(s)</h2>{more}<table class="list" id="namespaces">'
+        f"<tr><th>namespace</th><th>pending proposals</th><th></th></tr>{rows}</table>"
+        f'<h2>Proposing agents</h2><table class="list" id="agents"><tr><th>agent</th>'
+        f"<th>pending proposals</th><th></th></tr>{agents}</table>"
+        '<p class="meta">Namespaces holding at least one active memory, or a pending proposal.'
+        "</p>" + _erase_form(csrf)
+    )
+    return page("Namespaces and agents", body, csrf=csrf, error=error, flash=flash)

@@ -1,0 +1,1 @@
+"""The contracts the core owns and adapters implement (``ports``, ``control_ports``), plus the tracing and metrics ports."""

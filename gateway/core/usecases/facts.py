@@ -1,0 +1,117 @@
+"""Two-confirmation facts (seed 000 §3.4): an extracted fact waits in the pending table until it
+is seen in two different sessions (or said explicitly), then becomes a semantic memory keyed by
+its normalised text."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gateway.core.access import namespaces as nsp
+from gateway.core.model.candidates import key_of_pending, split_evidence
+from gateway.core.model.control import PendingFact
+from gateway.core.model.errors import InvalidArgument, NotFound
+from gateway.core.model.models import Layer
+from gateway.core.ports.ports import Ledger
+from gateway.core.screening.screening import clean
+from gateway.core.truth.reconcile import normalise_fact
+from gateway.core.writing.inputs import WriteInput
+from gateway.core.writing.proposals import require_master
+from gateway.core.writing.writes import Writer
+
+CONFIRMING_SESSIONS = 2
+MAX_EVIDENCE = 16
+PROMOTED_IMPORTANCE = 0.7
+
+
+@dataclass(slots=True)
+class FactOutcome:
+    pending_id: str
+    sessions_seen: int
+    promoted: bool
+    memory_id: str
+
+
+class Facts:
+    def __init__(self, ledger: Ledger, writer: Writer, max_chars: int, master: str) -> None:
+        self._ledger = ledger
+        self._writer = writer
+        self._max_chars = max_chars
+        self._master = master
+
+    async def propose(
+        self,
+        agent: str,
+        namespace: str,
+        fact: str,
+        session_id: str,
+        evidence: Sequence[str],
+        confidence: float,
+        explicit: bool,
+    ) -> FactOutcome:
+        ns = nsp.parse(namespace)
+        nsp.write_access(agent, ns, self._master)
+        if not fact.strip():
+            raise InvalidArgument("fact is empty", field="fact")
+        if len(fact) > self._max_chars:
+            raise InvalidArgument("fact is too long", field="fact")
+        if not session_id:
+            raise InvalidArgument(
+                "session_id is required: promotion counts distinct sessions", field="session_id"
+            )
+        if not 0 <= confidence <= 1:
+            raise InvalidArgument("confidence must be between 0 and 1", field="confidence")
+        nsp.check_id(session_id, "session_id")
+        if len(evidence) > MAX_EVIDENCE or any(len(e) > self._max_chars for e in evidence):
+            raise InvalidArgument(
+                f"evidence: at most {MAX_EVIDENCE} items of at most {self._max_chars} chars",
+                field="evidence",
+            )
+        # the pending row is stored: screened like a write (injection is caught on promotion)
+        fact = clean(fact)
+        row = await self._ledger.see_fact(
+            uuid.uuid4().hex,
+            str(ns),
+            normalise_fact(fact),
+            fact,
+            session_id,
+            [clean(e) for e in evidence],
+            confidence or 0.5,
+        )
+        if row.promoted_to:
+            return FactOutcome(row.id, len(row.sessions), True, row.promoted_to)
+        if explicit or len(row.sessions) >= CONFIRMING_SESSIONS:
+            return await self._promote(agent, row)
+        return FactOutcome(row.id, len(row.sessions), False, "")
+
+    async def confirm(self, agent: str, pending_id: str) -> FactOutcome:
+        require_master(agent, self._master, "confirm a pending fact")
+        row = await self._ledger.get_pending_fact(pending_id)
+        if row is None:
+            raise NotFound(f"pending fact {pending_id!r} does not exist")
+        if row.promoted_to:
+            return FactOutcome(row.id, len(row.sessions), True, row.promoted_to)
+        return await self._promote(agent, row)
+
+    async def _promote(self, agent: str, row: PendingFact) -> FactOutcome:
+        """Also how the master confirms a formed candidate held for review (its key and quotes
+        come out of the pending row)."""
+        item = WriteInput(
+            namespace=row.namespace,
+            layer=Layer.SEMANTIC.value,
+            content=row.fact,
+            type="fact",
+            importance=PROMOTED_IMPORTANCE,
+            confidence=float(row.confidence),
+            evidence=[split_evidence(e)[1] for e in row.evidence][:16],
+            metadata={
+                "fact_key": key_of_pending(row.fact_key),
+                "sessions": ",".join(row.sessions)[:1000],
+            },
+            idempotency_key=f"promote:{row.id}",
+        )
+        outcome = (await self._writer.write(agent, [item], wait=True))[0]
+        if outcome.id:
+            await self._ledger.mark_promoted(row.id, outcome.id)
+        return FactOutcome(row.id, len(row.sessions), bool(outcome.id), outcome.id)

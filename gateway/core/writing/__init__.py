@@ -1,0 +1,1 @@
+"""The write-side use cases: validating and preparing writes, proposals, working memory, write results."""

@@ -1,0 +1,327 @@
+"""Working memory (seed 000 §2.1, §3.2): a session's zoned window and state. Turns are journaled
+like every write; when the dialogue overflows, its oldest half is summarised into the task zone."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from gateway.core.access import namespaces as nsp
+from gateway.core.access.session_state import check_state_total, check_state_update
+from gateway.core.journal.write_path import WritePath
+from gateway.core.model.commands import TurnAppend
+from gateway.core.model.control import AuditEntry, NewEntry
+from gateway.core.model.errors import BackendUnavailable, PermissionDenied
+from gateway.core.model.models import Layer, Turn, Zone, utcnow
+from gateway.core.ports.ports import Ledger, Summariser, WorkingStore
+from gateway.core.writing import proposals
+from gateway.core.writing.inputs import WriteInput, parse_zone, prepare
+from gateway.settings import Limits
+
+log = logging.getLogger("memgate.working")
+
+TURN_RESULTS_KEPT = 4096
+STATE_LOCKS = 64
+SUMMARY_PREFIX = "[history_summary]"
+#: every summary ends with this (seed 004 §3.3): it was generated and may leave things out
+SUMMARY_NOTE = "（本摘要由系统自动生成，可能存在信息遗漏 / auto-generated, may omit details）"
+
+
+@dataclass(slots=True)
+class TurnOutcome:
+    id: str
+    duplicate: bool
+    compacted: bool
+    dialogue_length: int
+    redactions: list[str]
+    proposal_id: str = ""
+    quarantined: bool = False
+
+
+class TurnResults:
+    """The dialogue length and roll each recently applied turn produced, for AppendTurn."""
+
+    def __init__(self, kept: int = TURN_RESULTS_KEPT) -> None:
+        self._kept = kept
+        self._items: OrderedDict[str, tuple[int, bool]] = OrderedDict()
+
+    def record(self, turn_id: str, dialogue_length: int, compacted: bool) -> None:
+        self._items[turn_id] = (dialogue_length, compacted)
+        self._items.move_to_end(turn_id)
+        while len(self._items) > self._kept:
+            self._items.popitem(last=False)
+
+    def get(self, turn_id: str) -> tuple[int, bool] | None:
+        return self._items.get(turn_id)
+
+
+def summarise(turns: Sequence[Turn], max_chars: int = 600) -> str:
+    """Last-resort summary (when the configured summariser fails): who said what, first words
+    of each turn."""
+    parts = []
+    for t in turns:
+        text = " ".join(t.content.split())
+        parts.append(f"{t.role}: {text[:120]}{'…' if len(text) > 120 else ''}")
+    summary = " | ".join(parts)
+    room = max_chars - len(SUMMARY_NOTE) - 1
+    summary = summary if len(summary) <= room else summary[: room - 1] + "…"
+    return f"{summary} {SUMMARY_NOTE}"
+
+
+async def summary_of(summariser: Summariser | None, turns: Sequence[Turn], budget: int) -> str:
+    """The summariser's summary; if it fails, the last-resort one (the turns are already out
+    of the window, so a summary must be written)."""
+    if summariser is not None:
+        try:
+            return await summariser.summarise(turns, budget)
+        except Exception:  # noqa: BLE001 - a failing model never loses the rolled-off turns
+            log.warning("summariser %s failed; using the plain summary", summariser.name)
+    return summarise(turns)
+
+
+TASK_ZONE_MAX = 64
+#: called after an overflow was summarised: (namespace, session, summary turn id, rolled-off turns)
+SummariseLater = Callable[[str, str, str, list[Turn]], Awaitable[None]]
+
+
+async def compact(
+    working: WorkingStore,
+    namespace: str,
+    session_id: str,
+    summariser: Summariser | None = None,
+    budget: int = 200,
+) -> tuple[int, str]:
+    """Summarise the oldest half of the dialogue into the task zone (seed 000 §3.2)."""
+    oldest, summary, _ = await _compact(working, namespace, session_id, summariser, budget)
+    return len(oldest), summary
+
+
+async def _compact(
+    working: WorkingStore,
+    namespace: str,
+    session_id: str,
+    summariser: Summariser | None,
+    budget: int,
+) -> tuple[list[Turn], str, str]:
+    """(the rolled-off turns, their summary, the summary turn's id)."""
+    window = await working.window(namespace, session_id, [Zone.DIALOGUE])
+    n = len(window.get(Zone.DIALOGUE, [])) // 2
+    if n == 0:
+        return [], "", ""
+    oldest = await working.take_oldest(namespace, session_id, Zone.DIALOGUE, n)
+    if not oldest:
+        return [], "", ""
+    summary = await summary_of(summariser, oldest, budget)
+    turn = Turn(
+        id=f"summary:{oldest[0].id}",
+        role="system",
+        content=f"{SUMMARY_PREFIX} {summary}",
+        zone=Zone.TASK,
+    )
+    await working.append(namespace, session_id, [turn], max_len=TASK_ZONE_MAX)
+    return oldest, summary, turn.id
+
+
+async def apply_turns(
+    working: WorkingStore,
+    turns: Sequence[tuple[str, TurnAppend]],
+    zone_cap: int,
+    dialogue_max: int,
+    results: TurnResults,
+    summariser: Summariser | None = None,
+    budget: int = 200,
+    later: SummariseLater | None = None,
+) -> set[str]:
+    """Append journaled turns (write id, command) per session; compact an overflowing dialogue
+    with ``summariser`` (fast: it runs while AppendTurn waits) and, when ``later`` is set, hand the
+    rolled-off turns to it (a slow summariser's job on the background lane)."""
+    groups: dict[tuple[str, str], list[Turn]] = {}
+    for write_id, c in turns:
+        turn = Turn(write_id, c.role, c.content, c.zone, c.at or utcnow(), dict(c.metadata))
+        groups.setdefault((c.namespace, c.session_id), []).append(turn)
+    for (ns, session), group in groups.items():
+        lengths = await working.append(ns, session, group, zone_cap)
+        if Zone.DIALOGUE not in lengths:
+            continue  # no dialogue turn: nothing rolls (callers read the length if asked)
+        dialogue = lengths[Zone.DIALOGUE]
+        compacted = dialogue > dialogue_max
+        if compacted:
+            oldest, _, summary_id = await _compact(working, ns, session, summariser, budget)
+            dialogue -= len(oldest)
+            if oldest and later is not None:
+                await later(ns, session, summary_id, oldest)
+        for turn in group:
+            results.record(turn.id, dialogue, compacted and turn.zone is Zone.DIALOGUE)
+    return {ns for ns, _ in groups}
+
+
+def _steers(turn: TurnAppend) -> bool:
+    """A turn that would speak as the system: a system role, or the instructions zone."""
+    return turn.role == "system" or turn.zone is Zone.INSTRUCTIONS
+
+
+class WorkingMemory:
+    """The working-memory use cases: append, window, state, compaction, scratch."""
+
+    def __init__(
+        self,
+        store: WorkingStore,
+        write_path: WritePath,
+        results: TurnResults,
+        limits: Limits,
+        master: str,
+        ledger: Ledger,
+        policies: nsp.SharedWritePolicies,
+        turn_policy: str = "proposal",
+        summariser: Summariser | None = None,
+        summary_budget: int = 200,
+    ) -> None:
+        self._summariser = summariser
+        self._summary_budget = summary_budget
+        self._store = store
+        self._write_path = write_path
+        self._results = results
+        self._limits = limits
+        self._master = master
+        self._ledger = ledger
+        self._policies = policies
+        self._turn_policy = turn_policy
+        self._locks = [asyncio.Lock() for _ in range(STATE_LOCKS)]
+
+    def _session(self, agent: str, namespace: str, session_id: str, write: bool) -> str:
+        """The namespace, if ``agent`` may read it (``write=False``) or change it directly. Session
+        state, compaction and scratch cannot be proposals: a sub-agent gets PERMISSION_DENIED in
+        ``user/*`` and ``global`` (``task/*`` and its own namespace are direct)."""
+        nsp.check_agent_id(agent)
+        ns = nsp.parse(namespace)
+        nsp.check_id(session_id, "session_id", required=True)
+        if not write:
+            nsp.check_read(agent, ns, self._master)
+        elif nsp.write_access(agent, ns, self._master) is nsp.Access.PROPOSAL:
+            raise PermissionDenied(
+                f"agent {agent!r} may not change the session state or window of {ns} directly: "
+                "only the master may; propose turns with AppendTurn or facts with ProposeFact",
+                field="namespace",
+            )
+        return str(ns)
+
+    def session_for_write(self, agent: str, namespace: str, session_id: str) -> str:
+        """The checked namespace of a session ``agent`` may write (as for AppendTurn)."""
+        return self._session(agent, namespace, session_id, write=True)
+
+    async def append_turn(
+        self,
+        agent: str,
+        namespace: str,
+        session_id: str,
+        role: str,
+        content: str,
+        zone: str,
+        metadata: dict[str, str],
+        idempotency_key: str,
+        at: datetime | None = None,
+    ) -> TurnOutcome:
+        """One policy for every layer: a sub-agent's turn into ``user/*`` or ``global`` is a
+        proposal (or refused, ``shared_turn_policy="deny"``) unless the master's shared-write
+        policy approves the namespace; a sub-agent may never add a ``system`` turn or an
+        ``instructions`` turn to a shared session. A turn that looks like a prompt injection is
+        quarantined: audited, never placed in the window."""
+        nsp.check_agent_id(agent)
+        ns = nsp.parse(namespace)
+        nsp.check_id(session_id, "session_id", required=True)
+        item = WriteInput(
+            namespace=namespace,
+            layer=Layer.WORKING.value,
+            content=content,
+            session_id=session_id,
+            role=role or "user",
+            zone=zone,
+            metadata=metadata,
+            idempotency_key=idempotency_key,
+            event_time=at,
+        )
+        p = prepare(item, self._limits)
+        assert isinstance(p.command, TurnAppend)
+        access = nsp.write_access(agent, ns, self._master)
+        if agent != self._master and ns.shared and _steers(p.command):
+            raise PermissionDenied(
+                f"agent {agent!r} may not add a {p.command.role!r} turn to the "
+                f"{p.command.zone.value} zone of shared {ns}: only the master sets a shared "
+                "session's instructions; send it as a user/assistant/tool turn",
+                field="role",
+            )
+        if p.quarantined:
+            await self._ledger.audit(
+                [AuditEntry(agent, "quarantine", str(ns), session_id, p.injection[:200])]
+            )
+            return TurnOutcome("", False, False, 0, p.redactions, quarantined=True)
+        if access is nsp.Access.PROPOSAL:
+            policy = await self._policies.current()
+            if not policy.approves(str(ns), 1.0):
+                if self._turn_policy == "deny":
+                    raise PermissionDenied(
+                        f"agent {agent!r} may not append turns to shared {ns} "
+                        "(shared_turn_policy=deny): ask the master",
+                        field="namespace",
+                    )
+                stored = await proposals.submit(self._ledger, agent, idempotency_key, p.command)
+                return TurnOutcome("", False, False, 0, p.redactions, proposal_id=stored.id)
+        entry = NewEntry(uuid.uuid4().hex, agent, idempotency_key, p.command)
+        done = (await self._write_path.commit([entry], wait=True, details=["working"]))[0]
+        result = self._results.get(done.write_id)
+        if result is None:  # applied earlier (a retry) or before a restart: read the window
+            result = (await self._dialogue_len(p.namespace, session_id), False)
+        return TurnOutcome(done.write_id, done.duplicate, result[1], result[0], p.redactions)
+
+    async def _dialogue_len(self, namespace: str, session_id: str) -> int:
+        window = await self._store.window(namespace, session_id, [Zone.DIALOGUE])
+        return len(window.get(Zone.DIALOGUE, []))
+
+    async def window(
+        self, agent: str, namespace: str, session_id: str, zones: Sequence[str]
+    ) -> tuple[list[Turn], bool]:
+        ns = self._session(agent, namespace, session_id, write=False)
+        wanted = [parse_zone(z, "zones") for z in zones] or list(Zone)
+        try:
+            window = await self._store.window(ns, session_id, wanted)
+        except BackendUnavailable:
+            return [], True  # fallback: an empty context, never an error (seed 003 §4.2)
+        return [t for z in Zone if z in wanted for t in window.get(z, [])], False
+
+    async def session_state(
+        self, agent: str, namespace: str, session_id: str
+    ) -> tuple[dict[str, str], int]:
+        ns = self._session(agent, namespace, session_id, write=False)
+        state = await self._store.get_state(ns, session_id)
+        return state, await self._store.ttl_seconds(ns, session_id)
+
+    async def update_session_state(
+        self,
+        agent: str,
+        namespace: str,
+        session_id: str,
+        updates: dict[str, str],
+        remove: Sequence[str],
+    ) -> tuple[dict[str, str], int]:
+        """Set and remove keys; the limits of ``state_limits`` hold per update and, checked
+        against the stored state under a per-session lock, for the whole session."""
+        ns = self._session(agent, namespace, session_id, write=True)
+        updates, removed = check_state_update(updates, remove, self._limits)
+        async with self._locks[hash((ns, session_id)) % len(self._locks)]:
+            current = await self._store.get_state(ns, session_id)
+            check_state_total(current, updates, removed, self._limits)
+            state = await self._store.set_state(ns, session_id, updates, removed)
+        return state, await self._store.ttl_seconds(ns, session_id)
+
+    async def compact_window(self, agent: str, namespace: str, session_id: str) -> tuple[int, str]:
+        ns = self._session(agent, namespace, session_id, write=True)
+        return await compact(self._store, ns, session_id, self._summariser, self._summary_budget)
+
+    async def clear_scratch(self, agent: str, namespace: str, session_id: str) -> None:
+        ns = self._session(agent, namespace, session_id, write=True)
+        await self._store.clear(ns, session_id, Zone.SCRATCH)

@@ -1,0 +1,134 @@
+"""Writes of long-term memories and events: validate and screen every item, arbitrate each
+namespace (direct, or a proposal for the master), then commit through the write path. A batch is
+all or nothing: nothing is journaled unless every item is valid and allowed."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from gateway.core.access import namespaces as nsp
+from gateway.core.journal.write_path import WritePath
+from gateway.core.model.commands import MemoryWrite, TurnAppend
+from gateway.core.model.control import NewEntry
+from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.models import Layer
+from gateway.core.ports.ports import Ledger
+from gateway.core.writing import proposals
+from gateway.core.writing.inputs import (
+    Prepared,
+    WriteInput,
+    check_relation,
+    prepare,
+)
+from gateway.settings import Limits
+
+#: a memory this important but this unsure goes to the review queue (seed 000 §5.2)
+REVIEW_IMPORTANCE = 0.8
+REVIEW_CONFIDENCE = 0.5
+
+
+@dataclass(slots=True)
+class WriteOutcome:
+    id: str
+    duplicate: bool = False
+    applied: bool = False
+    journal_seq: int = 0
+    redactions: list[str] = field(default_factory=list)
+    quarantined: bool = False
+    skipped: str = ""
+    proposal_id: str = ""
+
+
+def review_reason(p: Prepared) -> str:
+    if p.quarantined:
+        return "quarantined: looks like a prompt injection"
+    c = p.command
+    if (
+        isinstance(c, MemoryWrite)
+        and c.importance >= REVIEW_IMPORTANCE
+        and c.confidence < REVIEW_CONFIDENCE
+    ):
+        return "low confidence, high impact"
+    return ""
+
+
+class Writer:
+    def __init__(
+        self,
+        write_path: WritePath,
+        ledger: Ledger,
+        policies: nsp.SharedWritePolicies,
+        limits: Limits,
+        master: str,
+    ) -> None:
+        self._write_path = write_path
+        self._ledger = ledger
+        self._policies = policies
+        self._limits = limits
+        self._master = master
+
+    async def write(
+        self, agent: str, items: Sequence[WriteInput], wait: bool
+    ) -> list[WriteOutcome]:
+        """All-or-nothing: every item is validated before any is journaled."""
+        nsp.check_agent_id(agent)
+        if not items:
+            raise InvalidArgument("items is empty: send at least one write", field="items")
+        if len(items) > self._limits.max_batch_items:
+            raise InvalidArgument(
+                f"items has {len(items)} writes, the limit is {self._limits.max_batch_items}",
+                field="items",
+            )
+        prefix = (lambda i: f"items[{i}].") if len(items) > 1 else (lambda i: "")
+        prepared = [prepare(item, self._limits, prefix(i)) for i, item in enumerate(items)]
+        # permission is checked for every item before anything is stored (all or nothing)
+        access = [nsp.write_access(agent, nsp.parse(p.namespace), self._master) for p in prepared]
+        policy = await self._policies.current()
+        outcomes: list[WriteOutcome | None] = [None] * len(items)
+        direct: list[tuple[int, NewEntry]] = []
+        for i, p in enumerate(prepared):
+            if p.skipped:
+                outcomes[i] = WriteOutcome(id="", skipped=p.skipped, redactions=p.redactions)
+            elif access[i] is nsp.Access.PROPOSAL and not policy.approves(
+                p.namespace, _confidence(p.command)
+            ):
+                outcomes[i] = await self._propose(agent, p)
+            else:
+                entry = NewEntry(uuid.uuid4().hex, agent, p.idempotency_key, p.command)
+                direct.append((i, entry))
+        if direct:
+            committed = await self._write_path.commit(
+                [e for _, e in direct],
+                wait,
+                details=[prepared[i].layer.value for i, _ in direct],
+                review=[review_reason(prepared[i]) for i, _ in direct],
+            )
+            for (i, _), c in zip(direct, committed, strict=True):
+                outcomes[i] = WriteOutcome(
+                    id=c.write_id,
+                    duplicate=c.duplicate,
+                    applied=c.applied,
+                    journal_seq=c.seq,
+                    redactions=prepared[i].redactions,
+                    quarantined=prepared[i].quarantined,
+                )
+        return [o for o in outcomes if o is not None]
+
+    async def _propose(self, agent: str, p: Prepared) -> WriteOutcome:
+        stored = await proposals.submit(self._ledger, agent, p.idempotency_key, p.command)
+        return WriteOutcome(
+            id="", proposal_id=stored.id, redactions=p.redactions, quarantined=p.quarantined
+        )
+
+    async def record_event(self, agent: str, item: WriteInput, wait: bool) -> WriteOutcome:
+        """An episodic memory with links; without an event time it happened when received."""
+        item.layer = Layer.EPISODIC.value
+        for rel_type, _, _ in item.links:
+            check_relation(rel_type, "links.type")  # kinds and ids: prepare() checks them
+        return (await self.write(agent, [item], wait))[0]
+
+
+def _confidence(command: MemoryWrite | TurnAppend) -> float:
+    return command.confidence if isinstance(command, MemoryWrite) else 1.0

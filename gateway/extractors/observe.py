@@ -1,0 +1,443 @@
+"""Observations from natural dialogue, no model needed (issue 27): each informative statement a
+speaker makes in the first person — about themselves, the people and things in their life,
+events, plans, preferences, work and places — rewritten in the third person with the speaker's
+name, relative time resolved against the turn's time ("yesterday" → that date), with the turn
+and the quoted words as evidence. Greetings, thanks, reactions, questions, wishes and
+hypotheticals, farewells and talk about the chat itself form nothing. Pure and fast (no I/O)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from gateway.core.model.candidates import Observation
+from gateway.core.model.models import Turn
+from gateway.extractors import timeref
+from gateway.extractors.grammar import IRREGULAR_PAST, STOP, third_person
+
+NAME = "observe/1"
+
+#: where a turn splits into statements: sentence ends, line breaks (one chat message each),
+#: laughter and emoticons that end a thought
+_SENTENCES = re.compile(
+    r"[^.!?\n;]+[.!?;]*|\n",
+)
+_BREAKS = re.compile(
+    r"\s+(?:lol|lmao|haha+|hahaha\w*|ha ha|hehe+|omg|:\)|:\(|:D|;\))(?=\s|$)[.!]*|\s*\.\.\.+\s*|\s+-+\s+"
+    r"|(?:(?<=\bit)|(?<=\bthat)|(?<=\bthis)|(?<=\bthem)|(?<=\btoo)|(?<=\bnow)|(?<=\byes)|"
+    r"(?<=\byeah)|(?<=\bno)|(?<=\btho))\s+(?=I\s|I'm\b)",
+    re.I,
+)
+#: a clause boundary before a new first-person statement ("…, but I …", "… and my brother …")
+_CLAUSE = re.compile(
+    r"\s*(?:,\s*|\s+)(?:but|and|so|because|cause|cuz|since|though|although|plus|then|while)\s+"
+    r"(?=(?:i|i'm|im|i've|ive|i'll|my|me and|he|she|they)\b)|,\s+(?=(?:i|i'm|i've|my)\s)",
+    re.I,
+)
+#: discourse markers before a statement
+_LEAD = re.compile(
+    r"^(?:(?:well|yeah+|yes+|yep|yup|yea|ya|no|nope|nah|oh+|ohh+|ok|okay|so|and|but|also|"
+    r"honestly|actually|haha\w*|ha|lol|lmao|wow|um+|uh+|hmm+|plus|then|now|sure|cool|nice|"
+    r"same|totally|definitely|really|though|because|cause|like|anyway|anyways|oh well|"
+    r"ah+|aw+|omg|dude|man|bro|hey|hi|hello|true|right|exactly|awesome|great|ooh|lucky|"
+    r"luckily|sadly|unfortunately|fortunately|basically|personally|i mean|of course)"
+    r"\b[\s,!.:;-]*)+",
+    re.I,
+)
+_FIRST = re.compile(
+    r"^(?:(?:a couple of|a few of|a lot of|all of|one of|both of|some of|most of) )?"
+    r"(?:i|i'm|im|i've|ive|i'll|my|me and my|me and|i'd)\b",
+    re.I,
+)
+#: a wish stated as one ("I'd love to go to Greece", "I would like to travel"): a preference
+_WANT = re.compile(
+    r"^i(?:'d| would)(?: \w+ly| really| also| just)? (?:love|like|prefer|enjoy) to\b", re.I
+)
+_QUESTION_START = re.compile(
+    r"^(?:do|does|did|are|is|was|were|can|could|would|will|what|how|why|where|when|who|which|"
+    r"have you|has|should|shall|may)\b",
+    re.I,
+)
+#: wishes, hypotheticals, guesses and hedges: not a statement of fact
+_IRREALIS = re.compile(
+    r"\b(?:would|wouldn't|could|couldn't|should|shouldn't|might|may|wish|if|"
+    r"someday|hopefully|hope|i'd|id|imagine|suppose|pretend|unless|whether)\b",
+    re.I,
+)
+#: reactions and small talk: "I agree", "I'm good", "I love that", "I know right"
+_REACTION = re.compile(
+    r"^i(?:'m| am|m)?\s+(?:"
+    r"agree|bet|know|guess|mean|see|understand|feel you|hear you|get it|get that|get you|"
+    r"think so|believe it|believe you|suppose|totally agree|remember|forgot|"
+    r"(?:so |really |very |pretty |just )?(?:good|fine|well|great|okay|ok|alright|doing \w+|"
+    r"sorry|glad|happy for|excited for|jealous|not sure|sure|down|in|here|back|ready|done|"
+    r"confused|curious|kidding|joking|serious|impressed|honored|flattered|lost|so lucky|lucky)|"
+    r"(?:can't|cannot|don't|do not) (?:even )?(?:remember|know|pick|decide|tell|wait|say)"
+    r"[\w\s]*|"
+    r"(?:totally |completely )?understand (?:that|the|what)[\w\s]*|"
+    r"was (?:just )?wondering[\w\s]*|(?:have|had) no idea[\w\s]*|"
+    r"(?:have|had) (?:heard|seen|thought|done)(?: (?:a lot )?about (?:it|that|this))?"
+    r")(?:\s+(?:too|then|now|though|tho|lol|haha|thanks|man|dude|ha|right))*[\s.!,]*$",
+    re.I,
+)
+_DEICTIC_OBJECT = re.compile(
+    r"^i\s+(?:\w+ly\s+|just\s+|really\s+|also\s+|totally\s+)?(?:love|like|loved|liked|enjoy|"
+    r"enjoyed|hate|hated|agree with|feel|felt|think|thought|did|do|have|had|know|knew|saw|"
+    r"see|remember|get|got|want|need|miss|read|watched|played|tried)\s+"
+    r"(?:it|that|this|them|those|these|one|you|him|her|so|too|the same)\b",
+    re.I,
+)
+#: the chat itself, greetings, thanks and farewells
+_META = re.compile(
+    r"\b(?:chat|chatting|chats|convo|convos|conversation|talking to you|talk to you|talk with|"
+    r"talking with|matched|match|this game|this challenge|the challenge|small talk|"
+    r"gotta go|got to go|gtg|have to go|need to go|head out|get going|going to go|"
+    r"nice (?:talking|chatting|meeting)|thank|thanks|bye|good night|goodnight|"
+    r"your question|that question|this question|the question|answer|typing|type|tabs?|"
+    r"respond|responding|reply|message|messages|sorry for|prompt|prompts)\b",
+    re.I,
+)
+#: a view of the world or hearsay, not something about the speaker ("I think robots will…",
+#: "I've heard great danes are…"); "I think I'll…" was already cut to "I'll…"
+_OPINION = re.compile(
+    r"^i(?:'ve| have)?\s+(?:\w+ly\s+)?(?:think|thought|feel like|felt like|guess|believe|"
+    r"suppose|heard|hear|read that|assume|doubt)\b",
+    re.I,
+)
+_YOU = re.compile(r"\b(?:you|your|you're|youre|ya|u|ur|yours)\b", re.I)
+_THINK = re.compile(
+    r"^i\s+(?:think|feel like|believe|guess|suppose|know|figure|realized|realised)\s+(?:that\s+)?"
+    r"(?=(?:i|i'm|im|i've|i'll|my)\b)",
+    re.I,
+)
+_TAIL = re.compile(
+    r"[\s,]*(?:lol|lmao|haha\w*|ha|hehe\w*|:\)|:\(|:D|;\)|!+|\.+|haha|xd|too|as well|though|"
+    r"tho|honestly|hahaha|lololol|lolol|ahha|hah)\s*$",
+    re.I,
+)
+#: a statement needs at least this many content words past its subject
+MIN_CONTENT_WORDS = 2
+
+
+def speaker_for(turn: Turn, namespace: str = "") -> str:
+    """The speaker's name: the turn's ``speaker`` metadata, else the namespace's user
+    (``user/alice`` → "Alice"), else "The user"."""
+    named = turn.metadata.get("speaker", "").strip()
+    if named:
+        return named[:60]
+    parts = namespace.split("/")
+    if len(parts) == 2 and parts[0] == "user" and re.fullmatch(r"[A-Za-z][a-z]{1,30}", parts[1]):
+        return parts[1].title()
+    return "The user"
+
+
+def observe(turns: Sequence[Turn], namespace: str = "", role: str = "user") -> list[Observation]:
+    """Every observation in ``turns`` said by ``role``, in order; a short answer reads the
+    other speaker's question before it ("what's your major?" — "Biology"), and "he"/"she"
+    after "my brother"/"my sister" is that person."""
+    out: list[Observation] = []
+    before: Turn | None = None
+    for turn in turns:
+        if turn.role != role:
+            before = turn
+            continue
+        out.extend(from_turn(turn, speaker_for(turn, namespace), before))
+        before = None
+    return out
+
+
+def from_turn(turn: Turn, name: str, before: Turn | None = None) -> Iterator[Observation]:
+    people = _People()  # "he"/"she"/"they" point back within the turn only
+    seen: set[str] = set()
+    found = []
+    for clause in clauses(turn.content):
+        if _PRONOUN.match(clause):
+            clause = people.resolve(clause)
+            if not clause:
+                continue
+        else:
+            people.note(clause)
+        found.append(_observation(clause, name, turn))
+    if before is not None:
+        found.append(_answer(before.content, turn, name))
+    for obs in found:
+        if obs is not None and obs.text.lower() not in seen:
+            seen.add(obs.text.lower())
+            yield obs
+
+
+_HE = (
+    "brother|dad|father|uncle|boyfriend|bf|husband|son|grandpa|grandfather|nephew|fiance|"
+    "roommate|friend|cousin|boss"
+)
+_SHE = (
+    "sister|mom|mum|mother|aunt|girlfriend|gf|wife|daughter|grandma|grandmother|niece|fiancee|"
+    "roommate|friend|cousin|boss"
+)
+_THEY = "parents|roommates|friends|cousins|siblings|brothers|sisters|kids|family|grandparents"
+_RELATIVE = re.compile(
+    r"\bmy ((?:twin |older |younger |little |big |best |baby |step)?"
+    rf"(?:{_HE}|{_SHE}|{_THEY}))\b",
+    re.I,
+)
+_PRONOUN = re.compile(r"^(he|she|they)(?:'s|'re| is| are| was| were|\s)", re.I)
+
+
+class _People:
+    """The last person of each gender (and group) the speaker named as "my …"."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, str] = {}
+
+    def note(self, clause: str) -> None:
+        for m in _RELATIVE.finditer(clause):
+            who = m.group(1).lower()
+            base = who.split()[-1]
+            for pronoun, names in (("he", _HE), ("she", _SHE), ("they", _THEY)):
+                if re.fullmatch(names, base):
+                    self._last[pronoun] = who
+            if base in ("roommate", "friend", "cousin", "boss"):  # either: not a clear referent
+                self._last.pop("he", None) if "she" in self._last else None
+
+    def resolve(self, clause: str) -> str:
+        """``clause`` with its leading pronoun as "my <person>", or '' when unclear."""
+        m = _PRONOUN.match(clause)
+        assert m is not None
+        who = self._last.get(m.group(1).lower())
+        if who is None:
+            return ""
+        rest = clause[len(m.group(1)) :]
+        rest = re.sub(r"^'s\b", " is", rest)
+        rest = re.sub(r"^'re\b", " are", rest)
+        return f"my {who}{rest}"
+
+
+#: questions whose short answer is a fact about the one answering, and how to say it
+_ASKED = [
+    (
+        re.compile(
+            r"what(?:'s| is| was| are) (?:your|ur) (?P<what>(?:(?:favou?rite|dream|"
+            r"least favou?rite) )?[a-z]+(?: [a-z]+)?)\s*\??\s*$",
+            re.I,
+        ),
+        "{name}'s {what} is {answer}.",
+    ),
+    (re.compile(r"where (?:are|r) (?:you|u) from\b", re.I), "{name} is from {answer}."),
+    (re.compile(r"where do (?:you|u) live\b", re.I), "{name} lives in {answer}."),
+    (
+        re.compile(r"what (?:are|r) (?:you|u) (?:studying|majoring in)\b", re.I),
+        "{name}'s major is {answer}.",
+    ),
+    (re.compile(r"how old (?:are|r) (?:you|u)\b", re.I), "{name} is {answer} years old."),
+]
+_SAME = re.compile(
+    r"^(?:(?:oh|yes|yeah|haha|omg)\W+)*(?:me too|same here|same|so do i|i do too|me as well|"
+    r"i do as well|i also do)\b[\s!.,]*",
+    re.I,
+)
+_SHORT_ANSWER = 6  # words: a longer reply says more than the answer
+
+
+def _answer(asked: str, turn: Turn, name: str) -> Observation | None:
+    """A short reply to the other speaker's question about the one replying, or "me too" to
+    their own statement, as an observation about the one replying."""
+    reply = turn.content.strip().split("\n")[0]
+    last = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", asked.strip()) if s.strip()]
+    if not last:
+        return None
+    if _SAME.match(reply):
+        theirs = [c for c in clauses(asked) if re.match(r"^i\b", c, re.I)]
+        return _observation(theirs[-1], name, turn, quote=reply) if theirs else None
+    answer = _TAIL.sub("", _LEAD.sub("", reply)).strip(" .!,")
+    if (
+        not answer
+        or len(answer.split()) > _SHORT_ANSWER
+        or answer.endswith("?")
+        or _FIRST.match(answer)
+        or _YOU.search(answer)
+        or _REACTION.match(f"I'm {answer}")
+        or answer.lower() in STOP
+    ):
+        return None
+    for pattern, template in _ASKED:
+        m = pattern.search(last[-1])
+        if m is None:
+            continue
+        what = (m.groupdict().get("what") or "").lower()
+        text = template.format(name=name, what=what, answer=answer)
+        return _made(
+            text,
+            "fact" if "favo" not in what and "dream" not in what else "preference",
+            turn,
+            reply,
+            name,
+        )
+    return None
+
+
+def clauses(text: str) -> Iterator[str]:
+    """The statements of a turn, one per clause that starts with the speaker."""
+    text = _BREAKS.sub(". ", text)
+    for m in _SENTENCES.finditer(text):
+        sentence = m.group(0).strip()
+        if not sentence or _is_question(sentence):
+            continue
+        for part in _CLAUSE.split(sentence):
+            part = _LEAD.sub("", part.strip(" ,;:-")).strip()
+            part = _THINK.sub("", part)
+            if part and (_FIRST.match(part) or _PRONOUN.match(part)):
+                yield part.rstrip("?").strip()
+
+
+def _is_question(sentence: str) -> bool:
+    stripped = _LEAD.sub("", sentence)
+    return sentence.rstrip().endswith("?") and (
+        bool(_QUESTION_START.match(stripped)) or not _FIRST.match(stripped)
+    )
+
+
+def _observation(clause: str, name: str, turn: Turn, quote: str = "") -> Observation | None:
+    quote = quote or clause.strip()
+    text = _TAIL.sub("", clause.strip()).strip()
+    for _ in range(2):
+        text = _TAIL.sub("", text).strip()
+    if _REACTION.match(text) or _DEICTIC_OBJECT.match(text) or _OPINION.match(text):
+        return None
+    text = _DANGLING.sub("", _ASIDE.sub("", _before_doubt(text))).strip()
+    if not text or _REACTION.match(text) or _DEICTIC_OBJECT.match(text):
+        return None
+    words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOP]
+    if len(words) < MIN_CONTENT_WORDS:
+        return None
+    when = timeref.resolve(text, turn.at)
+    return _made(third_person(text, name), _kind(text, when), turn, quote, name, when)
+
+
+def _made(
+    body: str,
+    kind: str,
+    turn: Turn,
+    quote: str,
+    name: str,
+    when: timeref.When | None = None,
+) -> Observation:
+    if when is not None:
+        body = when.rewrite(body)
+    body = body[0].upper() + body[1:]
+    if not body.endswith("."):
+        body += "."
+    return Observation(
+        text=body,
+        type=kind,
+        stable=kind in ("fact", "preference"),
+        when=when.label if when is not None else "",
+        event_time=when.start if when is not None else turn.at,
+        turn_ids=(turn.id,),
+        quote=quote[:500],
+        confidence=0.7 if kind in ("fact", "preference") else 0.6,
+        entities=_entities(quote, name),
+        speaker=name,
+    )
+
+
+#: a trailing aside about what was just said (", loving it", ", hated that")
+_ASIDE = re.compile(r"\s*[,;-]\s*(?:\w+ing|loved|hated|liked) (?:it|that|this)\W*$", re.I)
+#: a clause cut short ends on no function word ("... for so long that")
+_DANGLING = re.compile(
+    r"(?:\s+(?:that|to|about|of|the|a|an|is|for|with|like|and|but|so|because|when|if|at|in|"
+    r"on|my|was|are|than|what|how|it))+[\s.!,]*$",
+    re.I,
+)
+_BOUNDARY = re.compile(
+    r"\s*[,;:(]\s*|\s+(?:so|and|but|because|cause|cuz|when|while|since|that|which|who|or|"
+    r"though|until|to see|just)\s+",
+    re.I,
+)
+
+
+def _before_doubt(text: str) -> str:
+    """``text`` up to the clause boundary before the first wish, hedge, "you" or chat talk in
+    it ("I'm not the best driver so probably I'd run into something" → "I'm not the best
+    driver"); '' when that leaves nothing."""
+    want = _WANT.match(text)
+    skip = want.end() if want else 0
+    hits = [
+        m.start()
+        for rx in (_IRREALIS, _META, _YOU)
+        for m in [rx.search(text, skip)]
+        if m is not None
+    ]
+    if not hits:
+        return text
+    cut = min(hits)
+    bounds = [m.start() for m in _BOUNDARY.finditer(text, 0, cut) if m.start() > skip]
+    if not bounds:
+        return ""
+    return text[: bounds[-1]].strip()
+
+
+_PREFERENCE = re.compile(
+    r"\b(?:love|loves|loved|like|likes|enjoy|enjoys|hate|hates|prefer|prefers|favou?rite|"
+    r"fan of|into|obsessed|can't stand|cannot stand|don't like|dislike|want|wants|wanna|"
+    r"adore|addicted)\b",
+    re.I,
+)
+_PLAN = re.compile(
+    r"\b(?:going to|gonna|will|'ll|plan|planning|plans|about to|next (?:week|month|year|"
+    r"semester|summer|fall|winter|spring|time)|tomorrow|tonight|later today|this weekend|"
+    r"soon|leaving for|hoping to|intend|scheduled)\b",
+    re.I,
+)
+_FACT = re.compile(
+    r"^i(?:'m| am|m)\s+(?:a|an|from|in|at|on|the|majoring|studying|married|engaged|single|"
+    r"\d+|\w+ years old|originally|currently)\b|\b(?:major|majoring|minor|minoring|study|"
+    r"studying|work|works|working|job|live|lives|living|grew up|from|born|married|engaged|"
+    r"have (?:a|an|two|three|four|\d+)|has (?:a|an|two|three|\d+)|own|owns|speak|speaks|"
+    r"roommates?|brother|sister|mom|dad|mother|father|wife|husband|boyfriend|girlfriend|bf|gf|"
+    r"son|daughter|family|parents|uncle|aunt|cousins?|grandma|grandpa|dog|cat|freshman|"
+    r"sophomore|junior|senior|class|classes|year)\b",
+    re.I,
+)
+_PAST = re.compile(
+    r"\b(?:was|were|did|had|went|got|\w+ed|" + "|".join(sorted(IRREGULAR_PAST)) + r")\b",
+    re.I,
+)
+
+
+def _kind(text: str, when: timeref.When | None) -> str:
+    if _WANT.match(text):
+        return "preference"
+    first = re.match(r"^(?:i|my)\s+(\S+)", text, re.I)
+    if _PLAN.search(text) and not (first and _PAST.fullmatch(first.group(1) or "")):
+        return "plan"
+    if when is not None and when.future:
+        return "plan"
+    past = bool(_PAST.search(text))
+    if _PREFERENCE.search(text) and not past:
+        return "preference"
+    if when is not None or (past and not re.search(r"\b(?:was|were) (?:born|raised)\b", text)):
+        return "event"
+    if _FACT.search(text):
+        return "fact"
+    if _PREFERENCE.search(text):
+        return "preference"
+    return "event"
+
+
+def _entities(text: str, name: str) -> list[str]:
+    """The speaker, and capitalised words past a sentence's first that are not "I"."""
+    found = [name]
+    for m in re.finditer(r"(?<=[a-z,] )([A-Z][a-zA-Z]+(?: [A-Z][a-zA-Z]+)*)", text):
+        word = m.group(1)
+        if word not in ("I", "I'm", "I've", "I'll") and word not in found:
+            found.append(word)
+    return found[:8]
+
+
+class RuleObserver:
+    """``Observer`` over the rules above."""
+
+    name = NAME
+
+    async def observe(self, turns: Sequence[Turn], namespace: str) -> list[Observation]:
+        return observe(turns, namespace)

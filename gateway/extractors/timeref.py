@@ -1,0 +1,214 @@
+"""Relative time in what someone said, resolved against when they said it: "yesterday" in a turn
+of 2018-05-08 is 2018-05-07, "next month" is 2018-06, "last year" 2017, "on Friday" the Friday
+before a past-tense turn or after a future one, "two weeks ago" that ISO week. Labels: a day
+``YYYY-MM-DD``, a week ``YYYY-Www``, a month ``YYYY-MM``, a year ``YYYY``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from gateway.core.recall.timecues import MONTHS
+
+_MONTHS = MONTHS
+_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_NUM = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a couple": 2,
+    "couple": 2, "a few": 3, "few": 3,
+}  # fmt: skip
+_FUTURE_TENSE = re.compile(r"\b(?:will|'ll|going to|gonna|plan|planning|about to)\b", re.I)
+_PAST_TENSE = re.compile(r"\b(?:was|were|did|had|went|got|came|saw|took|made|\w+ed|ago)\b", re.I)
+
+_PATTERNS = re.compile(
+    r"\b(?:(?P<dby>the day before yesterday)|(?P<yday>yesterday|last night)|"
+    r"(?P<today>today|tonight|this (?:morning|afternoon|evening))|(?P<tmrw>tomorrow)|"
+    r"(?P<rel>last|this|next) (?P<unit>week|month|year|weekend|summer|winter|spring|fall|"
+    r"autumn)|"
+    r"(?P<n>\d+|a couple of|a couple|couple|a few|few|an|a|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten) (?P<agounit>day|week|month|year)s? ago|"
+    r"in (?P<inn>\d+|a couple of|a couple|a few|an|a|one|two|three|four|five|six|seven|eight|"
+    r"nine|ten) (?P<inunit>day|week|month|year)s?|"
+    r"(?:(?P<wrel>last|this|next|on) )?(?P<wday>monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)|"
+    r"(?P<wkend>(?:over|on|during) the weekend)|(?P<season>(?:for|in|over|during) the summer)|"
+    r"(?P<dmonth>" + "|".join(_MONTHS) + r") (?P<dday>[12]?\d|3[01])(?:st|nd|rd|th)?|"
+    r"in (?P<month>" + "|".join(_MONTHS) + r")|in (?P<year>(?:19|20)\d\d))\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class When:
+    label: str  # 2018-05-07 | 2018-W18 | 2018-05 | 2018
+    start: datetime  # the first instant of that period (UTC)
+    future: bool
+    phrase: str  # the words that said it
+    words: str  # how the rewritten statement says it: "on 2018-05-07"
+
+    def rewrite(self, text: str) -> str:
+        """``text`` with the relative phrase replaced by the resolved time."""
+        out, n = re.subn(
+            r"(?:\b(?:on|in|during|over|at|about|around|like|almost|roughly|just)\s+)*"
+            + re.escape(self.phrase),
+            self.words,
+            text,
+            count=1,
+            flags=re.I,
+        )
+        return out if n else f"{text.rstrip('.')} ({self.words})"
+
+
+def resolve(text: str, at: datetime) -> When | None:
+    """The first time reference in ``text``, resolved against ``at``; None when there is none."""
+    m = _PATTERNS.search(text)
+    if m is None:
+        return None
+    at = at.astimezone(UTC) if at.tzinfo else at.replace(tzinfo=UTC)
+    day = at.replace(hour=0, minute=0, second=0, microsecond=0)
+    future = bool(_FUTURE_TENSE.search(text))
+    past = bool(_PAST_TENSE.search(text, 0, m.start())) and not future
+    for group, read in _READERS:
+        if m.group(group):
+            return read(m, _Ctx(day, future, past, m.group(0)))
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Ctx:
+    day: datetime  # the turn's day, 00:00 UTC
+    future: bool  # the statement is in the future tense
+    past: bool  # ... in the past tense before the phrase
+    phrase: str
+
+
+def _near_day(m: re.Match[str], c: _Ctx) -> When:
+    if m.group("dby"):
+        return _day(c.day - timedelta(days=2), False, c.phrase)
+    if m.group("yday"):
+        return _day(c.day - timedelta(days=1), False, c.phrase)
+    if m.group("tmrw"):
+        return _day(c.day + timedelta(days=1), True, c.phrase)
+    return _day(c.day, c.future, c.phrase)
+
+
+def _relative(m: re.Match[str], c: _Ctx) -> When:
+    step = {"last": -1, "this": 0, "next": 1}[m.group("rel").lower()]
+    unit, ahead = m.group("unit").lower(), step > 0 or c.future
+    if unit == "week":
+        return _week(c.day + timedelta(weeks=step), ahead, c.phrase)
+    if unit == "weekend":
+        if step < 0:
+            return _week(c.day - timedelta(days=(c.day.weekday() - 5) % 7 or 7), False, c.phrase)
+        saturday = c.day + timedelta(days=(5 - c.day.weekday()) % 7 + 7 * step)
+        return _week(saturday, ahead, c.phrase)
+    if unit == "month":
+        return _month(_add_months(c.day, step), ahead, c.phrase)
+    return _year(c.day.year + step, ahead, c.phrase)  # a year, or a season in it
+
+
+def _shifted(c: _Ctx, n: int, unit: str) -> When:
+    ahead = n > 0
+    if unit == "day":
+        return _day(c.day + timedelta(days=n), ahead, c.phrase)
+    if unit == "week":
+        return _week(c.day + timedelta(weeks=n), ahead, c.phrase)
+    if unit == "month":
+        return _month(_add_months(c.day, n), ahead, c.phrase)
+    return _year(c.day.year + n, ahead, c.phrase)
+
+
+def _ago(m: re.Match[str], c: _Ctx) -> When:
+    n = _NUM.get(m.group("n").lower()) or int(m.group("n"))
+    return _shifted(c, -n, m.group("agounit").lower())
+
+
+def _in(m: re.Match[str], c: _Ctx) -> When:
+    n = _NUM.get(m.group("inn").lower()) or int(m.group("inn"))
+    return _shifted(c, n, m.group("inunit").lower())
+
+
+def _weekday(m: re.Match[str], c: _Ctx) -> When:
+    target = _DAYS.index(m.group("wday").lower())
+    rel = (m.group("wrel") or "").lower()
+    if rel == "next" or (rel != "last" and c.future):
+        delta = (target - c.day.weekday()) % 7 or 7
+        return _day(c.day + timedelta(days=delta), True, c.phrase)
+    delta = (c.day.weekday() - target) % 7 or (0 if rel == "this" else 7)
+    return _day(c.day - timedelta(days=delta), False, c.phrase)
+
+
+def _weekend(m: re.Match[str], c: _Ctx) -> When:
+    """The weekend just gone, or the coming one in a future statement: its ISO week."""
+    if c.future:
+        return _week(c.day + timedelta(days=(5 - c.day.weekday()) % 7), True, c.phrase)
+    return _week(c.day - timedelta(days=(c.day.weekday() - 5) % 7 or 7), False, c.phrase)
+
+
+def _summer(m: re.Match[str], c: _Ctx) -> When:
+    return _year(c.day.year, c.future, c.phrase)
+
+
+def _dated(m: re.Match[str], c: _Ctx) -> When | None:
+    """ "May 30th": this year's, or next year's when already gone and not told in the past."""
+    month, dd = _MONTHS.index(m.group("dmonth").lower()) + 1, int(m.group("dday"))
+    gone = (month, dd) < (c.day.month, c.day.day)
+    year = c.day.year + (1 if gone and not c.past else 0) - (1 if c.past and not gone else 0)
+    try:
+        return _day(datetime(year, month, dd, tzinfo=UTC), not c.past, c.phrase)
+    except ValueError:
+        return None
+
+
+def _named_month(m: re.Match[str], c: _Ctx) -> When:
+    month = _MONTHS.index(m.group("month").lower()) + 1
+    year = c.day.year + (1 if not c.past and month < c.day.month else 0)
+    year -= 1 if c.past and month > c.day.month else 0
+    return _month(datetime(year, month, 1, tzinfo=UTC), not c.past, c.phrase)
+
+
+def _named_year(m: re.Match[str], c: _Ctx) -> When:
+    year = int(m.group("year"))
+    return _year(year, year > c.day.year, c.phrase)
+
+
+_READERS = (
+    ("dby", _near_day),
+    ("yday", _near_day),
+    ("today", _near_day),
+    ("tmrw", _near_day),
+    ("unit", _relative),
+    ("agounit", _ago),
+    ("inunit", _in),
+    ("wday", _weekday),
+    ("wkend", _weekend),
+    ("season", _summer),
+    ("dmonth", _dated),
+    ("month", _named_month),
+    ("year", _named_year),
+)
+
+
+def _day(d: datetime, future: bool, phrase: str) -> When:
+    return When(f"{d:%Y-%m-%d}", d, future, phrase, f"on {d:%Y-%m-%d}")
+
+
+def _week(d: datetime, future: bool, phrase: str) -> When:
+    year, week, _ = d.isocalendar()
+    monday = d - timedelta(days=d.weekday())
+    return When(f"{year}-W{week:02d}", monday, future, phrase, f"in the week of {monday:%Y-%m-%d}")
+
+
+def _month(d: datetime, future: bool, phrase: str) -> When:
+    start = d.replace(day=1)
+    return When(f"{start:%Y-%m}", start, future, phrase, f"in {start:%B %Y}")
+
+
+def _year(year: int, future: bool, phrase: str) -> When:
+    return When(str(year), datetime(year, 1, 1, tzinfo=UTC), future, phrase, f"in {year}")
+
+
+def _add_months(d: datetime, n: int) -> datetime:
+    index = d.year * 12 + d.month - 1 + n
+    return d.replace(year=index // 12, month=index % 12 + 1, day=1)

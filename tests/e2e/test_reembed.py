@@ -1,0 +1,51 @@
+"""Switching the embedder re-embeds what is stored (embedded stores; the records' part of it,
+``set_embeddings``, is in the records contract on both backends): after a restart with another
+model every stored vector is that model's, recall compares like with like, and a restart with the
+same model computes nothing again."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gateway.embedding.factory import build_embedder
+from tests.e2e.conftest import gateway_settings, running_gateway
+
+FACTS = [
+    "Alice is employed as a nurse at the city hospital.",
+    "Alice's daughter plays the cello in the school orchestra.",
+    "Alice is allergic to peanuts and carries an EpiPen.",
+]
+
+
+def test_a_switch_of_embedder_reembeds_every_stored_vector(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ns = f"user/alice{uuid.uuid4().hex[:6]}"
+    data = tmp_path / "data"
+    settings = gateway_settings(tmp_path, data_dir=data, embedder="hash")
+    with running_gateway(settings) as gw, gw.client() as c:
+        ids = [c.write(ns, "semantic", f, wait=True) for f in FACTS]
+        c.append_turn(ns, "s1", role="user", content="I finally booked the flight to Lisbon")
+    caplog.set_level(logging.INFO, logger="memgate.reembed")
+    settings = gateway_settings(tmp_path, data_dir=data, embedder="minilm")
+    with running_gateway(settings) as gw, gw.client() as c:
+        exported = {e.id: e for e in c.export([ns], include_vectors=True)}
+        hits = c.recall("what is her job?", [ns], top_k=3, layers=["semantic"])
+    assert "re-embedding" in caplog.text
+    minilm = build_embedder("minilm")
+    want = minilm.embed(FACTS)
+    for i, memory_id in enumerate(ids):
+        got = np.asarray(exported[memory_id].embedding, dtype=np.float32)
+        assert got.shape == (minilm.dim,)
+        assert float(got @ want[i]) >= 0.999  # the new model's vector of the same text
+    assert hits[0].id == ids[0]
+    caplog.clear()
+    settings = gateway_settings(tmp_path, data_dir=data, embedder="minilm")
+    with running_gateway(settings) as gw, gw.client() as c:
+        assert c.get(ids[0]).content == FACTS[0]
+    assert "re-embedding" not in caplog.text  # same model: nothing computed again
