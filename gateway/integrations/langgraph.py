@@ -23,8 +23,11 @@ measured against LangGraph's ``InMemoryStore``):
   A shorter prefix (``("user",)``) or none (``()``) reads every namespace the store knows of:
   its ``namespace``, the ``namespaces`` given, and every memgate namespace a store with the same
   ``namespace`` ever put into (a directory kept in that namespace, type ``langgraph-dir``), each
-  filtered by the prefix. memgate has no "list all user namespaces" call: items another agent put
-  into ``user/bob`` are seen once ``user/bob`` is in ``namespaces``.
+  filtered by the prefix; a prefix of one kind (``("user",)``, ``("agent",)``, ``("task",)``)
+  also reads the namespaces of that kind the gateway lists for the agent (``ListNamespaces``:
+  those holding a memory it may read, the first ``MAX_LISTED``), so items another agent put into
+  ``user/bob`` are found by ``search(("user",))``. ``()`` stays within what the store knows (a
+  master's ``()`` over every namespace would read them all).
 * **Items.** An item is an *episodic* memory of type ``langgraph:<tuple hash>:<key hash>``; its
   value is kept exactly as put (JSON, in the memory's metadata, at most ``MAX_VALUE_CHARS``).
   The text memgate embeds and searches is taken from the ``index`` fields (the put's, else the
@@ -101,6 +104,11 @@ MAX_RECALL_NAMESPACES = 32  # the gateway's limit per recall
 MAX_TTL_MINUTES = 10 * 365 * 24 * 60.0  # ten years
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")  # memgate's id grammar
 _MEMGATE_NS = re.compile(r"global|(agent|user|task)/" + _ID.pattern)
+
+
+#: a short or empty prefix reads at most this many of the namespaces the gateway lists (each is
+#: read on its own: a master over thousands of users names the ones it wants instead)
+MAX_LISTED = 200
 
 
 class MemgateStoreError(RuntimeError):
@@ -581,7 +589,11 @@ class _Engine:
             if pinned and not (prefix[0] in KINDS and len(prefix) < 2):
                 return [pinned]
         await self.read_directory()
-        known = list(dict.fromkeys([*self.configured, *self.directory.values()]))
+        listed: list[str] = []
+        if prefix and prefix[0] in KINDS and prefix[0] != "global":
+            found = await self.client.namespaces(prefix=f"{prefix[0]}/", limit=MAX_LISTED)
+            listed = list(found.namespaces)
+        known = list(dict.fromkeys([*self.configured, *self.directory.values(), *listed]))
         if not prefix or prefix[0] == "*":
             return known
         kind = prefix[0]

@@ -245,6 +245,18 @@ def test_gateway_rules_apply(gw: RunningGateway, ns: str) -> None:
         assert cm.recall("jazz", namespaces=[ns]).hits == []
 
 
+def test_a_short_prefix_finds_what_another_store_put(gw: RunningGateway, ns: str) -> None:
+    """``search(("user",))`` and ``list_namespaces(prefix=("user",))`` reach a user namespace only
+    another store (another home) put into: the gateway lists the namespaces the agent may read."""
+    uid = ns.split("/")[1]
+    with gw.client() as c:
+        MemgateStore(c, namespace=f"task/w-{_id()}").put(("user", uid), "k", {"text": "oolong"})
+        reader = MemgateStore(c, namespace=f"task/r-{_id()}")
+        found = [(i.namespace, i.key) for i in reader.search(("user",), limit=1000)]
+        assert (("user", uid), "k") in found
+        assert ("user", uid) in reader.list_namespaces(prefix=("user",), limit=1000)
+
+
 # ------------------------------------------------------------------ a real graph
 
 
