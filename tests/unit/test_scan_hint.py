@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import stores.faiss_index as fi
-from gateway.core.recall.recall import RecallQuery, scan_hint
+from gateway.core.recall import scan_hint
+from gateway.core.recall.recall import RecallQuery
 from gateway.core.recall.recall_engine import RecallEngine
 from gateway.core.usecases.service import MemoryService
 from gateway.core.writing.inputs import WriteInput

@@ -15,7 +15,8 @@ from typing import Any
 from gateway.core.apply import dialogue
 from gateway.core.apply.derive import dialogue_text
 from gateway.core.model.models import Memory, Status, VectorItem
-from gateway.core.ports.ports import Embedder, Ledger, RecordStore
+from gateway.core.ports.control_ports import SettingsLedger
+from gateway.core.ports.ports import Embedder, RecordStore
 
 log = logging.getLogger("memgate.reembed")
 
@@ -40,7 +41,12 @@ def text_of(mem: Memory, context_dense: bool) -> str:
 
 class Reembedder:
     def __init__(
-        self, *, records: RecordStore, embedder: Embedder, ledger: Ledger, context_dense: bool
+        self,
+        *,
+        records: RecordStore,
+        embedder: Embedder,
+        ledger: SettingsLedger,
+        context_dense: bool,
     ) -> None:
         self._records = records
         self._embedder = embedder

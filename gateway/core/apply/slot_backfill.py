@@ -8,13 +8,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Protocol
 
 from gateway.core.apply.derive import vector_item
 from gateway.core.model.models import Layer, Memory, utcnow
-from gateway.core.ports.ports import Ledger, Stores
+from gateway.core.ports.control_ports import AliasLedger, ReviewLedger, SettingsLedger
+from gateway.core.ports.ports import Stores
 from gateway.core.truth import backfill
 
 log = logging.getLogger("memgate.slots")
+
+
+class BackfillLedger(ReviewLedger, SettingsLedger, AliasLedger, Protocol):
+    """The ledger areas this module uses."""
+
 
 #: the ledger setting that records which vocabulary version slotted the stored facts
 SETTING_KEY = "truth.slot_backfill"
@@ -24,7 +31,7 @@ PROGRESS_EVERY = 100
 
 
 class SlotBackfill:
-    def __init__(self, *, stores: Stores, ledger: Ledger) -> None:
+    def __init__(self, *, stores: Stores, ledger: BackfillLedger) -> None:
         self._stores = stores
         self._ledger = ledger
 

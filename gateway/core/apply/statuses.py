@@ -10,7 +10,8 @@ from gateway.core.apply.derive import event_of, vector_item
 from gateway.core.model.commands import Archive, Forget, Release
 from gateway.core.model.control import JournalEntry
 from gateway.core.model.models import Layer, Memory, Status, utcnow
-from gateway.core.ports.ports import Ledger, Stores
+from gateway.core.ports.control_ports import AliasLedger
+from gateway.core.ports.ports import Stores
 from gateway.core.truth import reconcile
 from gateway.core.truth import validity as vd
 
@@ -37,7 +38,7 @@ def settle(claim: Memory, holder: Memory) -> tuple[Memory, Memory]:
 
 
 class StatusChanges:
-    def __init__(self, stores: Stores, ledger: Ledger) -> None:
+    def __init__(self, stores: Stores, ledger: AliasLedger) -> None:
         self._stores = stores
         self._ledger = ledger
 

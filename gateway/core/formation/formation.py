@@ -12,6 +12,7 @@ import enum
 import hashlib
 import uuid
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model import candidates as cd
@@ -19,12 +20,18 @@ from gateway.core.model.commands import MemoryWrite
 from gateway.core.model.control import NewEntry, PendingFact, ReviewItem
 from gateway.core.model.errors import BackendUnavailable, Overloaded, Unavailable
 from gateway.core.model.models import Layer, Memory
-from gateway.core.ports.ports import Ledger, RecordStore
+from gateway.core.ports.control_ports import PendingFactLedger, ReviewLedger
+from gateway.core.ports.ports import RecordStore
 from gateway.core.truth import slots
 from gateway.core.truth import validity as vd
 from gateway.core.truth.reconcile import CUE_MARGIN
 from gateway.core.writing.inputs import WriteInput, prepare
 from gateway.settings import Limits
+
+
+class FormationLedger(ReviewLedger, PendingFactLedger, Protocol):
+    """The ledger areas this module uses."""
+
 
 #: the identity formed memories are written (and audited) under
 FORMATION_AGENT = "memgate.formation"
@@ -62,7 +69,7 @@ def stored_value(mem: Memory) -> str:
 
 class FormationPolicy:
     def __init__(
-        self, ledger: Ledger, records: RecordStore, write_path: WritePath, limits: Limits
+        self, ledger: FormationLedger, records: RecordStore, write_path: WritePath, limits: Limits
     ) -> None:
         self._ledger = ledger
         self._records = records

@@ -12,6 +12,7 @@ import uuid
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from gateway.core.formation import observations as obs
 from gateway.core.formation.formation import FORMATION_AGENT, FormationPolicy, Outcome
@@ -21,10 +22,16 @@ from gateway.core.model.commands import FormSession
 from gateway.core.model.control import AuditEntry, JournalEntry, NewEntry
 from gateway.core.model.errors import InvalidArgument, MemgateError
 from gateway.core.model.models import Turn
-from gateway.core.ports.ports import Extractor, Ledger, Observer
+from gateway.core.ports.control_ports import AuditLedger, FormationTurnLedger
+from gateway.core.ports.ports import Extractor, Observer
 from gateway.core.writing.working import WorkingMemory
 
 log = logging.getLogger("memgate.formation")
+
+
+class JobsLedger(AuditLedger, FormationTurnLedger, Protocol):
+    """The ledger areas this module uses."""
+
 
 RESULTS_KEPT = 1024
 
@@ -55,7 +62,7 @@ class EndSessionOutcome:
 class FormationJobs:
     def __init__(
         self,
-        ledger: Ledger,
+        ledger: JobsLedger,
         write_path: WritePath,
         working: WorkingMemory,
         policy: FormationPolicy,

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from gateway.core.journal.lanes import Lanes
 from gateway.core.model.commands import Command, Relate
 from gateway.core.model.control import AuditEntry, NewEntry, ReviewItem
 from gateway.core.model.errors import Overloaded
-from gateway.core.ports.ports import Journal, Ledger
+from gateway.core.ports.control_ports import AliasLedger, AuditLedger, ReviewLedger
+from gateway.core.ports.ports import Journal
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +23,10 @@ class Committed:
     applied: bool
 
 
+class WritePathLedger(ReviewLedger, AuditLedger, AliasLedger, Protocol):
+    """The ledger areas this module uses."""
+
+
 def namespace_of(cmd: Command) -> str:
     return "" if isinstance(cmd, Relate) else cmd.namespace
 
@@ -29,7 +35,7 @@ class WritePath:
     def __init__(
         self,
         journal: Journal,
-        ledger: Ledger,
+        ledger: WritePathLedger,
         lanes: Lanes,
         max_pending: int,
         wait_timeout_s: float,

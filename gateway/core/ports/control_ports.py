@@ -75,13 +75,11 @@ class Journal(Protocol):
         the journal's files. Returns how many."""
 
 
-class Ledger(Protocol):
-    """The gateway's control records: audit log, write-id aliases, proposals, review queue,
-    small settings, pending facts and batch-task steps."""
+class AuditLedger(Protocol):
+    """Who did what, when: the audit log (written off the request path by ``AuditLog``)."""
 
-    async def start(self) -> None: ...
-    async def close(self) -> None: ...
     async def audit(self, entries: Sequence[AuditEntry]) -> None: ...
+
     async def query_audit(
         self, agent_id: str, namespace: str, since: float, limit: int
     ) -> list[AuditEntry]:
@@ -89,6 +87,10 @@ class Ledger(Protocol):
 
     async def prune_audit(self, older_than_s: float) -> int:
         """Drop audit rows older than the retention (by their ``at``); returns how many."""
+
+
+class AliasLedger(Protocol):
+    """Which memory a write id ended up in (a write merged into an existing memory)."""
 
     async def set_aliases(self, pairs: Sequence[tuple[str, str]]) -> None:
         """(write id, memory id): a write merged into an existing memory."""
@@ -99,11 +101,17 @@ class Ledger(Protocol):
     async def resolve_many(self, write_ids: Sequence[str]) -> dict[str, str]:
         """``resolve`` for many write ids in one call (every id is a key)."""
 
+
+class ProposalLedger(Protocol):
+    """Sub-agents' writes to shared namespaces, waiting for the master."""
+
     async def add_proposal(self, proposal: Proposal) -> Proposal:
         """Stores a new proposal; an existing id returns the stored one unchanged."""
 
     async def get_proposal(self, pid: str) -> Proposal | None: ...
+
     async def list_proposals(self, state: str, limit: int) -> list[Proposal]: ...
+
     async def decide_proposal(
         self, pid: str, state: str, decided_by: str, reason: str, memory_id: str = ""
     ) -> bool:
@@ -112,15 +120,12 @@ class Ledger(Protocol):
     async def proposal_backlog(self) -> tuple[int, float]:
         """(pending proposals, epoch seconds the oldest was made; 0 when none)."""
 
-    async def scrub(self, memory_ids: Sequence[str]) -> None:
-        """Erasure: audit rows naming these ids keep who, when and what action but lose their
-        free text; proposals, pending facts and review items of these memories are removed.
-        Rows recording an erasure itself keep their text."""
 
-    async def scrub_namespace(self, namespace: str) -> None:
-        """Erasure: ``scrub`` every row of ``namespace`` (and a ``task/<id>``'s steps)."""
+class ReviewLedger(Protocol):
+    """The review queue: quarantined memories and conflicts waiting for the master."""
 
     async def add_review(self, items: Sequence[ReviewItem]) -> None: ...
+
     async def list_review(self, limit: int) -> list[ReviewItem]:
         """Queued items not resolved yet, oldest first."""
 
@@ -130,8 +135,30 @@ class Ledger(Protocol):
         """Takes a queued item out of the queue (once); False when it is not queued or was
         already resolved."""
 
+
+class ErasureLedger(Protocol):
+    """What an erasure removes from the control records."""
+
+    async def scrub(self, memory_ids: Sequence[str]) -> None:
+        """Erasure: audit rows naming these ids keep who, when and what action but lose their
+        free text; proposals, pending facts and review items of these memories are removed.
+        Rows recording an erasure itself keep their text."""
+
+    async def scrub_namespace(self, namespace: str) -> None:
+        """Erasure: ``scrub`` every row of ``namespace`` (and a ``task/<id>``'s steps)."""
+
+
+class SettingsLedger(Protocol):
+    """Small settings the gateway keeps for itself (index clean flag, vector space, backfills)."""
+
     async def put_setting(self, key: str, value: dict[str, Any]) -> None: ...
+
     async def get_setting(self, key: str) -> dict[str, Any] | None: ...
+
+
+class PendingFactLedger(Protocol):
+    """Facts seen in dialogue, waiting for a second session before they are promoted."""
+
     async def see_fact(
         self,
         pid: str,
@@ -145,7 +172,13 @@ class Ledger(Protocol):
         """Record one sighting of a fact (``pid`` names a new row); returns the pending row."""
 
     async def get_pending_fact(self, pid: str) -> PendingFact | None: ...
+
     async def mark_promoted(self, pid: str, memory_id: str) -> None: ...
+
+
+class FormationTurnLedger(Protocol):
+    """Dialogue turns kept until memory formation has mined them."""
+
     async def record_turns(self, namespace: str, session_id: str, turns: Sequence[Turn]) -> None:
         """Keep dialogue turns for memory formation until they are mined. Idempotent by turn id;
         each new turn gets the next position of the ledger."""
@@ -165,9 +198,34 @@ class Ledger(Protocol):
         """Sessions with unmined turns whose last turn came before ``idle_before`` (epoch s), or
         with at least ``every_turns`` unmined turns (0: that rule is off)."""
 
+
+class TaskLedger(Protocol):
+    """The steps of batch tasks."""
+
     async def start_task(self, task_id: str, steps: Sequence[str]) -> None: ...
+
     async def task_steps(self, task_id: str) -> list[TaskStep]: ...
+
     async def update_step(
         self, task_id: str, index: int, state: str, output: str, error: str
     ) -> bool:
         """Sets a step's state; a done step never changes again. False when it is missing."""
+
+
+class Ledger(
+    AuditLedger,
+    AliasLedger,
+    ProposalLedger,
+    ReviewLedger,
+    ErasureLedger,
+    SettingsLedger,
+    PendingFactLedger,
+    FormationTurnLedger,
+    TaskLedger,
+    Protocol,
+):
+    """The gateway's control records, every area above in one store (what an adapter
+    implements). A use case asks only for the areas it uses."""
+
+    async def start(self) -> None: ...
+    async def close(self) -> None: ...

@@ -14,13 +14,16 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from gateway.core.model.control import AuditEntry
-from gateway.core.ports.ports import Ledger, RecordStore
+from gateway.core.ports.control_ports import AuditLedger
+from gateway.core.ports.ports import RecordStore
 
 log = logging.getLogger("memgate.audit")
 
 
 class AuditLog:
-    def __init__(self, ledger: Ledger, interval_s: float = 0.25, max_pending: int = 10_000) -> None:
+    def __init__(
+        self, ledger: AuditLedger, interval_s: float = 0.25, max_pending: int = 10_000
+    ) -> None:
         self._ledger = ledger
         self._interval = interval_s
         self._max = max_pending

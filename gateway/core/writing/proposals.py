@@ -8,6 +8,7 @@ import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from gateway.core.access import namespaces as nsp
 from gateway.core.journal.write_path import WritePath
@@ -22,10 +23,16 @@ from gateway.core.model.errors import (
     PermissionDenied,
 )
 from gateway.core.model.models import Layer, Memory
-from gateway.core.ports.ports import Ledger, RecordStore
+from gateway.core.ports.control_ports import AuditLedger, ProposalLedger
+from gateway.core.ports.ports import RecordStore
 from gateway.core.screening.screening import clean
 from gateway.core.truth import slots
 from gateway.core.truth import validity as vd
+
+
+class ProposalsLedger(ProposalLedger, AuditLedger, Protocol):
+    """The ledger areas this module uses."""
+
 
 PROPOSAL_STATES = ("pending", "approved", "rejected")
 MAX_LISTED = 500
@@ -42,7 +49,7 @@ def stable_id(agent: str, key: str) -> str:
 
 
 async def submit(
-    ledger: Ledger, agent: str, idempotency_key: str, item: MemoryWrite | TurnAppend
+    ledger: ProposalsLedger, agent: str, idempotency_key: str, item: MemoryWrite | TurnAppend
 ) -> Proposal:
     """Store a proposal of ``agent``. With an idempotency key a retry returns the same proposal;
     the same key with other content is a Conflict (ABORTED), never a silent drop."""
@@ -70,7 +77,7 @@ class Competing:
 class Proposals:
     def __init__(
         self,
-        ledger: Ledger,
+        ledger: ProposalsLedger,
         write_path: WritePath,
         policies: nsp.SharedWritePolicies,
         master: str,

@@ -10,7 +10,7 @@ from gateway.core.access import namespaces as nsp
 from gateway.core.model.control import Proposal
 from gateway.core.model.errors import InvalidArgument
 from gateway.core.model.models import Layer
-from gateway.core.ports.ports import Ledger
+from gateway.core.ports.control_ports import ProposalLedger
 from gateway.core.writing.inputs import WriteInput
 from gateway.core.writing.writes import WriteOutcome, Writer
 from gateway.settings import Limits
@@ -33,7 +33,7 @@ def _check_list(values: list[str], name: str, most: int, longest: int) -> None:
 
 
 class Results:
-    def __init__(self, writer: Writer, ledger: Ledger, limits: Limits) -> None:
+    def __init__(self, writer: Writer, ledger: ProposalLedger, limits: Limits) -> None:
         self._writer = writer
         self._ledger = ledger
         self._limits = limits
