@@ -60,7 +60,12 @@ def test_edge_of_the_range_converts() -> None:
 
 def test_recall_cache_is_bounded_by_bytes() -> None:
     from gateway.core.model.models import Layer, Memory, utcnow
-    from gateway.core.recall.recall_cache import RecallCache, RecallResult, result_bytes
+    from gateway.core.recall.recall_cache import (
+        RecallCache,
+        RecallQuery,
+        RecallResult,
+        result_bytes,
+    )
     from gateway.core.recall.scoring import Scored
 
     def result(chars: int, hits: int) -> RecallResult:
@@ -78,12 +83,13 @@ def test_recall_cache_is_bounded_by_bytes() -> None:
     cache = RecallCache(ttl_s=60, max_entries=512, max_bytes=1_000_000)
     big = result(8_000, 100)  # ~1 MB: more than an eighth of the budget, never cached
     assert result_bytes(big) > 1_000_000 // 8
-    cache.put(("q", ("user/u",)), big)
-    assert cache.get(("q", ("user/u",))) is None
+    cache.put(RecallQuery("q", ("user/u",)), big)
+    assert cache.get(RecallQuery("q", ("user/u",))) is None
     small = result(8_000, 10)  # ~100 KB each: at most ~10 fit
     for i in range(100):
-        cache.put((f"q{i}", ("user/u",)), small)
+        cache.put(RecallQuery(f"q{i}", ("user/u",)), small)
     assert cache._bytes <= 1_000_000 and len(cache._items) <= 10
-    assert cache.get(("q99", ("user/u",))) is small
+    assert cache.get(RecallQuery("q99", ("user/u",))) is small
+    assert cache.get(RecallQuery("q99", ("user/u",), top_k=5)) is None  # another question
     cache.invalidate({"user/u"})
     assert cache._bytes == 0 and not cache._items

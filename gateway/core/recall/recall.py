@@ -126,19 +126,7 @@ class Recaller:
             await self._stores.index.sync()  # other replicas' writes (and cache invalidations)
         except BackendUnavailable as exc:
             log.debug("recall without the latest changes of other replicas: %s", exc.message)
-        key = (
-            q.query,
-            q.namespaces,
-            q.layers,
-            q.top_k,
-            q.token_budget,
-            q.session_id,
-            q.start,
-            q.end,
-            q.types,
-            q.as_of,
-        )
-        cached = self.cache.get(key)
+        cached = self.cache.get(q)  # the query itself is the key (frozen, hashable)
         if cached is not None:
             return cached
         result = None
@@ -164,7 +152,7 @@ class Recaller:
                 [h.memory.id for h in hits if h.memory.layer is not Layer.WORKING], now
             )
         if not result.degraded:
-            self.cache.put(key, result)
+            self.cache.put(q, result)
         return result
 
     async def _as_of(self, result: RecallResult, q: RecallQuery) -> RecallResult:

@@ -58,13 +58,11 @@ class RecallCache:
         self._max = max_entries
         self._max_bytes = max_bytes
         self._bytes = 0
-        self._items: OrderedDict[tuple[object, ...], tuple[float, RecallResult, int]] = (
-            OrderedDict()
-        )
+        self._items: OrderedDict[RecallQuery, tuple[float, RecallResult, int]] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: tuple[object, ...]) -> RecallResult | None:
+    def get(self, key: RecallQuery) -> RecallResult | None:
         item = self._items.get(key)
         if item and time.monotonic() - item[0] < self._ttl:
             self._items.move_to_end(key)
@@ -73,7 +71,7 @@ class RecallCache:
         self.misses += 1
         return None
 
-    def put(self, key: tuple[object, ...], value: RecallResult) -> None:
+    def put(self, key: RecallQuery, value: RecallResult) -> None:
         size = result_bytes(value)
         if self._ttl <= 0 or size > self._max_bytes // 8:
             return
@@ -83,7 +81,7 @@ class RecallCache:
         while self._items and (len(self._items) > self._max or self._bytes > self._max_bytes):
             self._drop(next(iter(self._items)))
 
-    def _drop(self, key: tuple[object, ...]) -> None:
+    def _drop(self, key: RecallQuery) -> None:
         item = self._items.pop(key, None)
         if item is not None:
             self._bytes -= item[2]
@@ -91,5 +89,5 @@ class RecallCache:
     def invalidate(self, namespaces: set[str]) -> None:
         """Drop the cached recalls over any of ``namespaces`` (every one: ``EVERY_NAMESPACE``)."""
         every = namespaces >= EVERY_NAMESPACE
-        for key in [k for k in self._items if every or namespaces & set(k[1])]:  # type: ignore[call-overload]
+        for key in [k for k in self._items if every or namespaces & set(k.namespaces)]:
             self._drop(key)
