@@ -34,6 +34,7 @@ class SweepDefaults:
 class Operations:
     def __init__(
         self,
+        *,
         stores: Stores,
         journal: Journal,
         ledger: Ledger,

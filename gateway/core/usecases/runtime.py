@@ -46,6 +46,7 @@ PRUNE_EVERY_S = 3600
 class Runtime:
     def __init__(
         self,
+        *,
         stores: Stores,
         journal: Journal,
         ledger: Ledger,
@@ -60,7 +61,6 @@ class Runtime:
         strict_durability: bool = False,
         before_close: Callable[[], Awaitable[None]] | None = None,
         audit_retention_s: float = 0.0,
-        *,
         slot_backfill: SlotBackfill | None = None,
         reembed: Reembedder | None = None,
     ) -> None:

@@ -62,6 +62,7 @@ class Helper(Protocol):
 class MemoryService:
     def __init__(
         self,
+        *,
         settings: Settings,
         stores: Stores,
         embedder: Embedder,
@@ -171,19 +172,19 @@ class MemoryService:
         self.results = Results(self.writer, ledger, s.limits)
         self.sweeper = DecaySweeper(stores.records, self.writer, write_path, s.limits, master)
         self.ops = Operations(
-            stores,
-            journal,
-            ledger,
-            self.lanes,
-            embedder,
-            self.metrics,
-            self.recaller.cache,
-            self.sweeper,
-            SweepDefaults(s.decay_threshold, s.compact_min_episodes),
-            s.shards,
-            master,
-            write_path,
-            audit,
+            stores=stores,
+            journal=journal,
+            ledger=ledger,
+            lanes=self.lanes,
+            embedder=embedder,
+            metrics=self.metrics,
+            cache=self.recaller.cache,
+            sweeper=self.sweeper,
+            sweep_defaults=SweepDefaults(s.decay_threshold, s.compact_min_episodes),
+            shards=s.shards,
+            master=master,
+            write_path=write_path,
+            audit=audit,
         )
         self.transfers = Transfers(
             stores.records,
@@ -195,20 +196,20 @@ class MemoryService:
             master,
         )
         self.runtime = Runtime(
-            stores,
-            journal,
-            ledger,
-            embedder,
-            self.lanes,
-            s.flush_interval_s,
-            s.journal_retention_days * 86_400,
-            s.decay_interval_s,
-            self.ops.scheduled_sweep,
-            s.formation_scan_s,
-            self.formation.schedule_due,
-            s.strict_durability,
-            self.recaller.close,
-            s.audit_retention_days * 86_400,
+            stores=stores,
+            journal=journal,
+            ledger=ledger,
+            embedder=embedder,
+            lanes=self.lanes,
+            flush_interval_s=s.flush_interval_s,
+            journal_retention_s=s.journal_retention_days * 86_400,
+            decay_interval_s=s.decay_interval_s,
+            sweep=self.ops.scheduled_sweep,
+            formation_scan_s=s.formation_scan_s,
+            schedule_formation=self.formation.schedule_due,
+            strict_durability=s.strict_durability,
+            before_close=self.recaller.close,
+            audit_retention_s=s.audit_retention_days * 86_400,
             slot_backfill=(
                 SlotBackfill(stores=stores, ledger=ledger)
                 if s.fact_slots and s.slot_backfill
