@@ -10,47 +10,13 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from gateway.core.model.limits import Limits
+from gateway.core.recall.recall_settings import RecallSettings
 from gateway.embedding.factory import EMBEDDER_KINDS
 
 #: embedder kinds whose vectors read Chinese (and the other languages they cover) as well as
 #: English: a CJK query keeps the usual fusion weights with them
 MULTILINGUAL_EMBEDDERS = frozenset({"use-multilingual", "minilm+use"})
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    max_content_chars: int = 8_000
-    max_metadata_entries: int = 32
-    max_metadata_key_chars: int = 64
-    max_metadata_value_chars: int = 1_024
-    max_evidence_items: int = 16
-    max_batch_items: int = 500
-    max_top_k: int = 100
-    max_token_budget: int = 8_192
-    max_entities: int = 32
-    max_entity_chars: int = 256
-    #: session, task and idempotency ids (ids also have a charset: letters, digits, . _ : @ -)
-    max_id_chars: int = 128
-    # recall (and MatchSkill): the query and how wide one recall may reach
-    max_query_chars: int = 2_000
-    max_recall_namespaces: int = 32
-    max_recall_types: int = 32
-    # session state (UpdateSessionState): per update and per session
-    max_state_key_chars: int = 128
-    max_state_value_bytes: int = 65_536
-    max_state_set_keys: int = 64
-    max_state_remove_keys: int = 256
-    max_state_keys: int = 256
-    max_state_bytes: int = 1_048_576
-    # graph relations, tasks, results
-    max_relation_properties: int = 16
-    max_property_chars: int = 1_024
-    max_task_steps: int = 1_000
-    max_step_name_chars: int = 256
-    max_step_output_chars: int = 4_000
-    max_step_error_chars: int = 2_000
-    max_artifacts: int = 50
-    max_decisions: int = 16
 
 
 #: the derived gRPC cap's room above the admission bounds, for the calls they do not bound
@@ -424,6 +390,28 @@ class Settings:
             return self.recall_processes
         cores = usable_cores()
         return 0 if cores < 2 else min(cores, AUTO_RECALL_PROCESSES)
+
+    def recall(self) -> RecallSettings:
+        """What recall reads of these settings (``core/recall/recall_settings.py``)."""
+        return RecallSettings(
+            limits=self.limits,
+            master_agent=self.master_agent,
+            default_token_budget=self.default_token_budget,
+            dense_mask_names=self.dense_mask_names,
+            half_life_days=self.half_life_days,
+            rank_nudge=self.rank_nudge,
+            w_dense=self.w_dense,
+            w_lexical=self.w_lexical,
+            w_fact_dense=self.w_fact_dense,
+            w_fact_lexical=self.w_fact_lexical,
+            speaker_boost=self.speaker_boost,
+            multilingual=self.embedder in MULTILINGUAL_EMBEDDERS,
+            query_embed_threads=self.query_embed_threads,
+            query_embed_batch=self.query_embed_batch,
+            lexical_after_dense=self.lexical_after_dense(),
+            cache_ttl_s=self.recall_cache_ttl_s,
+            cache_entries=self.recall_cache_entries,
+        )
 
     def lexical_after_dense(self) -> bool:
         """Whether recalls run their lexical search after the vector search (``lexical_schedule``,

@@ -77,7 +77,7 @@ async def _serve(
         for store in stores.all():
             await store.start()
         # a worker shares the host with the gateway and the other workers: never alone on it
-        engine = RecallEngine(settings, stores, embedder, alone=lambda: False)
+        engine = RecallEngine(settings.recall(), stores, embedder, alone=lambda: False)
         try:
             await Worker(engine, stores, embedder.dim, reader, writer).run()
         finally:

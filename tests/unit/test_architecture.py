@@ -93,6 +93,20 @@ def test_core_imports_no_store_driver_or_transport() -> None:
     assert bad == []
 
 
+def test_core_imports_nothing_outside_the_core() -> None:
+    """Settings are built at the edge and passed down: no core module imports ``gateway.settings``
+    (or any other module of ``gateway`` outside the core)."""
+    modules = _modules()
+    bad = []
+    for name, path in modules.items():
+        if not name.startswith("gateway.core"):
+            continue
+        for imported in _imports(name, path, modules):
+            if imported.startswith("gateway") and not imported.startswith("gateway.core"):
+                bad.append(f"{name} imports {imported}")
+    assert bad == []
+
+
 def test_importing_the_core_loads_no_driver() -> None:
     code = (
         "import sys, gateway.core.usecases.service, gateway.core.ports.ports;"

@@ -71,7 +71,9 @@ async def test_an_engine_told_it_is_never_alone_never_spreads(
     service: MemoryService, seen: list[bool]
 ) -> None:
     # what a recall worker does: it shares the host with the gateway and the other workers
-    engine = RecallEngine(service.settings, service.stores, service.embedder, alone=lambda: False)
+    engine = RecallEngine(
+        service.settings.recall(), service.stores, service.embedder, alone=lambda: False
+    )
     try:
         seen.clear()
         await engine.answer(RecallQuery("hotel in Kyoto", ("user/u",)))

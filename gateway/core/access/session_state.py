@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.limits import Limits
 from gateway.core.screening.screening import redact
-from gateway.settings import Limits
 
 
 def _size(text: str) -> int:

@@ -19,6 +19,7 @@ from gateway.core.model import candidates as cd
 from gateway.core.model.commands import MemoryWrite
 from gateway.core.model.control import NewEntry, PendingFact, ReviewItem
 from gateway.core.model.errors import BackendUnavailable, Overloaded, Unavailable
+from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer, Memory
 from gateway.core.ports.control_ports import PendingFactLedger, ReviewLedger
 from gateway.core.ports.ports import RecordStore
@@ -26,7 +27,6 @@ from gateway.core.truth import slots
 from gateway.core.truth import validity as vd
 from gateway.core.truth.reconcile import CUE_MARGIN
 from gateway.core.writing.inputs import WriteInput, prepare
-from gateway.settings import Limits
 
 
 class FormationLedger(ReviewLedger, PendingFactLedger, Protocol):

@@ -16,10 +16,10 @@ from gateway.core.model import candidates as cd
 from gateway.core.model.commands import MemoryWrite
 from gateway.core.model.control import NewEntry
 from gateway.core.model.errors import BackendUnavailable, Overloaded, Unavailable
+from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer
 from gateway.core.truth import slots
 from gateway.core.writing.inputs import WriteInput, prepare
-from gateway.settings import Limits
 
 OBSERVED = "memgate.observed."
 TURN = OBSERVED + "turn"  # the evidence turn's id

@@ -20,7 +20,7 @@ from gateway.core.recall.as_of import hits_as_of
 from gateway.core.recall.audit_log import AccessTouches, AuditLog
 from gateway.core.recall.recall_cache import RecallCache, RecallQuery, RecallResult
 from gateway.core.recall.recall_engine import RecallEngine
-from gateway.settings import Settings
+from gateway.core.recall.recall_settings import RecallSettings
 
 __all__ = ["Recaller", "RecallEngine", "RemoteAnswers"]
 
@@ -44,7 +44,7 @@ class Recaller:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: RecallSettings,
         stores: Stores,
         embedder: Embedder,
         audit: AuditLog,
@@ -60,7 +60,7 @@ class Recaller:
         # A recall runs here when no other is running anywhere (a lone agent: no hop, and the
         # embedder's every thread); under concurrency the workers take them (docs/SCALING.md).
         self._running = 0
-        self.cache = RecallCache(settings.recall_cache_ttl_s, settings.recall_cache_entries)
+        self.cache = RecallCache(settings.cache_ttl_s, settings.cache_entries)
         self.audit = audit  # the gateway's queue of audit rows (shared with Get and erasure)
         self.touches = AccessTouches(stores.records)
 

@@ -41,8 +41,8 @@ from gateway.core.recall import fusion, query_text, routing, scan_hint, scoring,
 from gateway.core.recall.fusion import Candidates
 from gateway.core.recall.query_batch import QueryBatcher
 from gateway.core.recall.recall_cache import RecallQuery, RecallResult
+from gateway.core.recall.recall_settings import RecallSettings
 from gateway.core.recall.recall_window import window_memories
-from gateway.settings import MULTILINGUAL_EMBEDDERS, Settings
 
 #: how many candidates each source brings per requested hit
 OVERFETCH = 4
@@ -68,7 +68,7 @@ class RecallEngine:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: RecallSettings,
         stores: Stores,
         embedder: Embedder,
         tracer: Tracer = NULL_TRACER,
@@ -85,7 +85,7 @@ class RecallEngine:
             lexical=settings.w_lexical,
             nudge=settings.rank_nudge,
             speaker_boost=settings.speaker_boost,
-            multilingual=settings.embedder in MULTILINGUAL_EMBEDDERS,
+            multilingual=settings.multilingual,
             fact_dense=settings.w_fact_dense,
             fact_lexical=settings.w_fact_lexical,
         )
@@ -94,7 +94,7 @@ class RecallEngine:
         self.queries = QueryBatcher(
             embedder, settings.query_embed_threads, settings.query_embed_batch
         )
-        self._after_dense = settings.lexical_after_dense()
+        self._after_dense = settings.lexical_after_dense
         self._in_flight = 0  # answers under way
         self._alone = alone or (lambda: self._in_flight == 1)
 

@@ -14,6 +14,7 @@ from gateway.core.journal.write_path import WritePath
 from gateway.core.model.commands import Relate
 from gateway.core.model.control import NewEntry
 from gateway.core.model.errors import InvalidArgument, PermissionDenied
+from gateway.core.model.limits import Limits
 from gateway.core.model.models import (
     SCOPED_KINDS,
     Event,
@@ -27,7 +28,6 @@ from gateway.core.ports.ports import EpisodicGraph, RecordStore
 from gateway.core.screening.screening import clean_map
 from gateway.core.usecases.memories import Memories
 from gateway.core.writing.inputs import check_node, check_relation, node_kind
-from gateway.settings import Limits
 
 MAX_TIMELINE = 1000
 MAX_NEIGHBOURS = 200

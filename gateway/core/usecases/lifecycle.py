@@ -19,11 +19,11 @@ from gateway.core.journal.write_path import WritePath
 from gateway.core.model.commands import Archive
 from gateway.core.model.control import NewEntry
 from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer, Memory, MemoryFilter, Status, utcnow
 from gateway.core.ports.ports import RecordStore
 from gateway.core.writing.inputs import WriteInput
 from gateway.core.writing.writes import Writer
-from gateway.settings import Limits
 
 DECAY_BASE = 0.95
 DECAYING_LAYERS = (Layer.EPISODIC, Layer.SEMANTIC)

@@ -40,6 +40,7 @@ from gateway.core.usecases.lifecycle import DecaySweeper
 from gateway.core.usecases.memories import Memories
 from gateway.core.usecases.operations import Operations, SweepDefaults
 from gateway.core.usecases.runtime import Runtime
+from gateway.core.usecases.service_settings import ServiceSettings
 from gateway.core.usecases.skills import Skills
 from gateway.core.usecases.tasks import Tasks
 from gateway.core.usecases.transfer import Transfers
@@ -47,7 +48,6 @@ from gateway.core.writing.proposals import Proposals
 from gateway.core.writing.results import Results
 from gateway.core.writing.working import TurnResults, WorkingMemory
 from gateway.core.writing.writes import Writer
-from gateway.settings import Settings
 
 
 class Helper(Protocol):
@@ -63,7 +63,7 @@ class MemoryService:
     def __init__(
         self,
         *,
-        settings: Settings,
+        settings: ServiceSettings,
         stores: Stores,
         embedder: Embedder,
         journal: Journal,
@@ -129,7 +129,7 @@ class MemoryService:
         write_path = WritePath(journal, ledger, self.lanes, s.max_pending_writes, s.wait_timeout_s)
         policies = SharedWritePolicies(ledger)
         self.writer = Writer(write_path, ledger, policies, s.limits, master)
-        self.recaller = Recaller(s, stores, embedder, audit, self.metrics, tracer)
+        self.recaller = Recaller(s.recall(), stores, embedder, audit, self.metrics, tracer)
         self.memories = Memories(stores.records, ledger, write_path, master, audit)
         self.erasure = Erasure(write_path, master)
         self.working = WorkingMemory(

@@ -11,10 +11,10 @@ from gateway.core.access import namespaces as nsp
 from gateway.core.access.ownership import TaskOwners
 from gateway.core.model.control import AuditEntry, TaskStep
 from gateway.core.model.errors import FailedPrecondition, InvalidArgument, NotFound
+from gateway.core.model.limits import Limits
 from gateway.core.ports.ports import Ledger
 from gateway.core.screening.screening import clean
 from gateway.core.usecases.episodes import Episodes
-from gateway.settings import Limits
 
 STEP_STATES = ("pending", "running", "done", "failed")
 

@@ -9,10 +9,10 @@ from datetime import datetime, timedelta
 from gateway.core.access.namespaces import check_id, parse
 from gateway.core.model.commands import MemoryWrite, TurnAppend
 from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer, NodeKind, Zone, utcnow, valid_relation_type
 from gateway.core.screening import importance as importance_rules
 from gateway.core.screening.screening import clean, screen, screen_all
-from gateway.settings import Limits
 
 RESERVED_METADATA_PREFIX = "memgate."
 ROLES = ("user", "assistant", "system", "tool")

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from gateway.core.access import namespaces as nsp
 from gateway.core.model.control import Proposal
 from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer
 from gateway.core.ports.control_ports import ProposalLedger
 from gateway.core.writing.inputs import WriteInput
 from gateway.core.writing.writes import WriteOutcome, Writer
-from gateway.settings import Limits
 
 RESULT_STATUSES = ("done", "failed", "partial")
 

@@ -17,11 +17,11 @@ from gateway.core.journal.write_path import WritePath
 from gateway.core.model.commands import TurnAppend
 from gateway.core.model.control import AuditEntry, NewEntry
 from gateway.core.model.errors import BackendUnavailable, PermissionDenied
+from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer, Turn, Zone, utcnow
 from gateway.core.ports.ports import Ledger, Summariser, WorkingStore
 from gateway.core.writing import proposals
 from gateway.core.writing.inputs import WriteInput, parse_zone, prepare
-from gateway.settings import Limits
 
 log = logging.getLogger("memgate.working")
 

@@ -13,6 +13,7 @@ from gateway.core.journal.write_path import WritePath
 from gateway.core.model.commands import MemoryWrite, TurnAppend
 from gateway.core.model.control import NewEntry
 from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer
 from gateway.core.ports.ports import Ledger
 from gateway.core.writing import proposals
@@ -22,7 +23,6 @@ from gateway.core.writing.inputs import (
     check_relation,
     prepare,
 )
-from gateway.settings import Limits
 
 #: a memory this important but this unsure goes to the review queue (seed 000 §5.2)
 REVIEW_IMPORTANCE = 0.8
