@@ -93,20 +93,12 @@ def check_read(agent_id: str, ns: Namespace, master: str) -> None:
 
 
 def write_access(agent_id: str, ns: Namespace, master: str) -> Access:
-    """How a write of ``agent_id`` into ``ns`` is committed; raises when it is not allowed."""
-    if agent_id == master:
-        return Access.DIRECT
-    if ns.kind == "agent":
-        if ns.owner != agent_id:
-            raise PermissionDenied(
-                f"agent {agent_id!r} may not write {ns}: it is private to agent {ns.owner!r}",
-                field="namespace",
-            )
-        return Access.DIRECT
-    if ns.kind == "task":
-        # task scratch is shared by the agents working on the task
-        return Access.DIRECT
-    return Access.PROPOSAL
+    """How a long-term write of ``agent_id`` into ``ns`` is committed; raises when it is not
+    allowed. The rule is the ``memory`` row of ``write_policy.TABLE``."""
+    from gateway.core import write_policy as wp  # it imports this module
+
+    outcome = wp.require(wp.Target.MEMORY, agent_id, ns, master)
+    return Access.PROPOSAL if outcome is wp.Outcome.PROPOSAL else Access.DIRECT
 
 
 POLICY_KEY = "shared_write_policy"

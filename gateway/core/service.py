@@ -9,7 +9,7 @@ from typing import Protocol
 from gateway.core.apply import Applier, ApplySettings
 from gateway.core.audit_log import AuditLog
 from gateway.core.control import JournalEntry
-from gateway.core.episodes import Episodes
+from gateway.core.episodes import Episodes, GraphEnds
 from gateway.core.erasure import Erasure
 from gateway.core.events import AppliedEvents
 from gateway.core.facts import Facts
@@ -142,9 +142,18 @@ class MemoryService:
         )
         write_path = WritePath(journal, ledger, self.lanes, s.max_pending_writes, s.wait_timeout_s)
         policies = SharedWritePolicies(ledger)
-        self.writer = Writer(write_path, ledger, policies, s.limits, master)
-        self.recaller = Recaller(s, stores, embedder, audit, self.metrics, tracer)
         self.memories = Memories(stores.records, ledger, write_path, master, audit)
+        owners = TaskOwners(ledger, master)
+        self.writer = Writer(
+            write_path,
+            ledger,
+            policies,
+            s.limits,
+            master,
+            s.shared_turn_policy,
+            GraphEnds(self.memories, owners, master),
+        )
+        self.recaller = Recaller(s, stores, embedder, audit, self.metrics, tracer)
         self.erasure = Erasure(write_path, master)
         self.working = WorkingMemory(
             stores.working,
@@ -175,7 +184,6 @@ class MemoryService:
             observer,
             ObservationLog(write_path, s.limits, FORMATION_AGENT),
         )
-        owners = TaskOwners(ledger, master)
         self.episodes = Episodes(
             stores.graph, stores.records, self.memories, write_path, master, owners, s.limits
         )

@@ -17,6 +17,7 @@ import numpy as np
 
 from gateway.core import commands
 from gateway.core import namespaces as nsp
+from gateway.core import write_policy as wp
 from gateway.core.commands import ImportMemory, Relate
 from gateway.core.control import AuditEntry, NewEntry, ReviewItem
 from gateway.core.errors import InvalidArgument
@@ -127,6 +128,8 @@ class Transfers:
             raise InvalidArgument(f"memories: give 1..{MAX_IMPORT} per call", field="memories")
         for i, item in enumerate(items):
             self._check(item, f"memories[{i}]")
+            ns = nsp.parse(item.versions[-1].namespace, f"memories[{i}].namespace")
+            wp.require(wp.Target.MEMORY, agent, ns, self._master, f"memories[{i}].namespace")
         current = await self._records.get([it.versions[-1].id for it in items])
         claimed: dict[tuple[str, str], str] = {}
         entries: dict[str, NewEntry] = {}

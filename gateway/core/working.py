@@ -13,6 +13,7 @@ from datetime import datetime
 
 from gateway.core import namespaces as nsp
 from gateway.core import proposals
+from gateway.core import write_policy as wp
 from gateway.core.commands import TurnAppend
 from gateway.core.control import AuditEntry, NewEntry
 from gateway.core.errors import BackendUnavailable, PermissionDenied
@@ -165,6 +166,24 @@ def _steers(turn: TurnAppend) -> bool:
     return turn.role == "system" or turn.zone is Zone.INSTRUCTIONS
 
 
+def turn_access(
+    agent: str, ns: nsp.Namespace, master: str, turn: TurnAppend, turn_policy: str
+) -> wp.Outcome:
+    """The write policy for a turn, whichever RPC carries it (AppendTurn, or Write, BatchWrite
+    and SubmitResult with the working layer): a steering turn is its own row of the table;
+    ``shared_turn_policy="deny"`` turns a turn's proposal into PERMISSION_DENIED."""
+    if _steers(turn):
+        return wp.require(wp.Target.STEERING_TURN, agent, ns, master, field="role")
+    outcome = wp.require(wp.Target.TURN, agent, ns, master)
+    if outcome is wp.Outcome.PROPOSAL and turn_policy == "deny":
+        raise PermissionDenied(
+            f"agent {agent!r} may not append turns to shared {ns} "
+            "(shared_turn_policy=deny): ask the master",
+            field="namespace",
+        )
+    return outcome
+
+
 class WorkingMemory:
     """The working-memory use cases: append, window, state, compaction, scratch."""
 
@@ -202,12 +221,8 @@ class WorkingMemory:
         nsp.check_id(session_id, "session_id", required=True)
         if not write:
             nsp.check_read(agent, ns, self._master)
-        elif nsp.write_access(agent, ns, self._master) is nsp.Access.PROPOSAL:
-            raise PermissionDenied(
-                f"agent {agent!r} may not change the session state or window of {ns} directly: "
-                "only the master may; propose turns with AppendTurn or facts with ProposeFact",
-                field="namespace",
-            )
+        else:
+            wp.require(wp.Target.SESSION, agent, ns, self._master)
         return str(ns)
 
     def session_for_write(self, agent: str, namespace: str, session_id: str) -> str:
@@ -247,28 +262,15 @@ class WorkingMemory:
         )
         p = prepare(item, self._limits)
         assert isinstance(p.command, TurnAppend)
-        access = nsp.write_access(agent, ns, self._master)
-        if agent != self._master and ns.shared and _steers(p.command):
-            raise PermissionDenied(
-                f"agent {agent!r} may not add a {p.command.role!r} turn to the "
-                f"{p.command.zone.value} zone of shared {ns}: only the master sets a shared "
-                "session's instructions; send it as a user/assistant/tool turn",
-                field="role",
-            )
+        access = turn_access(agent, ns, self._master, p.command, self._turn_policy)
         if p.quarantined:
             await self._ledger.audit(
                 [AuditEntry(agent, "quarantine", str(ns), session_id, p.injection[:200])]
             )
             return TurnOutcome("", False, False, 0, p.redactions, quarantined=True)
-        if access is nsp.Access.PROPOSAL:
+        if access is wp.Outcome.PROPOSAL:
             policy = await self._policies.current()
             if not policy.approves(str(ns), 1.0):
-                if self._turn_policy == "deny":
-                    raise PermissionDenied(
-                        f"agent {agent!r} may not append turns to shared {ns} "
-                        "(shared_turn_policy=deny): ask the master",
-                        field="namespace",
-                    )
                 stored = await proposals.submit(self._ledger, agent, idempotency_key, p.command)
                 return TurnOutcome("", False, False, 0, p.redactions, proposal_id=stored.id)
         entry = NewEntry(uuid.uuid4().hex, agent, idempotency_key, p.command)
