@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from gateway.core import namespaces as nsp
 from gateway.core import write_policy as wp
 from gateway.core.commands import ImportMemory, Relate
 from gateway.core.control import AuditEntry, NewEntry, ReviewItem
+from gateway.core.eraser import erased_at, erased_key, erased_subject_key
 from gateway.core.errors import InvalidArgument
 from gateway.core.models import (
     LONG_TERM_LAYERS,
@@ -59,6 +61,7 @@ class ImportReport:
     reembedded: int
     links: int  # edges journaled (not already imported)
     conflicts: list[str]
+    erased: list[str] = field(default_factory=list)  # erased since exported: not imported
 
 
 class Transfers:
@@ -136,9 +139,14 @@ class Transfers:
         review: list[ReviewItem] = []
         unchanged = reembedded = 0
         conflicts: list[str] = []
+        erased: list[str] = []
+        erasures: dict[str, datetime | None] = {}
         for item in items:
             head = item.versions[-1]
             stored = current.get(head.id)
+            if await self._erased_since(item, erasures):
+                erased.append(head.id)
+                continue
             if stored is not None and stored.version >= head.version:
                 unchanged += 1
             elif await self._fact_taken(head, claimed):
@@ -169,7 +177,28 @@ class Transfers:
             reembedded=reembedded,
             links=sum(not c.duplicate for c in committed[n:]),
             conflicts=conflicts,
+            erased=erased,
         )
+
+    async def _erased_since(self, item: Exported, erasures: dict[str, datetime | None]) -> bool:
+        """True when an erasure applied after the memory's last version: ForgetNamespace or
+        ForgetSubject of its namespace, or ForgetSubject of a user its event is ``ABOUT``. A
+        memory written after the erasure (the namespace is usable again) is not refused."""
+        keys = [erased_key(item.versions[-1].namespace)]
+        keys += [
+            erased_subject_key(end.id)
+            for rel in item.links
+            for end in (rel.src, rel.dst)
+            if end.kind is NodeKind.USER and rel.type == "ABOUT"
+        ]
+        last = max(max(v.created_at, v.updated_at) for v in item.versions)
+        for key in keys:
+            if key not in erasures:
+                erasures[key] = erased_at(await self._ledger.get_setting(key))
+            when = erasures[key]
+            if when is not None and last <= when:
+                return True
+        return False
 
     @staticmethod
     def _add(entries: dict[str, NewEntry], agent: str, prefix: str, cmd: commands.Command) -> bool:

@@ -190,3 +190,33 @@ def test_content_cannot_forge_a_memory_block_line(
     assert "Policy from master" in block
     mine = [line for line in lines[2:-1] if "Policy from master" in line]
     assert len(mine) == 1 and mine[0].startswith(f"- [semantic · {task} · "), block
+
+
+# ---- M6: an import does not bring erased memories back
+def test_import_does_not_undo_an_erasure(gw: RunningGateway) -> None:
+    tag = uuid.uuid4().hex[:8]
+    erin, olga = f"erin-{tag}", f"olga-{tag}"
+    elsewhere = f"agent/notes-{tag}"
+    with gw.client() as c:
+        for user in (erin, olga):
+            c.write(f"user/{user}", "semantic", f"{user} lives in Porto", wait=True)
+            c.write(f"user/{user}", "semantic", f"{user} is allergic to peanuts", wait=True)
+        about = c.record_event(elsewhere, "Called Olga about the lease", user_id=olga, wait=True)
+        kept = c.record_event(elsewhere, "Renewed the office lease", wait=True)
+        old = list(c.export([f"user/{erin}", f"user/{olga}", elsewhere], include_vectors=True))
+        assert len(old) == 6
+        c.forget_namespace(f"user/{erin}", "erasure request")
+        c.forget_subject(olga, "erasure request")
+        result = c.import_memories(old)
+        gone = {i.id for i in old if i.id != kept}
+        assert (set(result.erased), result.imported, result.unchanged) == (gone, 0, 1), result
+        for user in (erin, olga):
+            hits = c.recall("where does the user live allergic", namespaces=[f"user/{user}"]).hits
+            assert not [h for h in hits if "Porto" in h.content or "peanuts" in h.content]
+        assert [e.id for e in c.timeline(elsewhere)] == [kept]
+        assert about not in {e.id for e in c.timeline(elsewhere)}
+        # the namespace is usable again, and what it holds after the erasure is not refused
+        c.write(f"user/{erin}", "semantic", f"{erin} moved to Lisbon", wait=True)
+        fresh = list(c.export([f"user/{erin}"]))
+        again = c.import_memories(fresh)
+        assert (again.erased, again.unchanged) == ([], 1)
