@@ -378,6 +378,13 @@ class Settings:
             out.append("query_embed_batch must be >= 1")
         return out
 
+    @property
+    def agent_from_certificate(self) -> bool:
+        """Whether the client certificate names the agent: with ``tls_agent_from_cert``, and
+        always with mTLS and no API keys — nothing else authenticates the ``x-agent-id`` header
+        then, so a header alone never names the agent (issue 33 L7)."""
+        return self.tls_agent_from_cert or (bool(self.tls_client_ca) and not self.api_keys)
+
     def _tls_problems(self) -> list[str]:
         out: list[str] = []
         if bool(self.tls_cert) != bool(self.tls_key):

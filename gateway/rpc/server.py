@@ -111,7 +111,7 @@ async def create_server(settings: Settings, service: MemoryService | None = None
                 settings.api_keys,
                 service.metrics.observe_rpc,
                 service.tracer,
-                settings.tls_agent_from_cert,
+                settings.agent_from_certificate,
             ),
             admission,
         ],
