@@ -20,7 +20,11 @@ from gateway.core.errors import BackendUnavailable, PermissionDenied
 from gateway.core.inputs import WriteInput, parse_zone, prepare
 from gateway.core.models import Layer, Turn, Zone, utcnow
 from gateway.core.ports import Ledger, Summariser, WorkingStore
-from gateway.core.session_state import check_state_total, check_state_update
+from gateway.core.session_state import (
+    AgentStateBudgets,
+    check_state_total,
+    check_state_update,
+)
 from gateway.core.write_path import WritePath
 from gateway.settings import Limits
 
@@ -199,6 +203,7 @@ class WorkingMemory:
         turn_policy: str = "proposal",
         summariser: Summariser | None = None,
         summary_budget: int = 200,
+        state_ttl_s: int = 3600,
     ) -> None:
         self._summariser = summariser
         self._summary_budget = summary_budget
@@ -211,6 +216,8 @@ class WorkingMemory:
         self._policies = policies
         self._turn_policy = turn_policy
         self._locks = [asyncio.Lock() for _ in range(STATE_LOCKS)]
+        self._budgets = AgentStateBudgets(limits)
+        self._state_ttl_s = float(state_ttl_s)
 
     def _session(self, agent: str, namespace: str, session_id: str, write: bool) -> str:
         """The namespace, if ``agent`` may read it (``write=False``) or change it directly. Session
@@ -316,8 +323,14 @@ class WorkingMemory:
         updates, removed = check_state_update(updates, remove, self._limits)
         async with self._locks[hash((ns, session_id)) % len(self._locks)]:
             current = await self._store.get_state(ns, session_id)
-            check_state_total(current, updates, removed, self._limits)
-            state = await self._store.set_state(ns, session_id, updates, removed)
+            keys, size = check_state_total(current, updates, removed, self._limits)
+            if agent != self._master:  # the budget across sessions (the master is trusted)
+                self._budgets.reserve(agent, (ns, session_id), keys, size, self._state_ttl_s)
+            try:
+                state = await self._store.set_state(ns, session_id, updates, removed)
+            except BaseException:
+                self._budgets.release(agent, (ns, session_id))
+                raise
         return state, await self._store.ttl_seconds(ns, session_id)
 
     async def compact_window(self, agent: str, namespace: str, session_id: str) -> tuple[int, str]:

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 
 import grpc
 import pytest
 
+from gateway.settings import Limits
 from memgate.v1 import memgate_pb2 as pb
 from memgate.v1 import memgate_pb2_grpc as pb_grpc
-from tests.e2e.conftest import RunningGateway
+from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
 
 
 def _sub() -> str:
@@ -220,3 +222,40 @@ def test_import_does_not_undo_an_erasure(gw: RunningGateway) -> None:
         fresh = list(c.export([f"user/{erin}"]))
         again = c.import_memories(fresh)
         assert (again.erased, again.unchanged) == ([], 1)
+
+
+# ---- M8: session state has a budget per agent, across sessions
+def test_session_state_budget_is_per_agent(
+    tmp_path_factory: pytest.TempPathFactory, backend: dict[str, str]
+) -> None:
+    limits = replace(Limits(), max_agent_state_bytes=200_000, max_agent_state_keys=12)
+    settings = gateway_settings(tmp_path_factory.mktemp("m8"), limits=limits, **backend)
+    sub, other = _sub(), _sub()
+    big = "x" * 60_000
+    with running_gateway(settings) as gw, grpc.insecure_channel(gw.address) as channel:
+        stub = pb_grpc.MemoryGatewayStub(channel)
+
+        def update(agent: str, session: str, **kw: object) -> tuple[grpc.StatusCode, str]:
+            req = pb.UpdateSessionStateRequest(namespace=f"agent/{agent}", session_id=session, **kw)  # type: ignore[arg-type]
+            return _code(stub.UpdateSessionState, req, agent)
+
+        for i in range(3):  # 3 x 60 KB across three sessions: within 200 KB
+            assert update(sub, f"s{i}", set={"blob": big})[0] is grpc.StatusCode.OK
+        code, details = update(sub, "s3", set={"blob": big})
+        assert code is grpc.StatusCode.RESOURCE_EXHAUSTED and "200000" in details, details
+        got = stub.GetSessionState(
+            pb.GetSessionStateRequest(namespace=f"agent/{sub}", session_id="s3"),
+            metadata=_md(sub),
+            timeout=30,
+        )
+        assert dict(got.values) == {}  # nothing stored
+        # another agent has a budget of its own; freeing space makes room again
+        assert update(other, "s0", set={"blob": big})[0] is grpc.StatusCode.OK
+        assert update(sub, "s0", remove=["blob"])[0] is grpc.StatusCode.OK
+        assert update(sub, "s3", set={"blob": big})[0] is grpc.StatusCode.OK
+        # keys count across sessions too
+        for i in range(3):
+            keys = {f"k{i}-{j}": "v" for j in range(3)}
+            assert update(other, f"k{i}", set=keys)[0] is grpc.StatusCode.OK
+        code, details = update(other, "k3", set={"a": "v", "b": "v", "c": "v"})
+        assert code is grpc.StatusCode.RESOURCE_EXHAUSTED and "12" in details, details
