@@ -19,6 +19,7 @@ from gateway.core.models import Layer, Memory, Status
 from gateway.core.ports import BreakerReport, BreakerStatus, Embedder, Journal, Ledger, Stores
 from gateway.core.proposals import require_master
 from gateway.core.recall_cache import RecallCache
+from gateway.core.screening import clean
 from gateway.core.write_path import WritePath
 
 MAX_REVIEW = 500
@@ -131,7 +132,7 @@ class Operations:
         mem = (await self._stores.records.get([memory_id])).get(memory_id)
         if mem is None:
             raise NotFound(f"memory {memory_id!r} does not exist", field="id")
-        reason = reason[:500]
+        reason = clean(reason[:500])  # stored with the memory and in the ledger: screened
         command: Forget | Release | None = None
         if not approve and mem.status is not Status.FORGOTTEN:
             command = Forget(mem.id, mem.namespace, reason)
