@@ -282,3 +282,28 @@ def test_type_and_review_reason_are_screened(gw: RunningGateway, ns: str) -> Non
         assert all(email not in e.detail for e in c.audit(limit=1000))
         with pytest.raises(gc.InvalidArgument, match="type"):
             c.write(ns, "semantic", "The user likes tea", type="x" * 65)
+
+
+# ---- M7: the lexical index keeps no term of a forgotten memory
+def test_forgotten_memory_leaves_no_index_term(gw: RunningGateway, ns: str) -> None:
+    word = "".join(chr(ord("j") + int(ch, 16)) for ch in uuid.uuid4().hex[:12])  # letters only
+    other = "".join(chr(ord("j") + int(ch, 16)) for ch in uuid.uuid4().hex[:12])
+    with gw.client() as c:
+        # other memories in the index, so the forgotten one is not its only document
+        for i in range(5):
+            c.write(ns, "semantic", f"The user visited museum number {i} in Vienna", wait=True)
+        mid = c.write(ns, "semantic", f"The user's code word is {word} and {other}", wait=True)
+        for _ in range(3):
+            assert c.recall(f"code word {word}", namespaces=[ns]).hits
+        c.forget(mid, "erasure request")
+        assert not [h for h in c.recall(f"code word {word}", namespaces=[ns]).hits if h.id == mid]
+    if gw.settings.redis_url:
+        return  # Neo4j's Lucene segments: see docs/SECURITY.md "Erasure" (limits)
+    found = [
+        f"{p.name}: {w}"
+        for p in gw.settings.data_dir.rglob("*")
+        if p.is_file()
+        for w in (word, other)
+        if w.encode() in p.read_bytes()
+    ]
+    assert found == []
