@@ -374,6 +374,7 @@ class SqliteRecordStore(SqliteBacked):
         unique = list(dict.fromkeys(ids))
         if not unique:
             return
+
         def run(conn: sqlite3.Connection) -> None:
             self._delete(conn, unique)
             sqlite_fts.purge_deleted(conn)
