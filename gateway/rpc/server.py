@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from gateway.core.service import MemoryService
 from gateway.core.tracing import Tracer
 from gateway.rpc.admission import Admission, Bounds
+from gateway.rpc.auth import FailureLimiter
 from gateway.rpc.interceptors import ErrorMapping
 from gateway.rpc.metrics_http import MetricsServer
 from gateway.rpc.prometheus import GatewayMetrics
@@ -112,6 +113,7 @@ async def create_server(settings: Settings, service: MemoryService | None = None
                 service.metrics.observe_rpc,
                 service.tracer,
                 settings.agent_from_certificate,
+                FailureLimiter(settings.auth_failure_limit, settings.auth_failure_window_s),
             ),
             admission,
         ],

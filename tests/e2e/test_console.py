@@ -248,3 +248,25 @@ def test_an_edit_is_written_by_the_master_and_audited(
         assert mem.metadata["edited_from_proposal"] == pid
         actions = {(e.action, e.target) for e in c.audit(namespace=ns)}
         assert ("write", written) in actions and ("rejected", pid) in actions
+
+
+def test_failed_logins_are_rate_limited_and_cookies_secure_behind_https(
+    console: str,
+) -> None:
+    """Issue 33 L3: a browser address gets a few wrong keys, then 429 (even with the right key)
+    until the window passes; behind an HTTPS proxy (X-Forwarded-Proto) cookies are Secure."""
+    from gateway.console import server as console_server
+
+    https = _opener()
+    https.addheaders = [("X-Forwarded-Proto", "https")]
+    _, _, headers = _call(https, console + "/login")
+    assert "Secure" in headers["Set-Cookie"]
+    plain = _opener()
+    _, page, headers = _call(plain, console + "/login")
+    assert "Secure" not in headers["Set-Cookie"]  # plain http on loopback, plaintext gateway
+    csrf = page.split('name="csrf" value="')[1].split('"')[0]
+    for i in range(console_server.LOGIN_FAILURES):
+        status, _, _ = _call(plain, console + "/login", {"csrf": csrf, "api_key": f"guess-{i}"})
+        assert status == 401
+    status, body, _ = _call(plain, console + "/login", {"csrf": csrf, "api_key": MASTER_KEY})
+    assert status == 429 and "Too many failed logins" in body

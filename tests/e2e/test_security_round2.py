@@ -3,6 +3,7 @@ failed on the code the review ran against (main at 465b41f)."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
@@ -307,3 +308,32 @@ def test_forgotten_memory_leaves_no_index_term(gw: RunningGateway, ns: str) -> N
         if w.encode() in p.read_bytes()
     ]
     assert found == []
+
+
+# ---- L3: failed authentication is rate limited per address
+def test_failed_authentication_is_rate_limited(tmp_path_factory: pytest.TempPathFactory) -> None:
+    settings = gateway_settings(
+        tmp_path_factory.mktemp("l3"),
+        api_keys={"master": "right-key"},
+        auth_failure_limit=5,
+        auth_failure_window_s=2.0,
+    )
+
+    def stats(stub: pb_grpc.MemoryGatewayStub, key: str) -> grpc.StatusCode:
+        md = (("x-agent-id", "master"), ("x-api-key", key))
+        try:
+            stub.Stats(pb.StatsRequest(), metadata=md, timeout=30)
+        except grpc.RpcError as err:
+            return err.code()
+        return grpc.StatusCode.OK
+
+    with running_gateway(settings) as gw, grpc.insecure_channel(gw.address) as channel:
+        stub = pb_grpc.MemoryGatewayStub(channel)
+        assert stats(stub, "right-key") is grpc.StatusCode.OK
+        for i in range(5):
+            assert stats(stub, f"guess-{i}") is grpc.StatusCode.UNAUTHENTICATED
+        # the address is refused now, whatever the key: guessing stops
+        assert stats(stub, "guess-5") is grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert stats(stub, "right-key") is grpc.StatusCode.RESOURCE_EXHAUSTED
+        time.sleep(2.2)
+        assert stats(stub, "right-key") is grpc.StatusCode.OK
