@@ -337,3 +337,40 @@ def test_failed_authentication_is_rate_limited(tmp_path_factory: pytest.TempPath
         assert stats(stub, "right-key") is grpc.StatusCode.RESOURCE_EXHAUSTED
         time.sleep(2.2)
         assert stats(stub, "right-key") is grpc.StatusCode.OK
+
+
+# ---- L4: a sub-agent does not learn that another agent proposed the same fact
+def test_same_fact_from_two_subagents_reveals_nothing(gw: RunningGateway, ns: str) -> None:
+    a, b = _sub(), _sub()
+    fact = f"The user collects {uuid.uuid4().hex[:6]} stamps"
+    with gw.client(a) as ca, gw.client(b) as cb, gw.client() as cm:
+        first = ca.propose_fact(ns, fact, session_id="s1")
+        again = ca.propose_fact(ns, fact, session_id="s1")
+        assert again.pending_id == first.pending_id  # stable for its proposer
+        other = cb.propose_fact(ns, fact, session_id="s2")
+        assert other.pending_id != first.pending_id
+        assert (other.sessions_seen, other.memory_id) == (first.sessions_seen, "") == (1, "")
+        # the master sees the real row: one fact, seen in two sessions
+        mine = cm.propose_fact(ns, fact, session_id="s2")
+        assert mine.pending_id not in (first.pending_id, other.pending_id)
+        assert mine.sessions_seen == 2 or mine.promoted
+
+
+# ---- L1: shared memory changes only through the master, forgetting included
+def test_proposer_cannot_forget_an_approved_shared_memory(gw: RunningGateway, ns: str) -> None:
+    from gateway import client as gc
+
+    sub = _sub()
+    task = f"task/t-{uuid.uuid4().hex[:8]}"
+    with gw.client(sub) as cs, gw.client() as cm:
+        pid = cs.write_result(ns, "semantic", "The user's budget is 40k EUR").proposal_id
+        mid = cm.approve(pid, reason="confirmed").memory_id
+        assert mid and cm.get(mid).status == "active"
+        with pytest.raises(gc.PermissionDenied, match="master"):
+            cs.forget(mid, "changed my mind")
+        assert cm.get(mid).status == "active"
+        # its own namespace and what it wrote into task/* stay its own to forget
+        for target in (f"agent/{sub}", task):
+            own = cs.write(target, "semantic", "Vendor B has an EU region", wait=True)
+            assert cs.forget(own, "outdated").status == "forgotten"
+        assert cm.forget(mid, "asked by the user").status == "forgotten"
