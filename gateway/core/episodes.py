@@ -26,7 +26,7 @@ from gateway.core.models import (
 )
 from gateway.core.ownership import TaskOwners
 from gateway.core.ports import EpisodicGraph, RecordStore
-from gateway.core.screening import clean_map
+from gateway.core.screening import clean_map, refuse_injection
 from gateway.core.write_path import WritePath
 from gateway.settings import Limits
 
@@ -131,6 +131,9 @@ class Episodes:
                     f"properties[{key[:40]!r}]: keys 1..64 chars, values at most {longest}",
                     field="properties",
                 )
+        for key, value in properties.items():
+            refuse_injection(key, "properties")
+            refuse_injection(value, "properties")
         return clean_map(properties)
 
     async def timeline(

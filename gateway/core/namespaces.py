@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from gateway.core import write_policy as wp
 from gateway.core.errors import InvalidArgument, PermissionDenied
 
 _ID = r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}"
@@ -95,8 +96,6 @@ def check_read(agent_id: str, ns: Namespace, master: str) -> None:
 def write_access(agent_id: str, ns: Namespace, master: str) -> Access:
     """How a long-term write of ``agent_id`` into ``ns`` is committed; raises when it is not
     allowed. The rule is the ``memory`` row of ``write_policy.TABLE``."""
-    from gateway.core import write_policy as wp  # it imports this module
-
     outcome = wp.require(wp.Target.MEMORY, agent_id, ns, master)
     return Access.PROPOSAL if outcome is wp.Outcome.PROPOSAL else Access.DIRECT
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from gateway.core import credentials, injection, pii, redaction
+from gateway.core.errors import InvalidArgument
 
 _RULES: tuple[redaction.Rule, ...] = (*credentials.RULES, *pii.RULES, credentials.RANDOM_TOKEN)
 
@@ -118,6 +119,19 @@ def redact(text: str) -> tuple[str, list[str]]:
 def find_injection(text: str) -> str:
     """The prompt-injection phrase in ``text`` after normalisation, or "" when there is none."""
     return injection.find(text)
+
+
+def refuse_injection(text: str, field: str) -> None:
+    """INVALID_ARGUMENT naming ``field`` when ``text`` looks like a prompt injection: for the
+    free-text fields that have no review queue to quarantine into (session state, step output
+    and error, relation properties; issue 33 M5). Nothing is stored."""
+    phrase = injection.find(text)
+    if phrase:
+        raise InvalidArgument(
+            f"{field} looks like a prompt injection ({phrase[:60]!r}): not stored; send data, "
+            "not instructions to the model",
+            field=field,
+        )
 
 
 def clean(text: str) -> str:

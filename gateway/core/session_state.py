@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from gateway.core.errors import InvalidArgument, QuotaExceeded
-from gateway.core.screening import redact
+from gateway.core.screening import redact, refuse_injection
 from gateway.settings import Limits
 
 
@@ -44,6 +44,8 @@ def check_state_update(
                 f"{limits.max_state_value_bytes}",
                 field="set",
             )
+        refuse_injection(key, "set")
+        refuse_injection(value, "set")
         clean[redact(key)[0]] = redact(value)[0]
     for key in remove:
         if not key or len(key) > limits.max_state_key_chars:

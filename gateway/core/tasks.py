@@ -13,7 +13,7 @@ from gateway.core.episodes import Episodes
 from gateway.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from gateway.core.ownership import TaskOwners
 from gateway.core.ports import Ledger
-from gateway.core.screening import clean
+from gateway.core.screening import clean, refuse_injection
 from gateway.settings import Limits
 
 STEP_STATES = ("pending", "running", "done", "failed")
@@ -94,6 +94,8 @@ class Tasks:
                 )
         task = await self.get(agent, task_id)
         await self._owners.require(agent, task_id)
+        refuse_injection(output, "output")
+        refuse_injection(error, "error")
         output, error = clean(output), clean(error)
         if not 0 <= index < len(task.steps):
             raise InvalidArgument(f"index must be 0..{len(task.steps) - 1}", field="index")

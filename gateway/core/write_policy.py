@@ -15,9 +15,18 @@ be related by anyone.
 from __future__ import annotations
 
 import enum
+from typing import Protocol
 
 from gateway.core.errors import PermissionDenied
-from gateway.core.namespaces import Namespace
+
+
+class Namespace(Protocol):
+    """``namespaces.Namespace`` (which imports this module): a kind and its owner id."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def owner(self) -> str: ...
 
 
 class Outcome(enum.StrEnum):
