@@ -56,6 +56,11 @@ class Settings:
     #: with mTLS: the client certificate's CN (or one of its SANs) is the agent id; an
     #: x-agent-id header that names anything else is refused (UNAUTHENTICATED)
     tls_agent_from_cert: bool = False
+    #: failed authentications (wrong key, lying certificate header) per client address within
+    #: ``auth_failure_window_s`` before the address is refused for the rest of the window
+    #: (RESOURCE_EXHAUSTED, retry-after-ms); 0 = no limit
+    auth_failure_limit: int = 20
+    auth_failure_window_s: float = 60.0
 
     # backends: empty = embedded SQLite adapters under data_dir
     redis_url: str = ""
@@ -348,7 +353,16 @@ class Settings:
             out.append("grpc_max_concurrent_rpcs must be >= -1 (0 = derived, -1 = none)")
         if self.query_embed_batch < 1:
             out.append("query_embed_batch must be >= 1")
+        if self.auth_failure_limit < 0 or self.auth_failure_window_s <= 0:
+            out.append("auth_failure_limit must be >= 0 and auth_failure_window_s > 0")
         return out
+
+    @property
+    def agent_from_certificate(self) -> bool:
+        """Whether the client certificate names the agent: with ``tls_agent_from_cert``, and
+        always with mTLS and no API keys — nothing else authenticates the ``x-agent-id`` header
+        then, so a header alone never names the agent (issue 33 L7)."""
+        return self.tls_agent_from_cert or (bool(self.tls_client_ca) and not self.api_keys)
 
     def _tls_problems(self) -> list[str]:
         out: list[str] = []

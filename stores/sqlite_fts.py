@@ -47,6 +47,18 @@ INSERT = "INSERT INTO memory_fts (rowid, terms, scope) VALUES (?, ?, ?)"
 DELETE = "DELETE FROM memory_fts WHERE rowid = ?"
 
 
+#: merges every segment of the index into one, leaving out deleted documents' terms: FTS5 marks
+#: a deletion and keeps the old terms in earlier segments until a merge (issue 33 M7)
+OPTIMIZE = "INSERT INTO memory_fts (memory_fts) VALUES ('optimize')"
+
+
+def purge_deleted(conn: sqlite3.Connection) -> None:
+    """After an erasure: no term of an erased memory stays in ``memory_fts_data`` (with
+    ``secure_delete`` the pages the merge frees are zeroed). Costs a rewrite of the index —
+    erasures are rare; every other delete leaves merging to FTS5."""
+    conn.execute(OPTIMIZE)
+
+
 def _namespace_token(namespace: str) -> str:
     # 64 bits of a hash: a collision only admits another namespace's rows as candidates, which
     # the row filter of ``keyword_rows`` still drops

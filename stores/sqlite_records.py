@@ -365,6 +365,7 @@ class SqliteRecordStore(SqliteBacked):
             self._delete(conn, list(latest))
             conn.executemany(_INSERT_VERSION, rows)
             conn.executemany(_UPSERT_CURRENT, rows)
+            sqlite_fts.purge_deleted(conn)
 
         await self._write(run, list(latest))
         await self._db.checkpoint()
@@ -373,7 +374,12 @@ class SqliteRecordStore(SqliteBacked):
         unique = list(dict.fromkeys(ids))
         if not unique:
             return
-        await self._write(lambda c: self._delete(c, unique), unique)
+
+        def run(conn: sqlite3.Connection) -> None:
+            self._delete(conn, unique)
+            sqlite_fts.purge_deleted(conn)
+
+        await self._write(run, unique)
         await self._db.checkpoint()
 
     @staticmethod

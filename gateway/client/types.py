@@ -361,6 +361,7 @@ class ImportResult:
     reembedded: int
     links: int
     conflicts: list[str] = field(default_factory=list)
+    erased: list[str] = field(default_factory=list)  # erased since exported: not imported
 
 
 @dataclass(frozen=True, slots=True)

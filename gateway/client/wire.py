@@ -401,7 +401,9 @@ def exported_from_json(line: str) -> t.ExportedMemory:
 
 
 def import_result(r: pb.ImportResponse) -> t.ImportResult:
-    return t.ImportResult(r.imported, r.unchanged, r.reembedded, r.links, list(r.conflicts))
+    return t.ImportResult(
+        r.imported, r.unchanged, r.reembedded, r.links, list(r.conflicts), list(r.erased)
+    )
 
 
 def erased(r: pb.EraseResponse) -> t.EraseResult:

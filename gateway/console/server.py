@@ -30,6 +30,7 @@ from gateway.client import GatewayClient, GatewayError
 from gateway.console import actions, overview_pages, pages
 from gateway.console import queue_view as qv
 from gateway.console import review_pages as rp
+from gateway.rpc.auth import FailureLimiter
 
 log = logging.getLogger("memgate.console")
 
@@ -38,6 +39,9 @@ LOGIN_COOKIE = "memgate_login"
 SESSION_IDLE_S = 8 * 3600
 MAX_FORM_BYTES = 64 * 1024
 LISTED = 500  # pending proposals / queued memories the console fetches (the gateway's cap)
+#: wrong keys per browser address within ``LOGIN_WINDOW_S`` before it gets 429 (issue 33 L3)
+LOGIN_FAILURES = 10
+LOGIN_WINDOW_S = 60.0
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -70,6 +74,7 @@ class Console:
         self.tls = {k: v for k, v in (tls or {}).items() if v is not None}
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
+        self.failures = FailureLimiter(LOGIN_FAILURES, LOGIN_WINDOW_S)
 
     def login(self, api_key: str) -> str | None:
         """A new session token when ``api_key`` makes the gateway answer a master-only call."""
@@ -214,11 +219,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             )
             self._send(502, body)
 
+    def _cookie_flags(self) -> str:
+        """HttpOnly, SameSite=Strict, and Secure when the browser reached the console over HTTPS
+        (a TLS proxy's ``X-Forwarded-Proto: https``) or the console talks TLS to the gateway
+        (browsers accept Secure cookies from http://localhost)."""
+        proto = (self.headers.get("X-Forwarded-Proto") or "").strip().lower()
+        secure = proto == "https" or bool(self.server.console.tls)
+        return "HttpOnly; SameSite=Strict" + ("; Secure" if secure else "")
+
     def _login_page(self, error: str = "", status: int = 200) -> None:
         # one token per browser: a second login page (another tab, a favicon fetch that was sent
         # to the login page) must not invalidate the form already shown
         csrf = self._cookie(LOGIN_COOKIE) or secrets.token_urlsafe(24)
-        cookie = f"{LOGIN_COOKIE}={csrf}; HttpOnly; SameSite=Strict; Path=/login"
+        cookie = f"{LOGIN_COOKIE}={csrf}; {self._cookie_flags()}; Path=/login"
         c = self.server.console
         self._send(status, pages.login(csrf, c.target, c.agent, error), Set_Cookie=cookie)
 
@@ -366,11 +379,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not expected or not hmac.compare_digest(form.get("csrf", ""), expected):
             self._login_page("The login form expired: try again.", 403)
             return
-        token = self.server.console.login(form.get("api_key", ""))
+        console, address = self.server.console, self.client_address[0]
+        wait = console.failures.retry_after_s(address)
+        if wait > 0:
+            self._login_page(f"Too many failed logins: try again in {wait:.0f} s.", 429)
+            return
+        token = console.login(form.get("api_key", ""))
         if token is None:
+            console.failures.failed(address)
             self._login_page("The gateway did not accept this key for the master.", 401)
             return
-        cookie = f"{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+        cookie = f"{SESSION_COOKIE}={token}; {self._cookie_flags()}; Path=/"
         self._redirect("/review", cookie)
 
 

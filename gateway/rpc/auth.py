@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import hmac
-from collections.abc import Mapping
+import threading
+import time
+from collections.abc import Callable, Mapping
 
 import grpc
 
 from gateway.core.access.namespaces import check_agent_id
-from gateway.core.model.errors import InvalidArgument, PermissionDenied, Unauthenticated
+from gateway.core.model.errors import InvalidArgument, Overloaded, PermissionDenied, Unauthenticated
 
 AGENT_HEADER = "x-agent-id"
 KEY_HEADER = "x-api-key"
@@ -58,8 +60,82 @@ def agent_of(ctx: grpc.aio.ServicerContext, from_cert: bool) -> str:
     return check_agent_id(header or identities[0])
 
 
+class FailureLimiter:
+    """Failed authentications per client address (issue 33 L3): after ``limit`` failures in
+    ``window_s`` an address is refused — without its credentials being checked, so guessing
+    stops — until the window of its oldest failure has passed. Thread-safe (the console's
+    threads, the gateway's event loop)."""
+
+    def __init__(
+        self, limit: int, window_s: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._limit = limit
+        self._window = window_s
+        self._clock = clock
+        self._failures: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, address: str, now: float) -> list[float]:
+        recent = [t for t in self._failures.get(address, ()) if now - t < self._window]
+        if recent:
+            self._failures[address] = recent
+        else:
+            self._failures.pop(address, None)
+        return recent
+
+    def retry_after_s(self, address: str) -> float:
+        """0 when ``address`` may try; else how long until it may."""
+        if self._limit <= 0:
+            return 0.0
+        with self._lock:
+            now = self._clock()
+            recent = self._recent(address, now)
+            if len(recent) < self._limit:
+                return 0.0
+            return max(0.0, recent[-self._limit] + self._window - now)
+
+    def failed(self, address: str) -> None:
+        if self._limit <= 0:
+            return
+        with self._lock:
+            now = self._clock()
+            self._failures[address] = [*self._recent(address, now), now]
+            if len(self._failures) > 100_000:  # bounded: forget the oldest addresses
+                for key in list(self._failures)[:50_000]:
+                    del self._failures[key]
+
+
+def peer_address(ctx: grpc.aio.ServicerContext) -> str:
+    """The client's address without its port (``ipv4:10.0.0.7``, ``ipv6:[::1]``)."""
+    peer = ctx.peer() or ""
+    head, sep, _ = peer.rpartition(":")
+    return head if sep and head else peer
+
+
 def authenticate(
-    ctx: grpc.aio.ServicerContext, api_keys: Mapping[str, str], from_cert: bool = False
+    ctx: grpc.aio.ServicerContext,
+    api_keys: Mapping[str, str],
+    from_cert: bool = False,
+    limiter: FailureLimiter | None = None,
+) -> str:
+    if limiter is None:
+        return _authenticate(ctx, api_keys, from_cert)
+    address = peer_address(ctx)
+    wait = limiter.retry_after_s(address)
+    if wait > 0:
+        raise Overloaded(
+            f"too many failed authentications from this address: retry in {wait:.0f} s",
+            retry_after_ms=int(wait * 1000) + 1,
+        )
+    try:
+        return _authenticate(ctx, api_keys, from_cert)
+    except Unauthenticated:
+        limiter.failed(address)
+        raise
+
+
+def _authenticate(
+    ctx: grpc.aio.ServicerContext, api_keys: Mapping[str, str], from_cert: bool
 ) -> str:
     agent = agent_of(ctx, from_cert)
     if api_keys:

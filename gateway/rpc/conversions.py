@@ -574,6 +574,7 @@ def import_report_to_pb(r: ImportReport) -> pb.ImportResponse:
         reembedded=r.reembedded,
         links=r.links,
         conflicts=r.conflicts,
+        erased=r.erased,
     )
 
 

@@ -19,7 +19,7 @@ import grpc
 
 from gateway.core.model.errors import InvalidArgument, MemgateError, Overloaded
 from gateway.core.ports.tracing import NULL_TRACER, AttributeValue, Tracer
-from gateway.rpc.auth import authenticate
+from gateway.rpc.auth import FailureLimiter, authenticate
 
 log = logging.getLogger("memgate.rpc")
 
@@ -98,8 +98,10 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         metrics: Callable[[str, float, str], None] | None = None,
         tracer: Tracer = NULL_TRACER,
         agent_from_cert: bool = False,
+        auth_limiter: FailureLimiter | None = None,
     ) -> None:
         self._api_keys = api_keys
+        self._auth_limiter = auth_limiter
         self._metrics = metrics
         self._tracer = tracer
         self._undecodable_log = RateLimitedLog(UNDECODABLE_LOG_WINDOW_S)
@@ -141,7 +143,9 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
     def _unary(self, name: str, inner: Any) -> Callable[..., Awaitable[Any]]:
         async def guarded(request: Any, context: grpc.aio.ServicerContext) -> Any:
             with self._call(name, context) as call:
-                call.agent = authenticate(context, self._api_keys, self._agent_from_cert)
+                call.agent = authenticate(
+                    context, self._api_keys, self._agent_from_cert, self._auth_limiter
+                )
                 self._check_decoded(name, request)
                 return await inner(request, context)
             await self._abort(call, context)
@@ -152,7 +156,9 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
     def _stream(self, name: str, inner: Any) -> Callable[..., AsyncIterator[Any]]:
         async def guarded(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
             with self._call(name, context) as call:
-                call.agent = authenticate(context, self._api_keys, self._agent_from_cert)
+                call.agent = authenticate(
+                    context, self._api_keys, self._agent_from_cert, self._auth_limiter
+                )
                 self._check_decoded(name, request)
                 async for message in inner(request, context):
                     yield message

@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from gateway.core.ports.tracing import Tracer
 from gateway.core.usecases.service import MemoryService
 from gateway.rpc.admission import Admission, Bounds
+from gateway.rpc.auth import FailureLimiter
 from gateway.rpc.interceptors import ErrorMapping
 from gateway.rpc.metrics_http import MetricsServer
 from gateway.rpc.prometheus import GatewayMetrics
@@ -111,7 +112,8 @@ async def create_server(settings: Settings, service: MemoryService | None = None
                 settings.api_keys,
                 service.metrics.observe_rpc,
                 service.tracer,
-                settings.tls_agent_from_cert,
+                settings.agent_from_certificate,
+                FailureLimiter(settings.auth_failure_limit, settings.auth_failure_window_s),
             ),
             admission,
         ],

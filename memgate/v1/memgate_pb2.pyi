@@ -1087,18 +1087,20 @@ class ImportRequest(_message.Message):
     def __init__(self, memories: _Optional[_Iterable[_Union[ExportedMemory, _Mapping]]] = ..., wait: _Optional[bool] = ...) -> None: ...
 
 class ImportResponse(_message.Message):
-    __slots__ = ("imported", "unchanged", "reembedded", "links", "conflicts")
+    __slots__ = ("imported", "unchanged", "reembedded", "links", "conflicts", "erased")
     IMPORTED_FIELD_NUMBER: _ClassVar[int]
     UNCHANGED_FIELD_NUMBER: _ClassVar[int]
     REEMBEDDED_FIELD_NUMBER: _ClassVar[int]
     LINKS_FIELD_NUMBER: _ClassVar[int]
     CONFLICTS_FIELD_NUMBER: _ClassVar[int]
+    ERASED_FIELD_NUMBER: _ClassVar[int]
     imported: int
     unchanged: int
     reembedded: int
     links: int
     conflicts: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, imported: _Optional[int] = ..., unchanged: _Optional[int] = ..., reembedded: _Optional[int] = ..., links: _Optional[int] = ..., conflicts: _Optional[_Iterable[str]] = ...) -> None: ...
+    erased: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, imported: _Optional[int] = ..., unchanged: _Optional[int] = ..., reembedded: _Optional[int] = ..., links: _Optional[int] = ..., conflicts: _Optional[_Iterable[str]] = ..., erased: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListNamespacesRequest(_message.Message):
     __slots__ = ("prefix", "limit")

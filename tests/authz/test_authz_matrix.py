@@ -410,9 +410,9 @@ def test_authorization_matrix(world: World, rpc: str) -> None:
 
 
 def test_docs_table_matches() -> None:
-    """docs/SECURITY.md "Authorization" holds this table (as markdown), cell for cell."""
+    """docs/SECURITY.md "Authorization matrix" holds this table (as markdown), cell for cell."""
     text = (Path(__file__).resolve().parents[2] / "docs" / "SECURITY.md").read_text()
-    section = text.split("## Authorization", 1)[1].split("\n## ", 1)[0]
+    section = text.split("### Authorization matrix", 1)[1].split("\n#", 1)[0]
     rows = [
         [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
         for line in section.splitlines()

@@ -600,3 +600,25 @@ def test_erasing_a_namespace_needs_its_name_twice_and_a_reason(
         assert ns not in m.namespaces("user/").namespaces
         assert pid not in {p.id for p in m.proposals("", 500)}  # its proposals went too
         assert any(e.action == "forget_namespace" for e in m.audit(namespace=ns))
+
+
+def test_failed_logins_are_rate_limited_and_cookies_secure_behind_https(
+    console: str,
+) -> None:
+    """Issue 33 L3: a browser address gets a few wrong keys, then 429 (even with the right key)
+    until the window passes; behind an HTTPS proxy (X-Forwarded-Proto) cookies are Secure."""
+    from gateway.console import server as console_server
+
+    https = _opener()
+    https.addheaders = [("X-Forwarded-Proto", "https")]
+    _, _, headers = _call(https, console + "/login")
+    assert "Secure" in headers["Set-Cookie"]
+    plain = _opener()
+    _, page, headers = _call(plain, console + "/login")
+    assert "Secure" not in headers["Set-Cookie"]  # plain http on loopback, plaintext gateway
+    csrf = page.split('name="csrf" value="')[1].split('"')[0]
+    for i in range(console_server.LOGIN_FAILURES):
+        status, _, _ = _call(plain, console + "/login", {"csrf": csrf, "api_key": f"guess-{i}"})
+        assert status == 401
+    status, body, _ = _call(plain, console + "/login", {"csrf": csrf, "api_key": MASTER_KEY})
+    assert status == 429 and "Too many failed logins" in body

@@ -245,3 +245,26 @@ def test_every_tool_presents_a_client_certificate_for_mtls(
         assert by_env.returncode == 0, by_env.stderr
         status = _memgate("status", "--json", *base, *mtls)
         assert status.returncode == 0 and json.loads(status.stdout)["health"] == "SERVING"
+
+
+def test_mtls_without_keys_takes_the_agent_from_the_certificate(
+    tmp_path: Path, pki: dict[str, Any]
+) -> None:
+    """Issue 33 L7: mTLS, no API keys, no tls_agent_from_cert: a header alone never names the
+    agent — a researcher certificate with ``x-agent-id: master`` is refused, not the master."""
+    cert, key = pki["server"]
+    settings = gateway_settings(
+        tmp_path, tls_cert=cert, tls_key=key, tls_client_ca=str(pki["dir"] / "ca.crt")
+    )
+    assert settings.agent_from_certificate
+    ca = pki["ca"].pem
+    with running_gateway(settings) as gw:
+        liar = _client(gw, "master", ca, pki["researcher"])
+        with liar, pytest.raises(gc.Unauthenticated, match="does not match the client certificate"):
+            liar.proposals()
+        with _client(gw, "", ca, pki["researcher"]) as r:
+            with pytest.raises(gc.PermissionDenied):
+                r.proposals()  # the certificate's CN: a sub-agent
+            assert r.write("user/l7", "semantic", "likes coffee") == ""  # a proposal
+        with _client(gw, "master", ca, pki["master"]) as master:
+            assert [p.proposer for p in master.proposals()] == ["researcher-cn"]

@@ -5768,12 +5768,15 @@ func (x *ImportRequest) GetWait() bool {
 }
 
 type ImportResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Imported      int32                  `protobuf:"varint,1,opt,name=imported,proto3" json:"imported,omitempty"`     // memories journaled (new, or with newer versions)
-	Unchanged     int32                  `protobuf:"varint,2,opt,name=unchanged,proto3" json:"unchanged,omitempty"`   // already there with the same or a newer version
-	Reembedded    int32                  `protobuf:"varint,3,opt,name=reembedded,proto3" json:"reembedded,omitempty"` // imported without a usable vector (other model): re-embedded
-	Links         int32                  `protobuf:"varint,4,opt,name=links,proto3" json:"links,omitempty"`           // edges journaled
-	Conflicts     []string               `protobuf:"bytes,5,rep,name=conflicts,proto3" json:"conflicts,omitempty"`    // ids skipped: their fact is held by another active memory
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Imported   int32                  `protobuf:"varint,1,opt,name=imported,proto3" json:"imported,omitempty"`     // memories journaled (new, or with newer versions)
+	Unchanged  int32                  `protobuf:"varint,2,opt,name=unchanged,proto3" json:"unchanged,omitempty"`   // already there with the same or a newer version
+	Reembedded int32                  `protobuf:"varint,3,opt,name=reembedded,proto3" json:"reembedded,omitempty"` // imported without a usable vector (other model): re-embedded
+	Links      int32                  `protobuf:"varint,4,opt,name=links,proto3" json:"links,omitempty"`           // edges journaled
+	Conflicts  []string               `protobuf:"bytes,5,rep,name=conflicts,proto3" json:"conflicts,omitempty"`    // ids skipped: their fact is held by another active memory
+	// ids skipped: erased since they were exported (ForgetNamespace of their namespace, or
+	// ForgetSubject of their user or of a user their event is about)
+	Erased        []string `protobuf:"bytes,6,rep,name=erased,proto3" json:"erased,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5839,6 +5842,13 @@ func (x *ImportResponse) GetLinks() int32 {
 func (x *ImportResponse) GetConflicts() []string {
 	if x != nil {
 		return x.Conflicts
+	}
+	return nil
+}
+
+func (x *ImportResponse) GetErased() []string {
+	if x != nil {
+		return x.Erased
 	}
 	return nil
 }
@@ -6464,7 +6474,7 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"\x05links\x18\x05 \x03(\v2\x15.memgate.v1.GraphLinkR\x05links\"[\n" +
 	"\rImportRequest\x126\n" +
 	"\bmemories\x18\x01 \x03(\v2\x1a.memgate.v1.ExportedMemoryR\bmemories\x12\x12\n" +
-	"\x04wait\x18\x02 \x01(\bR\x04wait\"\x9e\x01\n" +
+	"\x04wait\x18\x02 \x01(\bR\x04wait\"\xb6\x01\n" +
 	"\x0eImportResponse\x12\x1a\n" +
 	"\bimported\x18\x01 \x01(\x05R\bimported\x12\x1c\n" +
 	"\tunchanged\x18\x02 \x01(\x05R\tunchanged\x12\x1e\n" +
@@ -6472,7 +6482,8 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"reembedded\x18\x03 \x01(\x05R\n" +
 	"reembedded\x12\x14\n" +
 	"\x05links\x18\x04 \x01(\x05R\x05links\x12\x1c\n" +
-	"\tconflicts\x18\x05 \x03(\tR\tconflicts\"E\n" +
+	"\tconflicts\x18\x05 \x03(\tR\tconflicts\x12\x16\n" +
+	"\x06erased\x18\x06 \x03(\tR\x06erased\"E\n" +
 	"\x15ListNamespacesRequest\x12\x16\n" +
 	"\x06prefix\x18\x01 \x01(\tR\x06prefix\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\"V\n" +

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from gateway.core.access import write_policy as wp
 from gateway.core.model.errors import InvalidArgument, PermissionDenied
 
 _ID = r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}"
@@ -93,20 +94,10 @@ def check_read(agent_id: str, ns: Namespace, master: str) -> None:
 
 
 def write_access(agent_id: str, ns: Namespace, master: str) -> Access:
-    """How a write of ``agent_id`` into ``ns`` is committed; raises when it is not allowed."""
-    if agent_id == master:
-        return Access.DIRECT
-    if ns.kind == "agent":
-        if ns.owner != agent_id:
-            raise PermissionDenied(
-                f"agent {agent_id!r} may not write {ns}: it is private to agent {ns.owner!r}",
-                field="namespace",
-            )
-        return Access.DIRECT
-    if ns.kind == "task":
-        # task scratch is shared by the agents working on the task
-        return Access.DIRECT
-    return Access.PROPOSAL
+    """How a long-term write of ``agent_id`` into ``ns`` is committed; raises when it is not
+    allowed. The rule is the ``memory`` row of ``write_policy.TABLE``."""
+    outcome = wp.require(wp.Target.MEMORY, agent_id, ns, master)
+    return Access.PROPOSAL if outcome is wp.Outcome.PROPOSAL else Access.DIRECT
 
 
 POLICY_KEY = "shared_write_policy"

@@ -4,10 +4,12 @@ are screened (secrets and personal data redacted) before they are stored."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 
-from gateway.core.model.errors import InvalidArgument
+from gateway.core.model.errors import InvalidArgument, QuotaExceeded
 from gateway.core.model.limits import Limits
+from gateway.core.model.refusals import refuse_injection
 from gateway.core.screening.screening import redact
 
 
@@ -43,6 +45,8 @@ def check_state_update(
                 f"{limits.max_state_value_bytes}",
                 field="set",
             )
+        refuse_injection(key, "set")
+        refuse_injection(value, "set")
         clean[redact(key)[0]] = redact(value)[0]
     for key in remove:
         if not key or len(key) > limits.max_state_key_chars:
@@ -58,8 +62,9 @@ def check_state_total(
     updates: Mapping[str, str],
     remove: Sequence[str],
     limits: Limits,
-) -> None:
-    """The session's state after the update must stay within the per-session limits."""
+) -> tuple[int, int]:
+    """The session's state after the update must stay within the per-session limits; returns
+    its keys and bytes after the update."""
     after = {k: v for k, v in current.items() if k not in set(remove)} | dict(updates)
     if len(after) > limits.max_state_keys and len(after) > len(current):
         raise InvalidArgument(
@@ -75,3 +80,64 @@ def check_state_total(
             "remove some keys first",
             field="set",
         )
+    return len(after), total
+
+
+class AgentStateBudgets:
+    """Session state per agent, across sessions (issue 33 M8): each session's keys and bytes
+    count for the agent that last changed its state, until its TTL runs out. An update that
+    would take the agent over ``max_agent_state_keys`` or ``max_agent_state_bytes`` (and grows
+    its share) is RESOURCE_EXHAUSTED. Kept by this gateway process (a restart, or another
+    replica, starts from zero: the per-session limits still hold)."""
+
+    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+        self._limits = limits
+        self._clock = clock
+        # agent -> (namespace, session) -> (keys, bytes, expires at)
+        self._held: dict[str, dict[tuple[str, str], tuple[int, int, float]]] = {}
+
+    def _now(self) -> float:
+        return self._clock()
+
+    def _live(self, agent: str) -> dict[tuple[str, str], tuple[int, int, float]]:
+        now = self._now()
+        held = self._held.get(agent, {})
+        live = {k: v for k, v in held.items() if v[2] > now}
+        if live:
+            self._held[agent] = live
+        else:
+            self._held.pop(agent, None)
+        return live
+
+    def reserve(
+        self, agent: str, session: tuple[str, str], keys: int, size: int, ttl_s: float
+    ) -> None:
+        """Check and record, with no await in between (one event loop: atomic)."""
+        live = self._live(agent)
+        others = [v for k, v in live.items() if k != session]
+        before = live.get(session, (0, 0, 0.0))
+        total_keys = keys + sum(v[0] for v in others)
+        total_bytes = size + sum(v[1] for v in others)
+        lim = self._limits
+        if total_keys > lim.max_agent_state_keys and keys > before[0]:
+            raise QuotaExceeded(
+                f"agent {agent!r} would hold {total_keys} session state keys across its "
+                f"sessions, the limit per agent is {lim.max_agent_state_keys}: remove some "
+                "(or let sessions expire) first",
+                field="set",
+            )
+        if total_bytes > lim.max_agent_state_bytes and size > before[1]:
+            raise QuotaExceeded(
+                f"agent {agent!r} would hold {total_bytes} bytes of session state across its "
+                f"sessions, the limit per agent is {lim.max_agent_state_bytes}: remove some "
+                "(or let sessions expire) first",
+                field="set",
+            )
+        # the session now counts for this agent only (the last to change it)
+        for held in self._held.values():
+            held.pop(session, None)
+        if keys or size:
+            self._held.setdefault(agent, {})[session] = (keys, size, self._now() + ttl_s)
+
+    def release(self, agent: str, session: tuple[str, str]) -> None:
+        self._held.get(agent, {}).pop(session, None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 from gateway.core.model.commands import EraseWorking, Forget, ForgetNamespace, ForgetSubject
 from gateway.core.model.control import AuditEntry, JournalEntry
@@ -56,6 +57,31 @@ def tombstone(mem: Memory, by: str, at: datetime, reason: str) -> Memory:
 
 def is_tombstone(mem: Memory) -> bool:
     return mem.status is Status.FORGOTTEN and CONTENT_HASH in mem.metadata
+
+
+def erased_key(namespace: str) -> str:
+    """The ledger setting recording when ``namespace`` was last erased (``ForgetNamespace``,
+    ``ForgetSubject``): an import of a memory from before then refuses it (issue 33 M6)."""
+    return f"erased:{namespace}"
+
+
+def erased_subject_key(user_id: str) -> str:
+    """The same for a user erased by ``ForgetSubject``: events about the user, anywhere."""
+    return f"erased_subject:{user_id}"
+
+
+async def record_erasure(ledger: Ledger, key: str, entry: JournalEntry) -> None:
+    """When the erasure applied (kept across a replay of the same entry: its first time)."""
+    stored = await ledger.get_setting(key)
+    if stored and stored.get("write_id") == entry.write_id:
+        return
+    await ledger.put_setting(
+        key, {"write_id": entry.write_id, "at": utcnow().isoformat(), "by": entry.agent_id}
+    )
+
+
+def erased_at(stored: dict[str, Any] | None) -> datetime | None:
+    return datetime.fromisoformat(str(stored["at"])) if stored and stored.get("at") else None
 
 
 class Eraser:
@@ -123,6 +149,9 @@ class Eraser:
             elsewhere, namespaces = await self._forget_about(entry, cmd)
             touched |= namespaces
         memo.forget()
+        await record_erasure(self._ledger, erased_key(ns), entry)
+        if isinstance(cmd, ForgetSubject):
+            await record_erasure(self._ledger, erased_subject_key(cmd.user_id), entry)
         await self._ledger.audit(
             [
                 AuditEntry(

@@ -63,6 +63,13 @@ class Overloaded(MemgateError):
         self.retry_after_ms = retry_after_ms
 
 
+class QuotaExceeded(MemgateError):
+    """A caller's budget is spent (e.g. its session state across sessions): it must free some
+    first; retrying the same request does not help."""
+
+    status = "RESOURCE_EXHAUSTED"
+
+
 class Unimplemented(MemgateError):
     status = "UNIMPLEMENTED"
 

@@ -32,6 +32,9 @@ class Limits:
     max_state_remove_keys: int = 256
     max_state_keys: int = 256
     max_state_bytes: int = 1_048_576
+    #: per sub-agent, across every session whose state it last changed (issue 33 M8)
+    max_agent_state_keys: int = 2_048
+    max_agent_state_bytes: int = 8_388_608
     # graph relations, tasks, results
     max_relation_properties: int = 16
     max_property_chars: int = 1_024

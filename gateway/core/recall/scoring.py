@@ -16,7 +16,7 @@ from datetime import datetime
 from gateway.core.model.models import Memory
 from gateway.core.recall.fusion import adjust
 from gateway.core.screening import memo
-from gateway.core.screening.screening import escape_block
+from gateway.core.screening.screening import escape_block, one_line
 from gateway.core.truth.validity import VALID_TO_KEY
 
 
@@ -81,8 +81,9 @@ def line_for(memory: Memory) -> str:
     # a version read as of a past time says until when it held (its metadata is never stored)
     until = memory.metadata.get(VALID_TO_KEY, "")[:10]
     held = f" · true until {until}" if until else ""
-    # stored content never closes (or opens) the block: its delimiters are escaped
-    text = escape_block(memory.content)
+    # stored content never closes (or opens) the block: its delimiters are escaped; nor does it
+    # start a line of its own (a forged item, header or footer): its line breaks are marked
+    text = one_line(escape_block(memory.content))
     return f"- [{memory.layer.value} · {memory.namespace} · {when}{held}] {text}"
 
 

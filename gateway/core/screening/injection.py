@@ -6,6 +6,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from gateway.core.screening import injection_phrasings as phrasings
+from gateway.core.screening.injection_phrasings import ZH_FILLER as _ZH_FILLER
+from gateway.core.screening.injection_phrasings import ZH_PRIOR as _ZH_PRIOR
+from gateway.core.screening.injection_phrasings import ZH_RULES as _ZH_RULES
+
 # Invisible/format characters (zero-width space/joiners, word joiner, BOM, soft hyphen, bidi
 # controls, tag characters) and combining marks (accents stacked on Latin letters).
 _INVISIBLE = re.compile(
@@ -26,6 +31,9 @@ _HOMOGLYPHS = {
     "Т": "T", "Х": "X", "І": "I", "Ј": "J", "Ѕ": "S", "Ү": "Y", "Ԁ": "D", "Ԛ": "Q", "Ԝ": "W",
     "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
     "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "Ϲ": "C",
+    # small capitals (no compatibility decomposition): "ɪɢɴᴏʀᴇ" (issue 33 M5)
+    "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ꜰ": "f", "ɢ": "g", "ʜ": "h", "ɪ": "i", "ᴊ": "j", "ᴋ": "k",
+    "ᴍ": "m", "ᴘ": "p", "ǫ": "q", "ꜱ": "s", "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z",
 }  # fmt: skip
 _FOLD = str.maketrans(_HOMOGLYPHS)
 _HOMOGLYPH = re.compile("[" + "".join(_HOMOGLYPHS) + "]")
@@ -46,8 +54,12 @@ def _fold(text: str) -> str:
     if not text.isascii():
         # NFKD = NFKC's compatibility folding, decomposed so that combining marks can be dropped
         text = _INVISIBLE.sub("", unicodedata.normalize("NFKD", text))
+        # recompose what NFKD split and no mark removal touched (kana voicing: で, プ)
+        text = unicodedata.normalize("NFC", text)
         if _HOMOGLYPH.search(text):
             text = text.translate(_FOLD)
+        if phrasings.TRADITIONAL_HINT.search(text):
+            text = text.translate(phrasings.TRADITIONAL)
     if "  " in text or _ODD_SPACE.search(text):
         text = _SPACES.sub(" ", text)
     if "\n" in text:
@@ -84,9 +96,7 @@ _GUARDS = (
     r"(?:instructions|prompt|rules|restrictions|guardrails|guidelines|filters|policies|protocols"
     r"|safeguards|limitations)"
 )
-_ZH_PRIOR = r"(?:之前|以前|先前|此前|上面|以上|前面|上述|原来|原先|原有|原始|所有|一切|全部|任何|你的|系统|开发者|安全)"
-_ZH_RULES = r"(?:指令|指示|命令|规则|提示词|系统提示|设定|人设|限制|约束|安全策略|准则|上下文)"
-_ZH_FILLER = r"[^\n。！？!?.我]{0,12}?"
+
 
 # Patterns run on normalise()d text (lower case); a space in a pattern matches a space or a line
 # break. Each pattern comes with trigger substrings, one of which must be in the text for it to
@@ -123,8 +133,10 @@ _ATTACKS: tuple[tuple[tuple[str, ...], str], ...] = (
     (
         ("prompt", "instructions", "message"),
         r"\b(?:reveal|print|show|repeat|output|display|leak|dump|tell me|give me|recite|spell out)"
-        r" (?:me )?(?:your|the) (?:(?:full|entire|exact|original|initial|hidden|secret|complete) )*"
-        r"(?:system|initial|original|hidden|developer|secret) (?:prompt|instructions|message)",
+        r" (?:me )?(?:your (?:(?:full|entire|exact|original|initial|hidden|secret|complete) )*"
+        r"(?:system|initial|original|hidden|developer|secret)|the (?:(?:full|entire|exact|original"
+        r"|initial|hidden|secret|complete) )*(?:system|hidden|developer|secret)) (?:prompt"
+        r"|instructions|message)",
     ),
     # a fake "system prompt:" header or a role line
     (
@@ -132,7 +144,18 @@ _ATTACKS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"\b(?:new |updated |real |actual |true |secret |hidden )?system (?:prompt|instructions?)"
         r" ?(?::|=|override|update)",
     ),
-    (("system",), r"(?:^|\n)(?:#+ ?|\*\*|\[)?system ?(?:\*\*|\])? ?:"),
+    (
+        ("original", "initial"),
+        r"\b(?:reveal|print|show|repeat|output|display|leak|dump|tell me|give me|recite|spell out)"
+        r" (?:me )?the (?:(?:full|entire|exact|complete) )*(?:original|initial) (?:prompt"
+        r"|instructions|message) you (?:were|have been|'ve been) given\b",
+    ),
+    # a "system:" line that addresses the model (not "System: Ubuntu 22.04")
+    (
+        ("system",),
+        r"(?:^|\n)(?:#+ ?|\*\*|\[)?system ?(?:\*\*|\])? ?:[^\n]{0,80}?\b(?:you|your|ignore"
+        r"|must|always|never|do not|don't|obey|follow|new|reply|answer|respond)\b",
+    ),
     # chat-template tokens: ChatML, Llama [INST]/<<SYS>>, Gemma, Alpaca, role tags
     (
         ("<|",),
@@ -222,6 +245,7 @@ _ATTACKS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (("你现在是",), r"你现在是(?:一个)?(?:不受(?:任何)?限制|没有(?:任何)?限制|无限制|dan|越狱)"),
     (("调用",), r"调用(?:一下)?(?:这个|那个)?工具\s*[`'\"]?[a-z_][\w.]*"),
+    *phrasings.PHRASINGS,
 )
 
 
@@ -257,7 +281,9 @@ _DAN = re.compile(
 
 
 def find(text: str) -> str:
-    """The first attack phrase found in the normalised text ("" when there is none)."""
+    """The first attack phrase found in the normalised text ("" when there is none); then in
+    the text's forms an attacker hides it in (issue 33 M5): a forged chat transcript, base64,
+    words spelled out letter by letter, digits for letters."""
     folded = _fold(text)
     if "DAN" in folded or "Do Anything" in folded:
         m = _DAN.search(folded)
@@ -267,7 +293,7 @@ def find(text: str) -> str:
     found = _search(norm)
     if not found and _SPACED_HINT.search(norm):
         found = _search(_respace(norm))
-    return found
+    return found or phrasings.hidden(text, norm, find, _search, normalise)
 
 
 def _triggers_in(norm: str) -> set[str]:

@@ -172,3 +172,16 @@ def escape_block(text: str) -> str:
 
 def _escaped_tag(m: re.Match[str]) -> str:
     return f"‹{m.group(1)}memory{m.group(2)}{'›' if m.group(3) else ''}"
+
+
+#: every character ``str.splitlines`` breaks a line at (CR LF counts once)
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+#: what a line break inside a memory's content becomes in the memory block
+LINE_BREAK_MARK = " ⏎ "
+
+
+def one_line(text: str) -> str:
+    """Content on one line of the memory block: every line break becomes `` ⏎ ``, so stored text
+    cannot start a line that looks like another item (``- [semantic · global · …]``) or the
+    block's own header or footer (issue 33 M3)."""
+    return _LINE_BREAK.sub(LINE_BREAK_MARK, text)

@@ -9,11 +9,12 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from gateway.core.access import namespaces as nsp
+from gateway.core.access import write_policy as wp
 from gateway.core.access.ownership import TaskOwners
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model.commands import Relate
 from gateway.core.model.control import NewEntry
-from gateway.core.model.errors import InvalidArgument, PermissionDenied
+from gateway.core.model.errors import InvalidArgument
 from gateway.core.model.limits import Limits
 from gateway.core.model.models import (
     SCOPED_KINDS,
@@ -24,6 +25,7 @@ from gateway.core.model.models import (
     scope_of,
     utcnow,
 )
+from gateway.core.model.refusals import refuse_injection
 from gateway.core.ports.ports import EpisodicGraph, RecordStore
 from gateway.core.screening.screening import clean_map
 from gateway.core.usecases.memories import Memories
@@ -31,6 +33,46 @@ from gateway.core.writing.inputs import check_node, check_relation, node_kind
 
 MAX_TIMELINE = 1000
 MAX_NEIGHBOURS = 200
+
+
+class GraphEnds:
+    """Who may put an end of a relation on a node (Relate, and RecordEvent's links): the
+    ``graph`` row of ``write_policy.TABLE`` for the node's namespace — the event's, the scope of
+    an entity or session, the user's, the agent's, the task's — after the node's visibility (an
+    event or scoped node of a namespace the caller cannot read answers like a missing one).
+    Tasks and steps also need ownership; unscoped entities and sessions are in no namespace."""
+
+    def __init__(self, memories: Memories, owners: TaskOwners, master: str) -> None:
+        self._memories = memories
+        self._owners = owners
+        self._master = master
+
+    async def visible(self, agent: str, ref: NodeRef) -> str:
+        """The node's namespace ("" for none), if ``agent`` may read it."""
+        if ref.kind is NodeKind.EVENT:
+            return (await self._memories.visible(agent, ref.id)).namespace
+        if ref.kind in SCOPED_KINDS and (scope := scope_of(ref.id)):
+            nsp.check_read(agent, nsp.parse(scope, "node.id"), self._master)
+            return scope
+        if ref.kind is NodeKind.USER:
+            return f"user/{ref.id}"
+        if ref.kind is NodeKind.AGENT:
+            return f"agent/{ref.id}"
+        if ref.kind in (NodeKind.TASK, NodeKind.STEP):
+            return f"task/{ref.id.rpartition('#')[0] or ref.id}"
+        return ""
+
+    async def check(self, agent: str, ref: NodeRef, name: str) -> None:
+        if agent == self._master:
+            if ref.kind is NodeKind.EVENT or ref.kind in SCOPED_KINDS:
+                await self.visible(agent, ref)
+            return
+        namespace = await self.visible(agent, ref)
+        if not namespace:
+            return
+        wp.require(wp.Target.GRAPH, agent, nsp.parse(namespace, f"{name}.id"), self._master, name)
+        if ref.kind in (NodeKind.TASK, NodeKind.STEP):
+            await self._owners.require(agent, ref.id.rpartition("#")[0] or ref.id)
 
 
 class Episodes:
@@ -51,6 +93,7 @@ class Episodes:
         self._master = master
         self._owners = owners
         self._limits = limits
+        self._ends = GraphEnds(memories, owners, master)
 
     async def relate(
         self,
@@ -69,8 +112,7 @@ class Episodes:
         for (kind, node_id), name in ((src, "src"), (dst, "dst")):
             node = node_kind(kind, f"{name}.kind")
             ref = NodeRef(node, check_node(node, node_id, f"{name}.id"))
-            await self._check_node(agent, ref)  # no linking others' private events or entities
-            await self._may_relate(agent, ref, name)
+            await self._ends.check(agent, ref, name)
             ends.append(ref)
         cmd = Relate(ends[0], rel_type, ends[1], at or utcnow(), properties)
         await self._write_path.commit(
@@ -90,30 +132,10 @@ class Episodes:
                     f"properties[{key[:40]!r}]: keys 1..64 chars, values at most {longest}",
                     field="properties",
                 )
+        for key, value in properties.items():
+            refuse_injection(key, "properties")
+            refuse_injection(value, "properties")
         return clean_map(properties)
-
-    async def _may_relate(self, agent: str, ref: NodeRef, name: str) -> None:
-        """Ownership of the graph (L3): a sub-agent relates events it can read, its own agent
-        node, tasks and steps it started (or nobody started), sessions and entities; never a
-        user node or another agent's node (the master may relate anything). Relations cannot be
-        proposals, so these are refused, not queued."""
-        if agent == self._master:
-            return
-        if ref.kind is NodeKind.USER or (ref.kind is NodeKind.AGENT and ref.id != agent):
-            raise PermissionDenied(
-                f"agent {agent!r} may not relate {ref.kind.value} nodes other than its own: "
-                "only the master relates users and other agents",
-                field=f"{name}.kind",
-            )
-        if ref.kind in (NodeKind.TASK, NodeKind.STEP):
-            await self._owners.require(agent, ref.id.rpartition("#")[0] or ref.id)
-
-    async def _check_node(self, agent: str, ref: NodeRef) -> None:
-        """An event, entity or session node of a namespace ``agent`` cannot read is refused."""
-        if ref.kind is NodeKind.EVENT:
-            await self._memories.visible(agent, ref.id)
-        elif ref.kind in SCOPED_KINDS and (scope := scope_of(ref.id)):
-            nsp.check_read(agent, nsp.parse(scope, "node.id"), self._master)
 
     async def timeline(
         self,
@@ -141,7 +163,7 @@ class Episodes:
             raise InvalidArgument("depth must be 1 or 2", field="depth")
         kind = node_kind(node[0], "node.kind")
         ref = NodeRef(kind, check_node(kind, node[1], "node.id"))
-        await self._check_node(agent, ref)
+        await self._ends.visible(agent, ref)
         master = agent == self._master
         found = await self._graph.neighbourhood(
             ref, depth, min(max(limit, 1), MAX_NEIGHBOURS), visible_to=None if master else agent

@@ -4,6 +4,7 @@ its normalised text."""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -82,8 +83,20 @@ class Facts:
         if row.promoted_to:
             return FactOutcome(row.id, len(row.sessions), True, row.promoted_to)
         if explicit or len(row.sessions) >= CONFIRMING_SESSIONS:
-            return await self._promote(agent, row)
-        return FactOutcome(row.id, len(row.sessions), False, "")
+            outcome = await self._promote(agent, row)
+        else:
+            outcome = FactOutcome(row.id, len(row.sessions), False, "")
+        return self._as_seen_by(agent, outcome)
+
+    def _as_seen_by(self, agent: str, outcome: FactOutcome) -> FactOutcome:
+        """A pending row is shared by every agent proposing the same fact; a sub-agent must not
+        learn that another agent proposed it (issue 33 L4): until the fact is a memory, it gets
+        an id of its own for the row (stable for it; ConfirmFact is the master's, with the real
+        id) and no count of other sessions."""
+        if agent == self._master or outcome.promoted:
+            return outcome
+        alias = hashlib.blake2b(f"{agent}\0{outcome.pending_id}".encode(), digest_size=16)
+        return FactOutcome(alias.hexdigest(), 1, False, "")
 
     async def confirm(self, agent: str, pending_id: str) -> FactOutcome:
         require_master(agent, self._master, "confirm a pending fact")

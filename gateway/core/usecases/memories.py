@@ -100,9 +100,18 @@ class Memories:
     async def forget(self, agent: str, memory_id: str, reason: str) -> Memory:
         mem = await self.visible(agent, memory_id)
         ns = nsp.parse(mem.namespace)
-        nsp.write_access(agent, ns, self._master)
-        # a sub-agent forgets in its own namespace, or what it wrote itself (L3: not others'
-        # task/* memories, not shared facts it did not write)
+        access = nsp.write_access(agent, ns, self._master)
+        # shared memory (user/*, global: a sub-agent's writes there are proposals) changes only
+        # through the master, and a forget cannot be a proposal: refused, even for the memory
+        # its proposal became (issue 33 L1)
+        if access is nsp.Access.PROPOSAL:
+            raise PermissionDenied(
+                f"agent {agent!r} may not forget {mem.id} in shared {mem.namespace}: shared "
+                "memory changes only through the master; ask the master",
+                field="id",
+            )
+        # a sub-agent forgets in its own namespace, or what it wrote itself into task/* (L3: not
+        # others' task/* memories)
         if agent != self._master and ns.kind != "agent" and mem.source_agent != agent:
             raise PermissionDenied(
                 f"agent {agent!r} may not forget {mem.id} in {mem.namespace}: ask the master",

@@ -18,6 +18,7 @@ from gateway.core.ports.metrics import Metrics
 from gateway.core.ports.ports import BreakerReport, BreakerStatus, Embedder, Journal, Ledger, Stores
 from gateway.core.recall.audit_log import AuditLog
 from gateway.core.recall.recall_cache import RecallCache
+from gateway.core.screening.screening import clean
 from gateway.core.usecases.lifecycle import DecaySweeper, SweepReport
 from gateway.core.writing.proposals import require_master
 
@@ -132,7 +133,7 @@ class Operations:
         mem = (await self._stores.records.get([memory_id])).get(memory_id)
         if mem is None:
             raise NotFound(f"memory {memory_id!r} does not exist", field="id")
-        reason = reason[:500]
+        reason = clean(reason[:500])  # stored with the memory and in the ledger: screened
         command: Forget | Release | None = None
         if not approve and mem.status is not Status.FORGOTTEN:
             command = Forget(mem.id, mem.namespace, reason)

@@ -33,7 +33,7 @@ from gateway.core.ports.ports import (
 from gateway.core.ports.tracing import NULL_TRACER, Tracer
 from gateway.core.recall.audit_log import AuditLog
 from gateway.core.recall.recall import Recaller
-from gateway.core.usecases.episodes import Episodes
+from gateway.core.usecases.episodes import Episodes, GraphEnds
 from gateway.core.usecases.erasure import Erasure
 from gateway.core.usecases.facts import Facts
 from gateway.core.usecases.lifecycle import DecaySweeper
@@ -128,9 +128,18 @@ class MemoryService:
         )
         write_path = WritePath(journal, ledger, self.lanes, s.max_pending_writes, s.wait_timeout_s)
         policies = SharedWritePolicies(ledger)
-        self.writer = Writer(write_path, ledger, policies, s.limits, master)
-        self.recaller = Recaller(s.recall(), stores, embedder, audit, self.metrics, tracer)
         self.memories = Memories(stores.records, ledger, write_path, master, audit)
+        owners = TaskOwners(ledger, master)
+        self.writer = Writer(
+            write_path,
+            ledger,
+            policies,
+            s.limits,
+            master,
+            s.shared_turn_policy,
+            GraphEnds(self.memories, owners, master),
+        )
+        self.recaller = Recaller(s.recall(), stores, embedder, audit, self.metrics, tracer)
         self.erasure = Erasure(write_path, master)
         self.working = WorkingMemory(
             stores.working,
@@ -143,6 +152,7 @@ class MemoryService:
             s.shared_turn_policy,
             summariser,
             s.summary_token_budget,
+            s.session_ttl_s,
         )
         self.overflow: OverflowSummaries | None = None
         if later_summariser is not None:
@@ -161,7 +171,6 @@ class MemoryService:
             observer,
             ObservationLog(write_path, s.limits, FORMATION_AGENT),
         )
-        owners = TaskOwners(ledger, master)
         self.episodes = Episodes(
             stores.graph, stores.records, self.memories, write_path, master, owners, s.limits
         )

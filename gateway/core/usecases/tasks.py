@@ -12,6 +12,7 @@ from gateway.core.access.ownership import TaskOwners
 from gateway.core.model.control import AuditEntry, TaskStep
 from gateway.core.model.errors import FailedPrecondition, InvalidArgument, NotFound
 from gateway.core.model.limits import Limits
+from gateway.core.model.refusals import refuse_injection
 from gateway.core.ports.ports import Ledger
 from gateway.core.screening.screening import clean
 from gateway.core.usecases.episodes import Episodes
@@ -94,6 +95,8 @@ class Tasks:
                 )
         task = await self.get(agent, task_id)
         await self._owners.require(agent, task_id)
+        refuse_injection(output, "output")
+        refuse_injection(error, "error")
         output, error = clean(output), clean(error)
         if not 0 <= index < len(task.steps):
             raise InvalidArgument(f"index must be 0..{len(task.steps) - 1}", field="index")

@@ -12,10 +12,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import numpy as np
 
 from gateway.core.access import namespaces as nsp
+from gateway.core.access import write_policy as wp
+from gateway.core.apply.eraser import erased_at, erased_key, erased_subject_key
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model import commands
 from gateway.core.model.commands import ImportMemory, Relate
@@ -58,6 +61,7 @@ class ImportReport:
     reembedded: int
     links: int  # edges journaled (not already imported)
     conflicts: list[str]
+    erased: list[str] = field(default_factory=list)  # erased since exported: not imported
 
 
 class Transfers:
@@ -127,15 +131,22 @@ class Transfers:
             raise InvalidArgument(f"memories: give 1..{MAX_IMPORT} per call", field="memories")
         for i, item in enumerate(items):
             self._check(item, f"memories[{i}]")
+            ns = nsp.parse(item.versions[-1].namespace, f"memories[{i}].namespace")
+            wp.require(wp.Target.MEMORY, agent, ns, self._master, f"memories[{i}].namespace")
         current = await self._records.get([it.versions[-1].id for it in items])
         claimed: dict[tuple[str, str], str] = {}
         entries: dict[str, NewEntry] = {}
         review: list[ReviewItem] = []
         unchanged = reembedded = 0
         conflicts: list[str] = []
+        erased: list[str] = []
+        erasures: dict[str, datetime | None] = {}
         for item in items:
             head = item.versions[-1]
             stored = current.get(head.id)
+            if await self._erased_since(item, erasures):
+                erased.append(head.id)
+                continue
             if stored is not None and stored.version >= head.version:
                 unchanged += 1
             elif await self._fact_taken(head, claimed):
@@ -166,7 +177,28 @@ class Transfers:
             reembedded=reembedded,
             links=sum(not c.duplicate for c in committed[n:]),
             conflicts=conflicts,
+            erased=erased,
         )
+
+    async def _erased_since(self, item: Exported, erasures: dict[str, datetime | None]) -> bool:
+        """True when an erasure applied after the memory's last version: ForgetNamespace or
+        ForgetSubject of its namespace, or ForgetSubject of a user its event is ``ABOUT``. A
+        memory written after the erasure (the namespace is usable again) is not refused."""
+        keys = [erased_key(item.versions[-1].namespace)]
+        keys += [
+            erased_subject_key(end.id)
+            for rel in item.links
+            for end in (rel.src, rel.dst)
+            if end.kind is NodeKind.USER and rel.type == "ABOUT"
+        ]
+        last = max(max(v.created_at, v.updated_at) for v in item.versions)
+        for key in keys:
+            if key not in erasures:
+                erasures[key] = erased_at(await self._ledger.get_setting(key))
+            when = erasures[key]
+            if when is not None and last <= when:
+                return True
+        return False
 
     @staticmethod
     def _add(entries: dict[str, NewEntry], agent: str, prefix: str, cmd: commands.Command) -> bool:

@@ -12,7 +12,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gateway.core.access import namespaces as nsp
-from gateway.core.access.session_state import check_state_total, check_state_update
+from gateway.core.access import write_policy as wp
+from gateway.core.access.session_state import (
+    AgentStateBudgets,
+    check_state_total,
+    check_state_update,
+)
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model.commands import TurnAppend
 from gateway.core.model.control import AuditEntry, NewEntry
@@ -165,6 +170,24 @@ def _steers(turn: TurnAppend) -> bool:
     return turn.role == "system" or turn.zone is Zone.INSTRUCTIONS
 
 
+def turn_access(
+    agent: str, ns: nsp.Namespace, master: str, turn: TurnAppend, turn_policy: str
+) -> wp.Outcome:
+    """The write policy for a turn, whichever RPC carries it (AppendTurn, or Write, BatchWrite
+    and SubmitResult with the working layer): a steering turn is its own row of the table;
+    ``shared_turn_policy="deny"`` turns a turn's proposal into PERMISSION_DENIED."""
+    if _steers(turn):
+        return wp.require(wp.Target.STEERING_TURN, agent, ns, master, field="role")
+    outcome = wp.require(wp.Target.TURN, agent, ns, master)
+    if outcome is wp.Outcome.PROPOSAL and turn_policy == "deny":
+        raise PermissionDenied(
+            f"agent {agent!r} may not append turns to shared {ns} "
+            "(shared_turn_policy=deny): ask the master",
+            field="namespace",
+        )
+    return outcome
+
+
 class WorkingMemory:
     """The working-memory use cases: append, window, state, compaction, scratch."""
 
@@ -180,6 +203,7 @@ class WorkingMemory:
         turn_policy: str = "proposal",
         summariser: Summariser | None = None,
         summary_budget: int = 200,
+        state_ttl_s: int = 3600,
     ) -> None:
         self._summariser = summariser
         self._summary_budget = summary_budget
@@ -192,6 +216,8 @@ class WorkingMemory:
         self._policies = policies
         self._turn_policy = turn_policy
         self._locks = [asyncio.Lock() for _ in range(STATE_LOCKS)]
+        self._budgets = AgentStateBudgets(limits)
+        self._state_ttl_s = float(state_ttl_s)
 
     def _session(self, agent: str, namespace: str, session_id: str, write: bool) -> str:
         """The namespace, if ``agent`` may read it (``write=False``) or change it directly. Session
@@ -202,12 +228,8 @@ class WorkingMemory:
         nsp.check_id(session_id, "session_id", required=True)
         if not write:
             nsp.check_read(agent, ns, self._master)
-        elif nsp.write_access(agent, ns, self._master) is nsp.Access.PROPOSAL:
-            raise PermissionDenied(
-                f"agent {agent!r} may not change the session state or window of {ns} directly: "
-                "only the master may; propose turns with AppendTurn or facts with ProposeFact",
-                field="namespace",
-            )
+        else:
+            wp.require(wp.Target.SESSION, agent, ns, self._master)
         return str(ns)
 
     def session_for_write(self, agent: str, namespace: str, session_id: str) -> str:
@@ -247,28 +269,15 @@ class WorkingMemory:
         )
         p = prepare(item, self._limits)
         assert isinstance(p.command, TurnAppend)
-        access = nsp.write_access(agent, ns, self._master)
-        if agent != self._master and ns.shared and _steers(p.command):
-            raise PermissionDenied(
-                f"agent {agent!r} may not add a {p.command.role!r} turn to the "
-                f"{p.command.zone.value} zone of shared {ns}: only the master sets a shared "
-                "session's instructions; send it as a user/assistant/tool turn",
-                field="role",
-            )
+        access = turn_access(agent, ns, self._master, p.command, self._turn_policy)
         if p.quarantined:
             await self._ledger.audit(
                 [AuditEntry(agent, "quarantine", str(ns), session_id, p.injection[:200])]
             )
             return TurnOutcome("", False, False, 0, p.redactions, quarantined=True)
-        if access is nsp.Access.PROPOSAL:
+        if access is wp.Outcome.PROPOSAL:
             policy = await self._policies.current()
             if not policy.approves(str(ns), 1.0):
-                if self._turn_policy == "deny":
-                    raise PermissionDenied(
-                        f"agent {agent!r} may not append turns to shared {ns} "
-                        "(shared_turn_policy=deny): ask the master",
-                        field="namespace",
-                    )
                 stored = await proposals.submit(self._ledger, agent, idempotency_key, p.command)
                 return TurnOutcome("", False, False, 0, p.redactions, proposal_id=stored.id)
         entry = NewEntry(uuid.uuid4().hex, agent, idempotency_key, p.command)
@@ -314,8 +323,14 @@ class WorkingMemory:
         updates, removed = check_state_update(updates, remove, self._limits)
         async with self._locks[hash((ns, session_id)) % len(self._locks)]:
             current = await self._store.get_state(ns, session_id)
-            check_state_total(current, updates, removed, self._limits)
-            state = await self._store.set_state(ns, session_id, updates, removed)
+            keys, size = check_state_total(current, updates, removed, self._limits)
+            if agent != self._master:  # the budget across sessions (the master is trusted)
+                self._budgets.reserve(agent, (ns, session_id), keys, size, self._state_ttl_s)
+            try:
+                state = await self._store.set_state(ns, session_id, updates, removed)
+            except BaseException:
+                self._budgets.release(agent, (ns, session_id))
+                raise
         return state, await self._store.ttl_seconds(ns, session_id)
 
     async def compact_window(self, agent: str, namespace: str, session_id: str) -> tuple[int, str]:

@@ -7,14 +7,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gateway.core.access import namespaces as nsp
+from gateway.core.access import write_policy as wp
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model.commands import MemoryWrite, TurnAppend
-from gateway.core.model.control import NewEntry
+from gateway.core.model.control import AuditEntry, NewEntry
 from gateway.core.model.errors import InvalidArgument
 from gateway.core.model.limits import Limits
-from gateway.core.model.models import Layer
+from gateway.core.model.models import Layer, NodeKind, NodeRef
 from gateway.core.ports.ports import Ledger
 from gateway.core.writing import proposals
 from gateway.core.writing.inputs import (
@@ -23,8 +25,12 @@ from gateway.core.writing.inputs import (
     check_relation,
     prepare,
 )
+from gateway.core.writing.working import turn_access
 
 #: a memory this important but this unsure goes to the review queue (seed 000 §5.2)
+if TYPE_CHECKING:
+    from gateway.core.usecases.episodes import GraphEnds
+
 REVIEW_IMPORTANCE = 0.8
 REVIEW_CONFIDENCE = 0.5
 
@@ -62,12 +68,16 @@ class Writer:
         policies: nsp.SharedWritePolicies,
         limits: Limits,
         master: str,
+        turn_policy: str = "proposal",
+        graph_ends: GraphEnds | None = None,
     ) -> None:
         self._write_path = write_path
         self._ledger = ledger
         self._policies = policies
         self._limits = limits
         self._master = master
+        self._turn_policy = turn_policy
+        self._graph_ends = graph_ends
 
     async def write(
         self, agent: str, items: Sequence[WriteInput], wait: bool
@@ -84,14 +94,20 @@ class Writer:
         prefix = (lambda i: f"items[{i}].") if len(items) > 1 else (lambda i: "")
         prepared = [prepare(item, self._limits, prefix(i)) for i, item in enumerate(items)]
         # permission is checked for every item before anything is stored (all or nothing)
-        access = [nsp.write_access(agent, nsp.parse(p.namespace), self._master) for p in prepared]
+        access = [await self._access(agent, p, prefix(i)) for i, p in enumerate(prepared)]
         policy = await self._policies.current()
         outcomes: list[WriteOutcome | None] = [None] * len(items)
         direct: list[tuple[int, NewEntry]] = []
         for i, p in enumerate(prepared):
             if p.skipped:
                 outcomes[i] = WriteOutcome(id="", skipped=p.skipped, redactions=p.redactions)
-            elif access[i] is nsp.Access.PROPOSAL and not policy.approves(
+            elif p.quarantined and isinstance(p.command, TurnAppend):
+                # as AppendTurn: an injection turn is audited, never placed in a window
+                await self._ledger.audit(
+                    [AuditEntry(agent, "quarantine", p.namespace, "", p.injection[:200])]
+                )
+                outcomes[i] = WriteOutcome(id="", redactions=p.redactions, quarantined=True)
+            elif access[i] is wp.Outcome.PROPOSAL and not policy.approves(
                 p.namespace, _confidence(p.command)
             ):
                 outcomes[i] = await self._propose(agent, p)
@@ -115,6 +131,21 @@ class Writer:
                     quarantined=prepared[i].quarantined,
                 )
         return [o for o in outcomes if o is not None]
+
+    async def _access(self, agent: str, p: Prepared, prefix: str) -> wp.Outcome:
+        """The one write policy (``write_policy.TABLE``) for the item's target: a turn (steering
+        or not) or a long-term memory, and each of an event's links as a graph end."""
+        ns = nsp.parse(p.namespace)
+        c = p.command
+        if isinstance(c, TurnAppend):
+            return turn_access(agent, ns, self._master, c, self._turn_policy)
+        outcome = wp.require(wp.Target.MEMORY, agent, ns, self._master, f"{prefix}namespace")
+        if c.links and self._graph_ends is not None and agent != self._master:
+            for _, kind, target in c.links:
+                await self._graph_ends.check(
+                    agent, NodeRef(NodeKind(kind), target), f"{prefix}links.target"
+                )
+        return outcome
 
     async def _propose(self, agent: str, p: Prepared) -> WriteOutcome:
         stored = await proposals.submit(self._ledger, agent, p.idempotency_key, p.command)
