@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from gateway.core.access.namespaces import check_id, parse
+from gateway.core.access.namespaces import Namespace, check_id, parse
 from gateway.core.model.commands import MemoryWrite, TurnAppend
 from gateway.core.model.errors import InvalidArgument
 from gateway.core.model.limits import Limits
@@ -48,12 +48,16 @@ class Prepared:
 
     command: MemoryWrite | TurnAppend
     layer: Layer
-    namespace: str
+    parsed: Namespace  # parsed once, here; ``namespace`` is its text
     redactions: list[str]
     quarantined: bool
     skipped: str  # reason the write is not stored long-term ("" = stored)
     idempotency_key: str
     injection: str = ""  # the injection phrase found, when quarantined
+
+    @property
+    def namespace(self) -> str:
+        return str(self.parsed)
 
 
 def _check_text(value: str, name: str, limit: int) -> None:
@@ -131,7 +135,8 @@ def parse_zone(value: str, name: str = "zone") -> Zone:
 def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
     """Validate and screen one write. ``prefix`` (e.g. ``items[3].``) goes in front of field names."""
     f = prefix
-    ns = str(parse(item.namespace, field=f"{f}namespace"))
+    parsed = parse(item.namespace, field=f"{f}namespace")
+    ns = str(parsed)
     layer = parse_layer(item.layer, f"{f}layer")
     if not item.content or not item.content.strip():
         raise InvalidArgument(f"{f}content is empty: a memory needs some text", field=f"{f}content")
@@ -145,7 +150,7 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
     _check_metadata(item.metadata, f"{f}metadata", limits)
     _check_lists(item, limits, f)
     user_id = check_id(item.user_id, f"{f}user_id") or (
-        ns.split("/", 1)[1] if ns.startswith("user/") else ""
+        parsed.owner if parsed.kind == "user" else ""
     )
     zone = role = ""
     if layer is Layer.WORKING:
@@ -225,7 +230,7 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
     return Prepared(
         command=command,
         layer=layer,
-        namespace=ns,
+        parsed=parsed,
         redactions=redactions,
         quarantined=bool(injection),
         skipped=skipped,

@@ -135,7 +135,7 @@ class Writer:
     async def _access(self, agent: str, p: Prepared, prefix: str) -> wp.Outcome:
         """The one write policy (``write_policy.TABLE``) for the item's target: a turn (steering
         or not) or a long-term memory, and each of an event's links as a graph end."""
-        ns = nsp.parse(p.namespace)
+        ns = p.parsed
         c = p.command
         if isinstance(c, TurnAppend):
             return turn_access(agent, ns, self._master, c, self._turn_policy)
