@@ -7,6 +7,7 @@ import hmac
 import threading
 import time
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 
 import grpc
 
@@ -146,10 +147,15 @@ def _authenticate(
     return agent
 
 
+#: the agent the interceptor authenticated for the call being served (gRPC serves each call in a
+#: task of its own, so each sees its own value): set once (``ErrorMapping``), read by ``caller``
+CALLER: ContextVar[str] = ContextVar("memgate_caller", default="")
+
+
 def caller(ctx: grpc.aio.ServicerContext) -> str:
-    """The authenticated agent id (the interceptor has checked it): the header, or without
-    one (allowed only with ``tls_agent_from_cert``) the certificate's identity."""
-    agent = getattr(ctx, "_memgate_agent", "")
+    """The authenticated agent id: what the interceptor set for this call. Without the
+    interceptor (a servicer called directly), the header, or the certificate's identity."""
+    agent = CALLER.get()
     if agent:
         return agent
     header = metadata_value(ctx, AGENT_HEADER)

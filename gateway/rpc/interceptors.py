@@ -19,7 +19,7 @@ import grpc
 
 from gateway.core.model.errors import InvalidArgument, MemgateError, Overloaded
 from gateway.core.ports.tracing import NULL_TRACER, AttributeValue, Tracer
-from gateway.rpc.auth import FailureLimiter, authenticate
+from gateway.rpc.auth import CALLER, FailureLimiter, authenticate
 
 log = logging.getLogger("memgate.rpc")
 
@@ -146,6 +146,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
                 call.agent = authenticate(
                     context, self._api_keys, self._agent_from_cert, self._auth_limiter
                 )
+                CALLER.set(call.agent)  # the call's own task: no other call sees it
                 self._check_decoded(name, request)
                 return await inner(request, context)
             await self._abort(call, context)
@@ -159,6 +160,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
                 call.agent = authenticate(
                     context, self._api_keys, self._agent_from_cert, self._auth_limiter
                 )
+                CALLER.set(call.agent)
                 self._check_decoded(name, request)
                 async for message in inner(request, context):
                     yield message
