@@ -294,10 +294,11 @@ def test_forgotten_memory_leaves_no_index_term(gw: RunningGateway, ns: str) -> N
         for i in range(5):
             c.write(ns, "semantic", f"The user visited museum number {i} in Vienna", wait=True)
         mid = c.write(ns, "semantic", f"The user's code word is {word} and {other}", wait=True)
-        for _ in range(3):
-            assert c.recall(f"code word {word}", namespaces=[ns]).hits
+        for _ in range(3):  # (the query names no unique word: the audit keeps query text)
+            assert mid in [h.id for h in c.recall("the user's code word", namespaces=[ns]).hits]
         c.forget(mid, "erasure request")
-        assert not [h for h in c.recall(f"code word {word}", namespaces=[ns]).hits if h.id == mid]
+        hits = c.recall("the user's code word", namespaces=[ns]).hits
+        assert mid not in [h.id for h in hits]
     if gw.settings.redis_url:
         return  # Neo4j's Lucene segments: see docs/SECURITY.md "Erasure" (limits)
     found = [
