@@ -50,7 +50,14 @@ KINDS: dict[str, tuple[str, str]] = {
         "on >= 30 % (40-char) / 35 % (generic) of adjacent pairs, < 60 % word-like pieces (so not "
         "camelCase identifiers); generic also Shannon entropy >= 3.5 bits/char",
     ),
-    "email": ("local@domain.tld", "none"),
+    "email": (
+        "local@domain.tld; spelled out: local at domain dot tld, (at)/[at]/{at} and (dot)/[dot]",
+        "spelled out: a common TLD (com, org, net, io, de, cn, …)",
+    ),
+    "iban": (
+        "IBAN: 2 letters, 2 check digits, 11-30 letters/digits, plain or in groups of 4",
+        "15-34 characters; ISO 13616 MOD 97-10 check",
+    ),
     "cn_id": (
         "PRC resident ID: 18 digits (region, YYYYMMDD, sequence, check 0-9/X) or 15 digits "
         "(region, YYMMDD, sequence)",
