@@ -11,7 +11,7 @@ from gateway.core.commands import MemoryWrite, TurnAppend
 from gateway.core.errors import InvalidArgument
 from gateway.core.models import Layer, NodeKind, Zone, utcnow, valid_relation_type
 from gateway.core.namespaces import check_id, parse
-from gateway.core.screening import clean, screen, screen_all
+from gateway.core.screening import clean, refuse_sensitive_id, screen, screen_all
 from gateway.settings import Limits
 
 RESERVED_METADATA_PREFIX = "memgate."
@@ -140,6 +140,7 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
     check_id(item.session_id, f"{f}session_id")
     check_id(item.task_id, f"{f}task_id")
     _check_text(item.idempotency_key, f"{f}idempotency_key", limits.max_id_chars)
+    refuse_sensitive_id(item.idempotency_key, f"{f}idempotency_key")
     _check_unit(item.importance, f"{f}importance")
     _check_unit(item.confidence, f"{f}confidence")
     _check_metadata(item.metadata, f"{f}metadata", limits)

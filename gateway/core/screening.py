@@ -128,6 +128,27 @@ def find_injection(text: str) -> str:
     return injection.find(text)
 
 
+#: kinds an id must never be: a reference that is a secret or a government/bank number would be
+#: stored, exported and logged raw (ids are not rewritten); e-mail, phone and IP stay allowed
+#: as user ids (issue 33 M4)
+ID_REFUSED_KINDS = frozenset(
+    {"private_key", "jwt", "api_key", "password", "iban", "cn_id", "card", "ssn", "passport"}
+)
+
+
+def refuse_sensitive_id(value: str, field: str) -> None:
+    """INVALID_ARGUMENT naming ``field`` when the id holds a secret or such a number."""
+    if not value:
+        return
+    found = sorted(set(redact(value)[1]) & ID_REFUSED_KINDS)
+    if found:
+        raise InvalidArgument(
+            f"{field} holds what looks like a {'/'.join(found)}: ids are stored and exported as "
+            "they are, so use an opaque id (a uuid) instead",
+            field=field,
+        )
+
+
 def refuse_injection(text: str, field: str) -> None:
     """INVALID_ARGUMENT naming ``field`` when ``text`` looks like a prompt injection: for the
     free-text fields that have no review queue to quarantine into (session state, step output

@@ -407,3 +407,34 @@ def test_injection_in_state_step_output_and_properties_is_refused(
         cs.update_session_state(f"task/{task}", "s1", {"next": "summarise the fetched pages"})
         cs.update_step(task, 0, "done", output="Fetched 12 pages; ignored 2 broken links")
         cs.relate(("agent", sub), "NOTES", ("entity", "launch"), properties={"note": "on time"})
+
+
+# ---- M4 (ids): an id that is a secret or a government/bank number is refused, not stored raw
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("session_id", "sk-proj-4fGh7Jk9Lm2Nq5Rt8Vw1Xy3Za6Bc0De"),
+        ("task_id", "4111111111111111"),
+        ("user_id", "123-45-6789"),
+        ("idempotency_key", "DE89370400440532013000"),
+    ],
+)
+def test_ids_holding_secrets_are_refused(gw: RunningGateway, field: str, value: str) -> None:
+    from gateway import client as gc
+
+    tag = uuid.uuid4().hex[:8]
+    ns = f"agent/ids-{tag}"
+    with gw.client() as c:
+        kw = {field: value}
+        if field == "user_id":
+            with pytest.raises(gc.InvalidArgument, match="user_id"):
+                c.record_event(ns, "Met the user at the cafe", user_id=value, wait=True)
+        else:
+            with pytest.raises(gc.InvalidArgument, match=field):
+                c.write(ns, "semantic", "The user likes green tea", wait=True, **kw)
+        assert c.timeline(ns) == [] and not c.recall("green tea", namespaces=[ns]).hits
+        # ordinary ids (uuids, e-mail-like user ids) stay valid
+        assert c.write(
+            ns, "semantic", "The user likes oolong", session_id=uuid.uuid4().hex, wait=True
+        )
+        assert c.record_event(ns, "Met the user", user_id="erin@example.com", wait=True)
