@@ -38,8 +38,10 @@ KINDS: dict[str, tuple[str, str]] = {
     ),
     "password": (
         "value after password/passwd/passcode/passphrase/pwd/密码/口令 + ':' '=' '：' (label kept); "
-        "'password is X' / '密码是X'; the password in scheme://user:PASSWORD@host",
-        "after 'is'/'是': at least 4 chars with a digit, a symbol or mixed case (not a plain word)",
+        "'password is X' / '密码是X'; the password in scheme://user:PASSWORD@host; a bare login "
+        "pair user:PASSWORD",
+        "after 'is'/'是': at least 4 chars with a digit, a symbol or mixed case (not a plain word); "
+        "bare pair: 6-64 chars with a letter, a digit and one of !@#$%^&*?~+=, not an e-mail",
     ),
     "secret": (
         "value after aws_secret_access_key/secret_key/client_secret/api_key/access_token/token/"

@@ -50,3 +50,30 @@ def test_redacted(text: str, kind: str) -> None:
 )
 def test_not_redacted(text: str) -> None:
     assert redact(text) == (text, [])
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("login with admin:S3cr3t!x please", "admin:"),
+        ("creds bob.smith:P@ssw0rd99", "bob.smith:"),
+    ],
+)
+def test_login_pairs_lose_their_password(text: str, kept: str) -> None:
+    clean, kinds = redact(text)
+    assert "password" in kinds and kept + "[PASSWORD]" in clean, clean
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "version:1.2.3-beta",
+        "build:2024-01-01",
+        "meet at 10:30 today",
+        "contact:joe1@example.com",
+        "ratio:3.5x",
+        "note: call me at 5pm!",
+    ],
+)
+def test_colon_pairs_that_are_not_logins(text: str) -> None:
+    assert "password" not in redact(text)[1]
