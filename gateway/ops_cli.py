@@ -295,20 +295,28 @@ def import_(args: argparse.Namespace) -> int:
                 total.reembedded + r.reembedded,
                 total.links + r.links,
                 total.conflicts + r.conflicts,
+                total.erased + r.erased,
             )
             progress.advance(task, len(batch))
 
     def table() -> Table:
         out = Table(title=f"import of {args.file}")
-        for col in ("imported", "unchanged", "re-embedded", "links", "conflicts"):
+        for col in ("imported", "unchanged", "re-embedded", "links", "conflicts", "erased"):
             out.add_column(col, justify="right")
         out.add_row(
             *(str(x) for x in (total.imported, total.unchanged, total.reembedded, total.links)),
             str(len(total.conflicts)),
+            str(len(total.erased)),
         )
         return out
 
     _emit(args, total, table)
+    if total.erased:
+        print(
+            f"memgate import: {len(total.erased)} memories not imported: erased since they were "
+            f"exported (ForgetNamespace/ForgetSubject; {', '.join(total.erased[:5])}…)",
+            file=sys.stderr,
+        )
     if total.conflicts:
         print(
             f"memgate import: {len(total.conflicts)} memories not imported: another active "

@@ -42,6 +42,7 @@ LISTED = 500  # pending proposals / queued memories the console fetches (the gat
 #: wrong keys per browser address within ``LOGIN_WINDOW_S`` before it gets 429 (issue 33 L3)
 LOGIN_FAILURES = 10
 LOGIN_WINDOW_S = 60.0
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -175,7 +176,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return {k: v[0] for k, v in raw.items()}, raw.get("id", [])
 
     # ---- GET
+    def _host_refused(self) -> bool:
+        """A console on loopback answers only requests addressed to loopback (``Host``
+        localhost, 127.0.0.1, [::1]): a page of another site that re-points its own name at
+        127.0.0.1 (DNS rebinding) is refused (issue 33 L3). Bound elsewhere (behind a proxy),
+        the proxy decides which names reach it."""
+        if str(self.server.server_address[0]) not in LOOPBACK:
+            return False
+        host = (self.headers.get("Host") or "").strip().lower()
+        name = host[1:].split("]", 1)[0] if host.startswith("[") else host.rsplit(":", 1)[0]
+        if name in LOOPBACK:
+            return False
+        self._send(421, "this console answers requests to localhost only", "text/plain")
+        return True
+
     def do_GET(self) -> None:  # noqa: N802
+        if self._host_refused():
+            return
         url = urlsplit(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         if url.path == "/static/console.css":
@@ -300,6 +317,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     # ---- POST
     def do_POST(self) -> None:  # noqa: N802
+        if self._host_refused():
+            return
         path = urlsplit(self.path).path
         parsed = self._form()
         if parsed is None:
@@ -320,6 +339,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.server.console.logout(token)
             self._redirect("/login", f"{SESSION_COOKIE}=; Max-Age=0; Path=/")
             return
+        self._act(session, path, form, ids)
+
+    def _act(self, session: Session, path: str, form: dict[str, str], ids: list[str]) -> None:
+        """A signed-in reviewer's action (the CSRF token checked): erase, forget, bulk or one
+        decision."""
         parts = path.strip("/").split("/")
         if parts == ["namespaces", "erase"]:
             session.flash = actions.erase_namespace(session.client, form)

@@ -622,3 +622,26 @@ def test_failed_logins_are_rate_limited_and_cookies_secure_behind_https(
         assert status == 401
     status, body, _ = _call(plain, console + "/login", {"csrf": csrf, "api_key": MASTER_KEY})
     assert status == 429 and "Too many failed logins" in body
+
+
+def test_a_loopback_console_refuses_other_host_names(console: str) -> None:
+    """Issue 33 L3: DNS rebinding — a request naming another host reaches 127.0.0.1 but is
+    refused; localhost names are served."""
+    import http.client
+
+    port = int(console.rsplit(":", 1)[1])
+
+    def status(method: str, host: str) -> int:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            body = "csrf=x&api_key=y" if method == "POST" else None
+            headers = {"Host": host, "Content-Type": "application/x-www-form-urlencoded"}
+            conn.request(method, "/login", body=body, headers=headers)
+            return conn.getresponse().status
+        finally:
+            conn.close()
+
+    assert status("GET", "attacker.example") == 421
+    assert status("POST", "attacker.example:80") == 421
+    for host in ("localhost", f"127.0.0.1:{port}", "[::1]:9"):
+        assert status("GET", host) == 200, host

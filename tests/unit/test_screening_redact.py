@@ -26,6 +26,8 @@ _OPENSSH = (
 
 # (text, kind, raw value that must not survive)
 SENSITIVE: list[tuple[str, str, str]] = [
+    # IBAN (issue 33 L6)
+    ("Pay to DE89 3704 0044 0532 0130 00 by Friday", "iban", "3704 0044 0532"),
     # API keys
     ("my key is sk-proj-4fGh7Jk9Lm2Nq5Rt8Vw1Xy3Za6Bc0De", "api_key", "4fGh7Jk9Lm2Nq5Rt8Vw1"),
     ("OPENAI_API_KEY=sk-9aB8cD7eF6gH5iJ4kL3mN2oP1qR0sT", "api_key", "9aB8cD7eF6gH5iJ4kL3m"),

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from gateway.core.access import write_policy as wp
 from gateway.core.model.errors import InvalidArgument, PermissionDenied
+from gateway.core.model.refusals import refuse_sensitive_id
 
 _ID = r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}"
 # fullmatch (not ``$``, which also matches before a trailing newline)
@@ -78,6 +79,7 @@ def check_id(value: str, field: str, required: bool = False) -> str:
             "(starting with a letter or digit)",
             field=field,
         )
+    refuse_sensitive_id(value, field)
     return value
 
 

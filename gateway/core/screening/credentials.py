@@ -137,6 +137,19 @@ RULES: tuple[Rule, ...] = (
         trim=True,
         gate=("pass", "pwd", "密码", "口令"),
     ),
+    # A bare login pair "user:P@ssw0rd!" (issue 33 L6): the user stays, the value goes when it has
+    # a letter, a digit and one of !@#$%^&*?~+= (not a version, date, time or e-mail address).
+    Rule(
+        "password",
+        re.compile(
+            r"(?<![\w/@.:\-])[A-Za-z][\w.\-]{1,31}:"
+            r"((?=[^\s:/]*[A-Za-z])(?=[^\s:/]*[0-9])(?=[^\s:/]*[!@#$%^&*?~+=])"
+            r"(?![^\s:/]*@[A-Za-z0-9\-]+\.[A-Za-z])[^\s:/]{6,64})(?![^\s,;])"
+        ),
+        group=1,
+        trim=True,
+        gate=(":",),
+    ),
     # "my password is hunter2" / "密码是abc123": only when the value is not a plain word.
     Rule(
         "password",

@@ -1,4 +1,4 @@
-"""Personal-data detectors (email, PRC ID, payment card, SSN, passport, phone, IP): the redaction
+"""Personal-data detectors (email, IBAN, PRC ID, payment card, SSN, passport, phone, IP): the redaction
 rules and their validators (ID checksum and birth date, Luhn, number plans)."""
 
 from __future__ import annotations
@@ -90,6 +90,22 @@ def _passport_number(value: str, _: Match[str]) -> bool:
     return sum(c.isdigit() for c in value) >= 6
 
 
+_DOT = r"(?i:\(dot\)|\[dot\]|\{dot\}| dot )"
+_TLDS = (
+    r"com|org|net|edu|gov|io|co|de|uk|fr|cn|jp|info|biz|me|ai|dev|app|us|ca|au|nl|ch|es|it|se"
+    r"|no|ru|in|br|eu"
+)
+
+
+def _iban(value: str, _: Match[str]) -> bool:
+    """ISO 13616: 15-34 characters, and the MOD 97-10 check (letters as 10..35) gives 1."""
+    compact = value.replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return False
+    moved = compact[4:] + compact[:4]
+    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+
+
 _HEX_COLONS = re.compile(r"[0-9A-Fa-f]?:[0-9A-Fa-f]*:")
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 
@@ -101,6 +117,26 @@ RULES: tuple[Rule, ...] = (
             r"[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63})*\.[A-Za-z]{2,24}(?![A-Za-z0-9\-])"
         ),
         gate=("@",),
+    ),
+    # an address spelled out against scrapers: "alice at example dot org", "bob (at) mail (dot) com"
+    Rule(
+        "email",
+        re.compile(
+            r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64} ?(?i:\(at\)|\[at\]|\{at\}| at ) ?"
+            rf"[A-Za-z0-9\-]{{1,63}}(?: ?{_DOT} ?[A-Za-z0-9\-]{{1,63}}){{0,3}}? ?{_DOT} ?"
+            rf"(?i:{_TLDS})(?![A-Za-z0-9])"
+        ),
+        gate=("at",),
+    ),
+    # IBAN: country, check digits, 11-30 letters/digits, plain or in groups of 4 (issue 33 L6)
+    Rule(
+        "iban",
+        re.compile(
+            r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?"
+            r"(?![A-Za-z0-9])"
+        ),
+        check=_iban,
+        needs=DIGIT,
     ),
     # PRC resident ID, 18 digits: region, YYYYMMDD, sequence, check digit (0-9 or X).
     Rule(
@@ -190,8 +226,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "phone",
         re.compile(
-            r"(?<![0-9\-])(?:\+?1[ .\-]?)?(?:\([2-9][0-9]{2}\)[ .\-]?|[2-9][0-9]{2}[ .\-]?)"
-            r"[2-9][0-9]{2}[ .\-]?[0-9]{4}(?![0-9\-])"
+            # not glued to letters: "639422 2122ad" is a hex group, not a phone (issue 33 L6)
+            r"(?<![0-9A-Za-z\-])(?:\+?1[ .\-]?)?(?:\([2-9][0-9]{2}\)[ .\-]?|[2-9][0-9]{2}[ .\-]?)"
+            r"[2-9][0-9]{2}[ .\-]?[0-9]{4}(?![0-9A-Za-z\-])"
         ),
         check=_nanp,
         needs=NUMBERISH,

@@ -37,8 +37,10 @@ KINDS: dict[str, tuple[str, str]] = {
     ),
     "password": (
         "value after password/passwd/passcode/passphrase/pwd/密码/口令 + ':' '=' '：' (label kept); "
-        "'password is X' / '密码是X'; the password in scheme://user:PASSWORD@host",
-        "after 'is'/'是': at least 4 chars with a digit, a symbol or mixed case (not a plain word)",
+        "'password is X' / '密码是X'; the password in scheme://user:PASSWORD@host; a bare login "
+        "pair user:PASSWORD",
+        "after 'is'/'是': at least 4 chars with a digit, a symbol or mixed case (not a plain word); "
+        "bare pair: 6-64 chars with a letter, a digit and one of !@#$%^&*?~+=, not an e-mail",
     ),
     "secret": (
         "value after aws_secret_access_key/secret_key/client_secret/api_key/access_token/token/"
@@ -49,7 +51,14 @@ KINDS: dict[str, tuple[str, str]] = {
         "on >= 30 % (40-char) / 35 % (generic) of adjacent pairs, < 60 % word-like pieces (so not "
         "camelCase identifiers); generic also Shannon entropy >= 3.5 bits/char",
     ),
-    "email": ("local@domain.tld", "none"),
+    "email": (
+        "local@domain.tld; spelled out: local at domain dot tld, (at)/[at]/{at} and (dot)/[dot]",
+        "spelled out: a common TLD (com, org, net, io, de, cn, …)",
+    ),
+    "iban": (
+        "IBAN: 2 letters, 2 check digits, 11-30 letters/digits, plain or in groups of 4",
+        "15-34 characters; ISO 13616 MOD 97-10 check",
+    ),
     "cn_id": (
         "PRC resident ID: 18 digits (region, YYYYMMDD, sequence, check 0-9/X) or 15 digits "
         "(region, YYMMDD, sequence)",

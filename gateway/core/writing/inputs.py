@@ -11,6 +11,7 @@ from gateway.core.model.commands import MemoryWrite, TurnAppend
 from gateway.core.model.errors import InvalidArgument
 from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer, NodeKind, Zone, utcnow, valid_relation_type
+from gateway.core.model.refusals import refuse_sensitive_id
 from gateway.core.screening import importance as importance_rules
 from gateway.core.screening.screening import clean, screen, screen_all
 
@@ -145,6 +146,7 @@ def prepare(item: WriteInput, limits: Limits, prefix: str = "") -> Prepared:
     check_id(item.session_id, f"{f}session_id")
     check_id(item.task_id, f"{f}task_id")
     _check_text(item.idempotency_key, f"{f}idempotency_key", limits.max_id_chars)
+    refuse_sensitive_id(item.idempotency_key, f"{f}idempotency_key")
     _check_unit(item.importance, f"{f}importance")
     _check_unit(item.confidence, f"{f}confidence")
     _check_metadata(item.metadata, f"{f}metadata", limits)
