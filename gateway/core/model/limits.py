@@ -1,6 +1,6 @@
 """The limits on what an agent may send (sizes, counts, lengths): every field is checked against
 them before anything is stored (``writing/inputs.py`` and the use cases). Built with the settings
-(``gateway/settings.py``, ``Settings.limits``) and passed down."""
+(the gateway's ``Settings.limits``) and passed down."""
 
 from __future__ import annotations
 

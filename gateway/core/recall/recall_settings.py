@@ -1,5 +1,5 @@
 """What recall reads of the settings, and nothing else: built once from them
-(``gateway/settings.py``, ``Settings.recall()``) and passed down to ``Recaller`` and
+(the gateway's ``Settings.recall()``) and passed down to ``Recaller`` and
 ``RecallEngine`` (also in a recall worker process)."""
 
 from __future__ import annotations

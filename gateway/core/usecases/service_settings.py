@@ -1,5 +1,5 @@
 """What the service reads of the settings, as a protocol the gateway's ``Settings`` (built once
-at the edge, ``gateway/settings.py``) satisfies: the core names what it needs instead of
+at the edge, in the command line) satisfies: the core names what it needs instead of
 importing the outermost module. Recall gets its own small settings (``Settings.recall()``)."""
 
 from __future__ import annotations
