@@ -37,7 +37,7 @@ from gateway.core.model.models import (
 )
 from gateway.core.ports.ports import Embedder, Stores
 from gateway.core.ports.tracing import NULL_TRACER, Tracer
-from gateway.core.recall import fusion, query_text, routing, scan_hint, scoring, timecues
+from gateway.core.recall import fusion, query_reading, scan_hint, scoring, timecues
 from gateway.core.recall.fusion import Candidates
 from gateway.core.recall.query_batch import QueryBatcher
 from gateway.core.recall.recall_cache import RecallQuery, RecallResult
@@ -110,18 +110,16 @@ class RecallEngine:
             self._in_flight -= 1
 
     async def _answer(self, q: RecallQuery) -> RecallResult:
-        layers = q.layers or routing.route(q.query)
-        if q.session_id and Layer.WORKING not in layers:
-            layers = (*layers, Layer.WORKING)
+        now = utcnow()
+        reading = query_reading.read(q, now, self._fusion, self._s.dense_mask_names)
+        layers, cues = reading.layers, reading.cues
         long_term = tuple(layer for layer in layers if layer in LONG_TERM_LAYERS)
         # the lexical search needs no vector: it runs while the query is embedded, or after the
         # vector search in one round trip with the dense hits' memories (``lexical_schedule``)
         lexical = None
         if long_term and not self._after_dense:
             lexical = self._start_lexical(q, long_term)
-        vector = await self._query_vector(q.query, lexical)
-        now = utcnow()
-        cues = timecues.cues(q.query, now)
+        vector = await self._query_vector(reading.dense, lexical)
         degraded: list[str] = []
         c = Candidates()
         if long_term:
@@ -136,7 +134,7 @@ class RecallEngine:
                 degraded.append(f"working: {exc.message}")
         hits: list[scoring.Scored] = []
         try:
-            hits = await self._hits(c, q, layers, cues, vector, now, degraded)
+            hits = await self._hits(c, q, reading, vector, now, degraded)
         except BackendUnavailable as exc:
             degraded.append(f"records: {exc.message}")
         with self._tracer.span("recall.rank", {"memgate.hits": len(hits)}):
@@ -144,11 +142,10 @@ class RecallEngine:
             block, tokens, _ = scoring.memory_block(hits, budget)
         return RecallResult(hits, block, tokens, tuple(layers), degraded)
 
-    async def _query_vector(self, query: str, lexical: LexicalTask | None) -> np.ndarray:
+    async def _query_vector(self, dense: str, lexical: LexicalTask | None) -> np.ndarray:
         try:
             with self._tracer.span("recall.embed"):
-                text = query_text.dense_text(query) if self._s.dense_mask_names else query
-                return (await self._embed([text]))[0]
+                return (await self._embed([dense]))[0]
         except BaseException:
             if lexical is not None:
                 lexical.cancel()
@@ -231,21 +228,20 @@ class RecallEngine:
         self,
         c: Candidates,
         q: RecallQuery,
-        layers: tuple[Layer, ...],
-        cues: timecues.Cues,
+        reading: query_reading.QueryReading,
         vector: np.ndarray,
         now: datetime,
         degraded: list[str],
     ) -> list[scoring.Scored]:
         with self._tracer.span("recall.scoring"):
-            hits = await self._rank(c, q, layers, cues, now)
+            hits = await self._rank(c, q, reading, now)
         top = [h.memory for h in hits[:EXPAND_TOP]]
-        if Layer.EPISODIC in layers and any(m.entities for m in top):
+        if Layer.EPISODIC in reading.layers and any(m.entities for m in top):
             try:
                 with self._tracer.span("recall.graph_expansion"):
                     expanded = await self._expand_entities(c, q, vector, top)
                 if expanded:
-                    hits = await self._rank(c, q, layers, cues, now)
+                    hits = await self._rank(c, q, reading, now)
             except BackendUnavailable as exc:
                 # the graph's fallback is to skip it: records and vectors still answer
                 degraded.append(f"graph: {exc.message}")
@@ -281,13 +277,13 @@ class RecallEngine:
         self,
         c: Candidates,
         q: RecallQuery,
-        layers: tuple[Layer, ...],
-        cues: timecues.Cues,
+        reading: query_reading.QueryReading,
         now: datetime,
     ) -> list[scoring.Scored]:
         """Fuse, then load and score only the candidates that can still reach the top k: a
         candidate's final score is at most its fused relevance x ``ceiling``."""
-        fused = c.relevance(self._fusion.for_query(q.query))
+        layers, cues = reading.layers, reading.cues
+        fused = c.relevance(reading.weights)
         order = sorted(fused, key=fused.__getitem__, reverse=True)
         f = self._fusion
         boost = 1 + (f.period_boost if cues.period else 0) + (f.when_boost if cues.asks_when else 0)
@@ -318,7 +314,7 @@ class RecallEngine:
                     relevance *= 1 + f.period_boost
                 if cues.asks_when and timecues.dated(mem.content):
                     relevance *= 1 + f.when_boost
-                if query_text.names(q.query, dialogue.speaker_of(mem)):
+                if reading.names(dialogue.speaker_of(mem)):
                     relevance *= 1 + f.speaker_boost
                 scored.append(
                     scoring.score(
