@@ -147,6 +147,16 @@ class Settings:
     #: (``concurrent_rpc_cap``), -1 = none
     grpc_max_concurrent_rpcs: int = 0
     shards: int = 8
+    #: where long-term vectors live in memory (``vector_mode``): "full" = every vector in this
+    #: process's FAISS shards, rebuilt from the records at start (start-up grows with the corpus);
+    #: "on_demand" = a namespace's vectors loaded from the records when a recall first needs
+    #: them and evicted least recently used past ``vector_cache_mb`` (``stores/vector_cache.py``);
+    #: "auto" = on_demand with Neo4j records, full on the embedded default
+    vectors: str = "auto"
+    #: on_demand: the memory the held vectors may take (384-d: ~1.7 KB a vector, ~1.2M in 2 GB)
+    vector_cache_mb: int = 2048
+    #: on_demand: namespaces loaded at start and never evicted (comma-separated)
+    vector_pinned: str = "global"
 
     # write path
     #: refuse to start when a store would acknowledge writes an OS crash can lose (e.g. a Redis
@@ -275,6 +285,10 @@ class Settings:
         problems += self._ranking_problems()
         if self.shards < 1:
             problems.append("shards must be >= 1")
+        if self.vectors not in ("auto", "full", "on_demand"):
+            problems.append("vectors must be 'auto', 'full' or 'on_demand'")
+        if self.vector_cache_mb < 16:
+            problems.append("vector_cache_mb must be >= 16")
         if self.embedder not in EMBEDDER_KINDS:
             problems.append("embedder must be one of " + ", ".join(map(repr, EMBEDDER_KINDS)))
         if self.embed_threads < 0:
@@ -433,6 +447,15 @@ class Settings:
         if self.lexical_schedule == "auto":
             return bool(self.neo4j_uri)
         return self.lexical_schedule == "after_dense"
+
+    def vector_mode(self) -> str:
+        """``vectors`` resolved: "on_demand" or "full"."""
+        if self.vectors == "auto":
+            return "on_demand" if self.neo4j_uri else "full"
+        return self.vectors
+
+    def pinned_namespaces(self) -> tuple[str, ...]:
+        return tuple(ns.strip() for ns in self.vector_pinned.split(",") if ns.strip())
 
     def ledger(self) -> str:
         """The ledger's backend: ``ledger_backend``, or the journal's when that is empty."""

@@ -38,6 +38,7 @@ from stores.breaker import Breaker, BreakerPolicy, guard
 from stores.faiss_index import ShardedFaissIndex
 from stores.sqlite_journal import SqliteJournal
 from stores.sqlite_ledger import SqliteLedger
+from stores.vector_cache import OnDemandVectorIndex
 
 
 def replica_id(settings: Settings) -> str:
@@ -107,6 +108,22 @@ def _backends(
     return working, records, graph
 
 
+def _vector_index(
+    settings: Settings, records: RecordStore, dim: int, index_dir: Path
+) -> VectorIndex:
+    """The FAISS shards: every vector, persisted under ``index_dir`` ("full"), or a cache of the
+    namespaces recalls use, read from the records ("on_demand": ``stores/vector_cache.py``)."""
+    if settings.vector_mode() == "on_demand":
+        return OnDemandVectorIndex(
+            records=records,
+            dim=dim,
+            shards=settings.shards,
+            budget_mb=settings.vector_cache_mb,
+            pinned=settings.pinned_namespaces(),
+        )
+    return ShardedFaissIndex(index_dir, dim=dim, shards=settings.shards)
+
+
 def build_stores(
     settings: Settings,
     dim: int = 384,
@@ -120,7 +137,7 @@ def build_stores(
     working, records, graph = _backends(settings)
     # index files are tied to the record store they mirror
     index_dir = settings.data_dir / ("faiss-neo4j" if settings.neo4j_uri else "faiss")
-    index: VectorIndex = ShardedFaissIndex(index_dir, dim=dim, shards=settings.shards)
+    index = _vector_index(settings, records, dim, index_dir)
     if index_changes is not None:
         index = BroadcastIndex(index, index_changes)
     if settings.journal_backend == "redis":  # replicas: follow each other's index changes
@@ -149,7 +166,7 @@ def build_reader_stores(settings: Settings, dim: int, index_dir: Path) -> Stores
     graph, and its own FAISS shards under ``index_dir`` (filled from the records, then kept
     current by the gateway)."""
     working, records, graph = _backends(settings, reader=True)
-    index = ShardedFaissIndex(index_dir, dim=dim, shards=settings.shards)
+    index = _vector_index(settings, records, dim, index_dir)
     return guarded(Stores(working=working, records=records, graph=graph, index=index), settings)
 
 

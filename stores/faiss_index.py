@@ -324,6 +324,9 @@ class ShardedFaissIndex:
     def needs_rebuild(self) -> bool:
         return self._needs_rebuild
 
+    def on_demand(self) -> bool:
+        return False  # holds every vector it was given
+
     async def sync(self) -> None:
         """Nothing to catch up with: only this process changes these shards."""
 
@@ -418,6 +421,38 @@ class ShardedFaissIndex:
 
     async def count(self) -> int:
         return sum(s.total for s in self._shards)
+
+    def sizes(self, namespaces: Iterable[str]) -> dict[str, int]:
+        """How many vectors each of ``namespaces`` holds (absent: none)."""
+        out = {}
+        for ns in namespaces:
+            n = self._shards[self.shard_of(ns)].ns_count.get(ns, 0)
+            if n:
+                out[ns] = n
+        return out
+
+    def drop_namespaces(self, namespaces: Iterable[str]) -> int:
+        """Forget every vector of ``namespaces`` (a cache evicting them); returns how many."""
+        with self._write_lock:
+            groups: dict[int, list[str]] = {}
+            for ns in set(namespaces):
+                groups.setdefault(self.shard_of(ns), []).append(ns)
+            dropped = 0
+            with self._shard_locks(groups):
+                for s, nss in groups.items():
+                    shard = self._shards[s]
+                    for ns in nss:
+                        parts = shard.parts.pop(ns, {})
+                        for part in parts.values():
+                            for sid in part.rev.values():
+                                shard.where.pop(sid, None)
+                                self._shard_by_id.pop(sid, None)
+                        n = shard.ns_count.pop(ns, 0)
+                        shard.total -= n
+                        dropped += n
+                        if parts:
+                            shard.dirty = True
+            return dropped
 
     def stats(self) -> dict[str, Any]:
         shards = self._shards

@@ -658,16 +658,22 @@ class Neo4jRecordStore(Neo4jBacked):
             out[(mem.namespace, mem.fact_key)] = mem
         return out
 
-    async def iter_vectors(self, batch_size: int = 1000) -> AsyncIterator[list[VectorItem]]:
+    async def iter_vectors(
+        self, batch_size: int = 1000, namespace: str | None = None
+    ) -> AsyncIterator[list[VectorItem]]:
         size = max(1, int(batch_size))
+        # one namespace: a seek on memgate_memory_vectors (namespace, status, id), in id order
+        scope = "" if namespace is None else "m.namespace = $ns AND "
+        query = (
+            f"MATCH (m:Memory) WHERE {scope}m.status = $active AND m.id > $after "
+            "AND m.embedding IS NOT NULL "
+            "RETURN m.id AS id, m.namespace AS ns, m.layer AS layer, m.embedding AS vec "
+            "ORDER BY m.id LIMIT $size"
+        )
         after = ""
         while True:
             rows = await self._db.read(
-                "MATCH (m:Memory) WHERE m.id > $after AND m.status = $active "
-                "AND m.embedding IS NOT NULL "
-                "RETURN m.id AS id, m.namespace AS ns, m.layer AS layer, m.embedding AS vec "
-                "ORDER BY m.id LIMIT $size",
-                {"after": after, "size": size, "active": _ACTIVE},
+                query, {"after": after, "size": size, "active": _ACTIVE, "ns": namespace}
             )
             if not rows:
                 return

@@ -39,6 +39,9 @@ RECORD_SCHEMA: tuple[str, ...] = (
     "CREATE INDEX memgate_memory_scope IF NOT EXISTS "
     "FOR (m:Memory) ON (m.namespace, m.layer, m.status)",
     "CREATE INDEX memgate_memory_when IF NOT EXISTS FOR (m:Memory) ON (m.when_at)",
+    # one namespace's vectors in id order, loaded on demand (stores/vector_cache.py)
+    "CREATE INDEX memgate_memory_vectors IF NOT EXISTS "
+    "FOR (m:Memory) ON (m.namespace, m.status, m.id)",
     "CREATE INDEX memgate_memory_session IF NOT EXISTS "
     "FOR (m:Memory) ON (m.namespace, m.source_session)",
     f"CREATE FULLTEXT INDEX {MEMORY_TEXT_INDEX} IF NOT EXISTS "

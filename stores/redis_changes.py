@@ -128,6 +128,9 @@ class ReplicatedIndex:
     def needs_rebuild(self) -> bool:
         return True  # other replicas changed the records while this one was away
 
+    def on_demand(self) -> bool:
+        return self._inner.on_demand()
+
     async def reset(self) -> None:
         self._live = False
         await self._inner.reset()

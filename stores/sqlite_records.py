@@ -85,6 +85,8 @@ CREATE TABLE IF NOT EXISTS memory_versions ({_FIELDS}, PRIMARY KEY (id, version)
 CREATE TABLE IF NOT EXISTS memories ({_FIELDS}, PRIMARY KEY (id));
 CREATE INDEX IF NOT EXISTS memories_filter ON memories (namespace, layer, status, when_at);
 CREATE INDEX IF NOT EXISTS memories_recent ON memories (namespace, when_at);
+-- one namespace's vectors, in id order (a namespace loaded on demand: stores/vector_cache.py)
+CREATE INDEX IF NOT EXISTS memories_vectors ON memories (namespace, status, id);
 CREATE INDEX IF NOT EXISTS memories_session ON memories (namespace, source_session, when_at);
 CREATE UNIQUE INDEX IF NOT EXISTS memories_fact ON memories (namespace, fact_key)
     WHERE status = 'active' AND fact_key <> '';
@@ -576,17 +578,20 @@ class SqliteRecordStore(SqliteBacked):
 
         return await self._db.read(run)
 
-    async def iter_vectors(self, batch_size: int = 1000) -> AsyncIterator[list[VectorItem]]:
+    async def iter_vectors(
+        self, batch_size: int = 1000, namespace: str | None = None
+    ) -> AsyncIterator[list[VectorItem]]:
         size = max(1, int(batch_size))
+        scope, params = ("", ()) if namespace is None else ("namespace = ? AND ", (namespace,))
+        sql = (
+            "SELECT id, namespace, layer, embedding FROM memories "
+            f"WHERE {scope}status = 'active' AND embedding IS NOT NULL AND id > ? "
+            "ORDER BY id LIMIT ?"
+        )
         after = ""
         while True:
             rows = await self._db.read(
-                lambda c, after=after: c.execute(  # type: ignore[misc]
-                    "SELECT id, namespace, layer, embedding FROM memories "
-                    "WHERE status = 'active' AND embedding IS NOT NULL AND id > ? "
-                    "ORDER BY id LIMIT ?",
-                    (after, size),
-                ).fetchall()
+                lambda c, after=after: c.execute(sql, (*params, after, size)).fetchall()  # type: ignore[misc]
             )
             if not rows:
                 return

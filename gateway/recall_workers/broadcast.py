@@ -37,6 +37,9 @@ class BroadcastIndex:
     def needs_rebuild(self) -> bool:
         return self._inner.needs_rebuild()
 
+    def on_demand(self) -> bool:
+        return self._inner.on_demand()
+
     async def sync(self) -> None:
         await self._inner.sync()
 

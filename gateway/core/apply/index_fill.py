@@ -17,11 +17,14 @@ PROGRESS_EVERY = 50_000
 async def fill_index(
     records: RecordStore, index: VectorIndex, dim: int, misfits: list[str] | None = None
 ) -> tuple[int, int]:
-    """Empty ``index`` and fill it with every vector the records hold; returns (indexed,
+    """Empty ``index`` and fill it with every vector the records hold (an index loaded on
+    demand is only emptied: it reads the records itself); returns (indexed,
     skipped). Skipped: embeddings of another size than ``dim``, written under an earlier
     embedder; the index would refuse them, and with them every vector after. Their ids go to
     ``misfits`` when given (the runtime re-embeds them: ``core/apply/reembed.py``)."""
     await index.reset()
+    if index.on_demand():  # a cache over the records: it loads what a search needs, when needed
+        return 0, 0
     n = skipped = 0
     async for batch in records.iter_vectors(2000):
         fit = [item for item in batch if item.vector.shape == (dim,)]

@@ -179,8 +179,12 @@ class RecordStore(Lifecycle, Protocol):
         """Record an access: last_accessed_at = at, access_count += 1 (no new version)."""
 
     @unguarded
-    def iter_vectors(self, batch_size: int = 1000) -> AsyncIterator[list[VectorItem]]:
-        """Every active memory that has an embedding, in batches (to rebuild vector indexes).
+    def iter_vectors(
+        self, batch_size: int = 1000, namespace: str | None = None
+    ) -> AsyncIterator[list[VectorItem]]:
+        """Every active memory that has an embedding, in batches (to rebuild vector indexes),
+        or only those of ``namespace`` (to load one namespace's vectors on demand: served by an
+        index on (namespace, status, id), so its cost follows the namespace, not the store).
         An async generator: ``async for batch in store.iter_vectors(): ...``."""
 
     @reads
@@ -307,6 +311,12 @@ class VectorIndex(Lifecycle, Protocol):
     async def sync(self) -> None:
         """Catch up with changes other processes made (replicas); a no-op for a local index.
         A recall calls it first, so it sees every write acknowledged as applied anywhere."""
+
+    @unguarded
+    def on_demand(self) -> bool:
+        """True when the index is a cache over the records (``stores/vector_cache.py``): it
+        loads a namespace's vectors from the records when a search first needs them, so there is
+        nothing to fill at start and ``count`` is what it holds now, not the store's total."""
 
     @reads
     async def count(self) -> int: ...
