@@ -151,8 +151,9 @@ async def test_eviction_past_the_budget_then_a_fresh_reload(records: RecordStore
     assert index.stats()["evictions"] >= 1
     assert index.held_bytes() <= 1024 * 1024
     # a write to an evicted namespace lands in the records only; the reload reads it
-    new = Memory(id=f"{spaces[0]}#new", namespace=spaces[0], layer=Layer.SEMANTIC,
-                 content="new", embedding=q)
+    new = Memory(
+        id=f"{spaces[0]}#new", namespace=spaces[0], layer=Layer.SEMANTIC, content="new", embedding=q
+    )
     await records.put([new])
     await index.upsert([item(new)])
     again = await index.search(q, [spaces[0]], 5)
@@ -239,8 +240,13 @@ async def test_reset_drops_everything_and_reloads_the_pinned(records: RecordStor
 async def test_vectors_of_another_size_are_left_out(records: RecordStore) -> None:
     ns = ns_name("misfit")
     await put(records, ns, 4, seed=70)
-    odd = Memory(id=f"{ns}#odd", namespace=ns, layer=Layer.SEMANTIC, content="odd",
-                 embedding=np.ones(DIM * 2, dtype=np.float32) / np.sqrt(DIM * 2))
+    odd = Memory(
+        id=f"{ns}#odd",
+        namespace=ns,
+        layer=Layer.SEMANTIC,
+        content="odd",
+        embedding=np.ones(DIM * 2, dtype=np.float32) / np.sqrt(DIM * 2),
+    )
     await records.put([odd])
     index = await cache(records)
     hits = await index.search(vec(np.random.default_rng(2)), [ns], 10)
