@@ -6,7 +6,11 @@ Layout in memory
     a search scans exactly the partitions of the namespaces (and layers) it asks for: its cost never
     grows with other namespaces' data, and results can never leak across namespaces. Vectors are
     L2-normalised on the way in, so inner product is cosine similarity; flat indexes make the
-    search exact. String ids map to per-shard int64 faiss ids (a counter) and back.
+    search exact. String ids map to per-shard int64 faiss ids (a counter) and back. A partition
+    that reaches ``APPROX_MIN`` vectors becomes an inverted file (``IndexIVFFlat``, trained on a
+    sample of it, retrained after growing ``APPROX_REGROW`` times) that a search probes in part:
+    recall@10 >= 0.99 of exact, p50 at 1M within 2x of a flat 10k (``bench/vector_scale.py``).
+    On disk every partition is flat; a large one is trained again when loaded.
     (``IndexIDMap`` rather than ``IndexIDMap2``: nothing here reconstructs vectors by id, and
     IDMap2 rebuilds its reverse hash map on every removal, ~7 ms per delete at 100k vectors.
     Removing from a flat index still compacts it, so a delete or a replace costs O(partition).)
@@ -74,6 +78,16 @@ OFFLOAD_VECTORS = 50_000
 #: BLAS's threads; beside other recalls the threads wait for busy cores (-15% recalls/s).
 GEMV_SCAN_MIN = 4096
 
+#: A partition of at least this many vectors searches approximately: an inverted file
+#: (``IndexIVFFlat``, trained on a sample of it) probed in ``_probes`` of its lists; the lists hold
+#: the full vectors, so the candidates' scores are exact (the re-rank is the scan itself). Below
+#: it a flat scan is exact and fast (10k x 384: ~1.4 ms).
+APPROX_MIN = 32_768
+#: an approximate partition is trained again once it has grown this many times since training
+APPROX_REGROW = 4
+#: training sample: at most this many vectors per list (faiss's own default is 256)
+APPROX_SAMPLE_PER_LIST = 64
+
 _SHARD_DIR = re.compile(r"^shard-(\d+)$")
 
 #: A shard captured for flushing: serialised partitions, their sidecar entries, next faiss id.
@@ -125,6 +139,54 @@ def _stored(index: faiss.IndexIDMap) -> np.ndarray:
     return faiss.rev_swig_ptr(flat.get_xb(), index.ntotal * flat.d).reshape(index.ntotal, flat.d)
 
 
+def _lists(n: int) -> int:
+    """Inverted lists for ``n`` vectors: 2 sqrt(n), between 64 and 4096."""
+    return int(min(4096, max(64, 2 * np.sqrt(n))))
+
+
+def _probes(lists: int) -> int:
+    """Lists a search visits: recall@10 >= 0.99 of exact on dialogue-like MiniLM vectors at 100k
+    (``bench/vector_scale.py ann``)."""
+    return max(24, lists // 16)
+
+
+def _contents(index: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A partition's (vectors, faiss ids) as copies, flat or approximate (caller holds the lock)."""
+    if isinstance(index, faiss.IndexIDMap):
+        fids = faiss.rev_swig_ptr(index.id_map.data(), index.ntotal)
+        return _stored(index).copy(), fids.copy()
+    lists, d = index.invlists, index.d
+    vecs, ids = [np.empty((0, d), np.float32)], [np.empty(0, np.int64)]
+    for li in range(index.nlist):
+        size = lists.list_size(li)
+        if size:
+            ids.append(faiss.rev_swig_ptr(lists.get_ids(li), size).copy())
+            raw = faiss.rev_swig_ptr(lists.get_codes(li), size * d * 4)
+            vecs.append(raw.view(np.float32).reshape(size, d).copy())
+    return np.concatenate(vecs), np.concatenate(ids)
+
+
+def _approximate(vectors: np.ndarray, fids: np.ndarray, seed: int = 1234) -> Any:
+    """An ``IndexIVFFlat`` (inner product) over ``vectors`` with ids ``fids``, trained on a
+    sample; removals by id through a hash table (no renumbering)."""
+    n, d = vectors.shape
+    lists = _lists(n)
+    ivf = faiss.IndexIVFFlat(faiss.IndexFlatIP(d), d, lists, faiss.METRIC_INNER_PRODUCT)
+    ivf.cp.niter = 10
+    ivf.cp.seed = seed
+    ivf.cp.max_points_per_centroid = APPROX_SAMPLE_PER_LIST
+    ivf.cp.min_points_per_centroid = 5  # a small sample is deliberate (speed)
+    take = min(n, lists * APPROX_SAMPLE_PER_LIST)
+    sample = (
+        vectors[np.random.default_rng(seed).choice(n, take, replace=False)] if take < n else vectors
+    )
+    ivf.train(np.ascontiguousarray(sample))
+    ivf.set_direct_map_type(faiss.DirectMap.Hashtable)  # type: ignore[attr-defined]
+    ivf.add_with_ids(vectors, fids)
+    ivf.nprobe = _probes(lists)
+    return ivf
+
+
 def _gemv_search(index: faiss.IndexIDMap, query: np.ndarray, k: int) -> tuple[Any, Any]:
     """``index.search`` of one query, as one BLAS matrix-vector product over the flat index's
     own storage (no copy) and a partial sort: the same exact scores, in ~half the time of faiss's
@@ -145,11 +207,28 @@ class _CorruptState(Exception):
 class _Partition:
     """The vectors of one (namespace, layer) inside a shard."""
 
-    __slots__ = ("index", "rev")
+    __slots__ = ("index", "rev", "trained_at")
 
-    def __init__(self, index: faiss.IndexIDMap) -> None:
-        self.index = index
+    def __init__(self, index: Any) -> None:
+        self.index = index  # IndexIDMap(IndexFlatIP), or IndexIVFFlat once large (``approximate``)
         self.rev: dict[int, str] = {}  # faiss id -> string id
+        self.trained_at = 0  # size when it became approximate (0: flat)
+
+    @property
+    def flat(self) -> bool:
+        return self.trained_at == 0
+
+    def wants_training(self) -> bool:
+        n = self.index.ntotal
+        if self.flat:
+            return n >= APPROX_MIN
+        return n >= self.trained_at * APPROX_REGROW
+
+    def approximate(self) -> None:
+        """Become (or retrain) an inverted file over the same vectors and ids."""
+        vectors, fids = _contents(self.index)
+        self.index = _approximate(vectors, fids)
+        self.trained_at = len(fids)
 
     @classmethod
     def empty(cls, dim: int) -> _Partition:
@@ -235,11 +314,9 @@ class _Shard:
         out = []
         for ns in sorted(self.parts):
             for layer in sorted(self.parts[ns]):
-                index = self.parts[ns][layer].index
-                fids = faiss.rev_swig_ptr(index.id_map.data(), index.ntotal)
-                out.append(
-                    (ns, layer, _stored(index).copy(), fids.copy(), dict(self.parts[ns][layer].rev))
-                )
+                part = self.parts[ns][layer]
+                vectors, fids = _contents(part.index)
+                out.append((ns, layer, vectors, fids, dict(part.rev)))
         return out
 
 
@@ -344,9 +421,11 @@ class ShardedFaissIndex:
         if not items:
             return
         if len(items) >= OFFLOAD_ITEMS or self._busy(range(self.n_shards), writes=True):
-            await asyncio.to_thread(self._upsert_sync, items)
+            grown = await asyncio.to_thread(self._upsert_sync, items)
         else:
-            self._upsert_sync(items)
+            grown = self._upsert_sync(items)
+        if grown:  # training takes a second or more: never on the event loop
+            await asyncio.to_thread(self._train_sync, grown)
 
     async def delete(self, ids: Sequence[str], erased: bool = True) -> None:
         if not ids:
@@ -526,7 +605,8 @@ class ShardedFaissIndex:
         if self._threads is not None:
             faiss.omp_set_num_threads(self._threads)
 
-    def _upsert_sync(self, items: Sequence[VectorItem]) -> None:
+    def _upsert_sync(self, items: Sequence[VectorItem]) -> list[tuple[int, str, Layer]]:
+        """Returns the partitions now large enough to search approximately (``_train_sync``)."""
         rows, mat = self._prepare(items)
         self._pin_threads()
         with self._write_lock:
@@ -548,6 +628,31 @@ class ShardedFaissIndex:
                         shard.add(ns, layer, sids, np.ascontiguousarray(picked), self.dim)
                         for sid in sids:
                             self._shard_by_id[sid] = s
+            return [
+                (s, ns, layer)
+                for s, groups in additions.items()
+                for ns, layer in groups
+                if self._shards[s].parts[ns][layer].wants_training()
+            ]
+
+    def _train_sync(self, grown: list[tuple[int, str, Layer]]) -> None:
+        """Make large partitions approximate (``APPROX_MIN``), or retrain them once they grew
+        ``APPROX_REGROW`` times. Searches of the shard wait for it (in a worker thread)."""
+        self._pin_threads()
+        with self._write_lock:
+            for s, ns, layer in grown:
+                with self._shard_locks([s]):
+                    part = self._shards[s].parts.get(ns, {}).get(layer)
+                    if part is not None and part.wants_training():
+                        part.approximate()
+                        log.info(
+                            "%s/%s: %d vectors, now searched in %d of %d lists",
+                            ns,
+                            layer.value,
+                            part.index.ntotal,
+                            part.index.nprobe,
+                            part.index.nlist,
+                        )
 
     def _delete_sync(self, ids: Sequence[str]) -> None:
         self._pin_threads()
@@ -583,7 +688,7 @@ class ShardedFaissIndex:
                             continue
                         size = part.index.ntotal
                         kk = min(k, size)
-                        if spread and size >= GEMV_SCAN_MIN and kk < size:
+                        if spread and part.flat and size >= GEMV_SCAN_MIN and kk < size:
                             scores, fids = _gemv_search(part.index, queries[0], kk)
                         else:
                             scores, fids = part.index.search(queries, kk)
@@ -821,4 +926,6 @@ class ShardedFaissIndex:
         part.rev = dict(zip(fids, ids, strict=True))
         if len(part.rev) != len(ids) or len(set(ids)) != len(ids):
             raise _CorruptState("a partition repeats an id")
+        if part.wants_training():  # on disk every partition is flat
+            part.approximate()
         return part

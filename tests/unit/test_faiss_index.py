@@ -651,3 +651,59 @@ async def test_calls_that_meet_a_held_lock_wait_off_the_event_loop(
     assert found[0][0] == "m-3"
     assert await index.count() == 50  # one added, one deleted
     check_consistent(index)
+
+
+def clustered(rng: np.random.Generator, n: int, centres: int = 40) -> np.ndarray:
+    """Vectors around topics, as embedded dialogue is (uniform noise has no neighbours)."""
+    c = unit(rng, centres)
+    x = c[rng.integers(0, centres, n)] + 0.35 * unit(rng, n)
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+async def test_a_large_partition_searches_approximately_and_stays_correct(
+    rng: np.random.Generator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fi, "APPROX_MIN", 1500)
+    vectors = clustered(rng, 4000)
+    index = ShardedFaissIndex(tmp_path, dim=DIM, shards=2)
+    await index.start()
+    items = items_for("big", Layer.SEMANTIC, vectors)
+    await index.upsert(items[:1000])
+    (part,) = index._shards[index.shard_of("big")].parts["big"].values()
+    assert part.flat  # below the threshold: exact
+    await index.upsert(items[1000:])
+    (part,) = index._shards[index.shard_of("big")].parts["big"].values()
+    assert not part.flat and part.index.nprobe < part.index.nlist
+    check_consistent(index)
+
+    queries = clustered(rng, 200)
+    found = 0
+    for q in queries:
+        exact = np.argsort(-(vectors @ q), kind="stable")[:10]
+        got = await index.search(q, ["big"], 10)
+        assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+        assert all(abs(s - float(vectors[int(m.rsplit("-", 1)[1])] @ q)) < 1e-5 for m, s in got)
+        found += len({f"big-semantic-{i}" for i in exact} & {m for m, _ in got})
+    assert found / (10 * len(queries)) >= 0.95  # recall@10 against exact
+
+    # deletes and replaces reach the inverted lists
+    gone = [f"big-semantic-{i}" for i in range(0, 4000, 7)]
+    await index.delete(gone)
+    moved = VectorItem("big-semantic-1", "big", Layer.SEMANTIC, -vectors[1])
+    await index.upsert([moved])
+    check_consistent(index)
+    assert await index.count() == 4000 - len(gone)
+    hits = await index.search(-vectors[1], ["big"], 5)
+    assert hits[0][0] == "big-semantic-1" and hits[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert not {m for m, _ in await index.search(vectors[0], ["big"], 50)} & set(gone)
+
+    # on disk it is flat; loaded again, it is approximate with the same contents
+    await index.close()
+    again = ShardedFaissIndex(tmp_path, dim=DIM, shards=2)
+    await again.start()
+    assert not again.needs_rebuild()
+    (loaded,) = again._shards[again.shard_of("big")].parts["big"].values()
+    assert not loaded.flat
+    check_consistent(again)
+    assert await again.count() == await index.count()
+    assert (await again.search(-vectors[1], ["big"], 1))[0][0] == "big-semantic-1"
