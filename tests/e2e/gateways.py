@@ -37,7 +37,12 @@ class GatewayProcess:
                 self.kill()
 
 
-def spawn(data_dir: Path, flags: list[str], env: dict[str, str] | None = None) -> GatewayProcess:
+def spawn(
+    data_dir: Path,
+    flags: list[str],
+    env: dict[str, str] | None = None,
+    start_timeout: float = 90,
+) -> GatewayProcess:
     data_dir.mkdir(parents=True, exist_ok=True)
     log = data_dir.parent / f"{data_dir.name}-{time.monotonic_ns()}.log"
     with log.open("wb") as out:
@@ -48,7 +53,7 @@ def spawn(data_dir: Path, flags: list[str], env: dict[str, str] | None = None) -
             stderr=subprocess.STDOUT,
             env={**os.environ, **(env or {})},
         )  # fmt: skip
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + start_timeout
     while time.monotonic() < deadline:
         m = re.search(r"listening on (\S+)", log.read_text(errors="replace"))
         if m:
