@@ -147,11 +147,12 @@ def _namespace(i: int) -> str:
     return "global" if i == 0 else f"user/u{i:06d}"
 
 
-WORDS = (
+_WORDS = (
     "tea coffee hiking paris berlin piano guitar python rust garden dog cat sister brother "
     "meeting deadline budget travel train flight hotel vegan pasta sushi marathon yoga chess "
     "novel movie concert museum dentist doctor birthday wedding apartment rent salary promotion"
-).split()  # noqa: SIM905
+)
+WORDS = _WORDS.split()
 
 
 def _corpus(args: argparse.Namespace, tag: str) -> Any:
