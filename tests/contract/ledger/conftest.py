@@ -1,7 +1,7 @@
 """Fixtures of the ledger's contract suites, one suite per area port of
 ``gateway.core.ports.control_ports`` (audit, aliases, proposals, review, erasure, settings,
-pending facts, formation turns, tasks), each run over every adapter: the embedded SQLite ledger,
-the Redis one on a server and on a Redis Cluster."""
+pending facts, formation turns, tasks), each run over every adapter — the embedded SQLite ledger,
+the Redis one on a server and on a Redis Cluster — and over the unit tests' in-memory fake."""
 
 from __future__ import annotations
 
@@ -9,15 +9,17 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gateway.core.ports.control_ports import Ledger
 from stores.sqlite_ledger import SqliteLedger
 from tests.contract.ledger.opening import MakeLedger, opened
+from tests.fakes.ledger import InMemoryLedger, LedgerRecords
 
 #: the adapters that keep their records in a store of their own (a file, a server)
-STORED = [
+STORED: list[Any] = [
     "sqlite",
     pytest.param("redis", marks=pytest.mark.real),
     pytest.param("redis-cluster", marks=[pytest.mark.real, pytest.mark.slow]),
@@ -28,6 +30,10 @@ STORED = [
 async def _ledgers(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> AsyncIterator[MakeLedger]:
+    if kind == "memory":  # the unit tests' fake (tests/fakes/ledger.py), held to the same contract
+        records = LedgerRecords()
+        yield lambda: InMemoryLedger(records)
+        return
     if kind == "sqlite":
         yield lambda: SqliteLedger(tmp_path / "l.db")
         return
@@ -49,7 +55,7 @@ async def _ledgers(
         await r.aclose()
 
 
-@pytest.fixture(params=STORED)
+@pytest.fixture(params=["memory", *STORED])
 async def make_ledger(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MakeLedger]:
     """A factory of ledgers over one store (``opening.MakeLedger``), for every adapter."""
     async with _ledgers(request.param, request, tmp_path) as make:

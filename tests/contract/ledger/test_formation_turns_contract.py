@@ -26,6 +26,8 @@ async def test_turns_wait_to_be_mined_once(ledger: FormationTurnLedger) -> None:
     assert got.turns[0].metadata == {"speaker": "Leo"} and got.after == 0
     first = await ledger.unformed_turns("user/a", "s1", limit=2)
     assert [t.id for t in first.turns] == ["t0", "t1"]
+    upto = await ledger.unformed_turns("user/a", "s1", first.upto)  # a job's range, all of it
+    assert [t.id for t in upto.turns] == ["t0", "t1"] and upto.upto == first.upto
     await ledger.mark_formed("user/a", "s1", first.upto)
     rest = await ledger.unformed_turns("user/a", "s1")
     assert [t.id for t in rest.turns] == ["t2", "t3", "t4"] and rest.after == first.upto
