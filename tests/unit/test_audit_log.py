@@ -21,7 +21,7 @@ from tests.fakes.ledger import InMemoryLedger
 
 class _HeldLedger(InMemoryLedger):
     """The shared in-memory ledger, whose audit writes can be held until ``release`` is set and
-    refused ``failures`` times; ``batches`` are the writes it took, as they came."""
+    refused ``failures`` times; ``batches``: the writes it took, as they came."""
 
     def __init__(self, failures: int = 0) -> None:
         super().__init__()
@@ -39,8 +39,8 @@ class _HeldLedger(InMemoryLedger):
             raise OSError("ledger: disk I/O error")
         self.writing.set()
         await self.release.wait()
-        self.batches.append(list(entries))
         await super().audit(entries)
+        self.batches.append(list(entries))
 
     async def details(self) -> list[str]:
         """The rows' texts in the ledger, oldest first."""
@@ -116,7 +116,8 @@ async def test_a_row_added_while_a_batch_is_written_is_written_without_another_r
 
 
 class _HeldRecords(SqliteRecordStore):
-    """The embedded record store, whose ``touch`` writes are held until ``release`` is set."""
+    """The embedded record store, whose ``touch`` writes are held until ``release`` is set;
+    ``touched``: the batches written."""
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
@@ -127,8 +128,8 @@ class _HeldRecords(SqliteRecordStore):
     async def touch(self, ids: Sequence[str], at: datetime) -> None:
         self.writing.set()
         await self.release.wait()
-        self.touched.append(list(ids))
         await super().touch(ids, at)
+        self.touched.append(list(ids))
 
 
 async def test_access_touches_added_while_a_batch_is_written_are_written_too(
