@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from gateway.core.model.models import Layer, Status
 
@@ -28,8 +28,32 @@ def from_micros(us: int) -> datetime:
     return _EPOCH + _MICRO * int(us)  # 2x faster than timedelta(microseconds=us), as exact
 
 
+# JSON. Each store keeps the format it has always written, byte for byte: Lua scripts compare
+# stored strings, digests cover encoded bytes, and rows written by an older memgate stay as they
+# are. Three formats, each pinned by tests/unit/test_codec.py:
+
+
 def dump_json(value: object, sort_keys: bool = False) -> str:
+    """Compact, non-ASCII kept: ``{"a":"é"}`` — rows, Redis values and Lua arguments."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys)
+
+
+def dump_json_ascii(value: object, sort_keys: bool = False) -> str:
+    """``json.dumps``'s own format: ``{"a": "\\u00e9"}`` (spaced, non-ASCII escaped) — ledger
+    settings, a pending fact's sessions, working-memory erasure lists, change-stream ids, the
+    vector index's manifest and sidecars (their digests cover these bytes)."""
+    return json.dumps(value, sort_keys=sort_keys)
+
+
+def dump_json_spaced(value: object) -> str:
+    """Spaced, non-ASCII kept: ``{"a": "é"}`` — the formation transcript's turn metadata."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def parse_json(raw: str | bytes) -> Any:
+    """``json.loads`` of text or bytes: one JSON value, or ``ValueError`` (empty text too: for
+    values that are never empty; ``load_json`` gives a default for those that may be)."""
+    return json.loads(raw)
 
 
 _SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner of json.loads

@@ -45,7 +45,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import json
 import logging
 import os
 import re
@@ -62,6 +61,7 @@ import numpy as np
 from gateway.core.model.errors import InvalidArgument
 from gateway.core.model.models import Layer, VectorItem
 from gateway.core.recall import scan_hint
+from stores.codec import dump_json_ascii, parse_json
 
 log = logging.getLogger(__name__)
 
@@ -772,9 +772,9 @@ class ShardedFaissIndex:
             "shard_hash": "blake2b-64 mod shards",
             "shard_entries": entries,
         }
-        manifest = {**body, "digest": _digest(json.dumps(body, sort_keys=True).encode())}
+        manifest = {**body, "digest": _digest(dump_json_ascii(body, sort_keys=True).encode())}
         _write_atomic(
-            self.data_dir / MANIFEST_NAME, [json.dumps(manifest, sort_keys=True).encode()]
+            self.data_dir / MANIFEST_NAME, [dump_json_ascii(manifest, sort_keys=True).encode()]
         )
         _fsync_dir(self.data_dir)  # committed
         for s in snapshots:
@@ -802,7 +802,7 @@ class ShardedFaissIndex:
             "index_digest": index_digest,
             "partitions": meta,
         }
-        ids_digest = _write_atomic(d / ids_file, [json.dumps(sidecar).encode()])
+        ids_digest = _write_atomic(d / ids_file, [dump_json_ascii(sidecar).encode()])
         _fsync_dir(d)
         return {
             "seq": seq,
@@ -850,7 +850,7 @@ class ShardedFaissIndex:
         assert self.data_dir is not None
         path = self.data_dir / MANIFEST_NAME
         try:
-            manifest = json.loads(path.read_bytes())
+            manifest = parse_json(path.read_bytes())
         except FileNotFoundError:
             raise _CorruptState("no manifest (fresh start)") from None
         except (OSError, ValueError) as exc:
@@ -858,7 +858,7 @@ class ShardedFaissIndex:
         if not isinstance(manifest, dict):
             raise _CorruptState("manifest is not an object")
         body = {key: value for key, value in manifest.items() if key != "digest"}
-        if manifest.get("digest") != _digest(json.dumps(body, sort_keys=True).encode()):
+        if manifest.get("digest") != _digest(dump_json_ascii(body, sort_keys=True).encode()):
             raise _CorruptState("manifest digest mismatch")
         for key, want in (("format", FORMAT_VERSION), ("dim", self.dim), ("shards", self.n_shards)):
             if manifest.get(key) != want:
@@ -884,7 +884,7 @@ class ShardedFaissIndex:
         ids_bytes = (d / entry["ids_file"]).read_bytes()
         if _digest(ids_bytes) != entry["ids_digest"]:
             raise _CorruptState(f"shard {s}: sidecar digest mismatch")
-        sidecar = json.loads(ids_bytes)
+        sidecar = parse_json(ids_bytes)
         blob = np.fromfile(d / entry["index_file"], dtype=np.uint8)
         want = entry["index_digest"]
         if _digest(blob) != want or sidecar["index_digest"] != want:  # type: ignore[arg-type]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -41,6 +40,7 @@ from gateway.core.model.events import EVERY_NAMESPACE
 from gateway.core.model.models import Layer, VectorItem
 from gateway.core.ports.ports import RecordStore, VectorIndex
 from gateway.core.screening import memo
+from stores.codec import dump_json_ascii, parse_json
 from stores.redis_client import connect, disconnect
 
 log = logging.getLogger("memgate.redis_changes")
@@ -216,7 +216,7 @@ class ReplicatedIndex:
             try:
                 if _s(fields[b"o"]) == self.origin:
                     continue
-                listed = json.loads(fields[b"i"])
+                listed = parse_json(fields[b"i"])
                 if _s(fields[b"op"]) == "d":
                     if not all(isinstance(mid, str) for mid in listed):
                         raise TypeError("ids are strings")
@@ -281,7 +281,7 @@ class ReplicatedIndex:
     ) -> None:
         assert self._r is not None
         args: list[str | bytes | int] = [MAXLEN, "op", op, "o", self.origin]
-        args += ["i", json.dumps(listed), "v", vectors]
+        args += ["i", dump_json_ascii(listed), "v", vectors]
         if kept:
             args += ["k", "1"]
         async with _mapped():

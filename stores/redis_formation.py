@@ -16,13 +16,12 @@ the formation area's slot (``<prefix>:{lx}:``)::
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
 
 from gateway.core.model.candidates import DueSession, SessionTurns
 from gateway.core.model.models import Turn, Zone
-from stores.codec import dump_json
+from stores.codec import dump_json, parse_json
 from stores.redis_client import s
 from stores.redis_ledger_base import RedisLedgerBase
 
@@ -170,7 +169,7 @@ return 0
 
 def _turn(row: str) -> Turn:
     _tid, body = row.split(SEP, 1)
-    d = json.loads(body)
+    d = parse_json(body)
     return Turn(d["i"], d["r"], d["c"], Zone.DIALOGUE, datetime.fromisoformat(d["at"]), d["m"])
 
 

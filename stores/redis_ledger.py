@@ -29,7 +29,6 @@ Growth: like the SQLite ledger, rows stay until erased, except the audit log, wh
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -37,7 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gateway.core.model.control import ERASURE_SKEW_S, KEPT_AUDIT_ACTIONS, AuditEntry
-from stores.codec import dump_json
+from stores.codec import dump_json, dump_json_ascii, parse_json
 from stores.redis_client import mapped, s
 from stores.redis_formation import RedisFormation
 from stores.redis_ledger_queues import RedisQueues
@@ -204,7 +203,7 @@ class RedisLedger(RedisQueues, RedisFormation):
                 for raw, d, dk in zip(rows, details, kept, strict=True):
                     if raw is None:
                         continue  # pruned meanwhile
-                    at, agent, action, ns, target = json.loads(raw)
+                    at, agent, action, ns, target = parse_json(raw)
                     if namespace and namespace not in ns.split(","):
                         continue
                     detail = s(d) if d is not None else s(dk) if dk is not None else ""
@@ -251,14 +250,14 @@ class RedisLedger(RedisQueues, RedisFormation):
             self._local.put(key, value)
             return
         async with mapped("ledger"):
-            await self._client().hset(self._base("s") + "kv", key, json.dumps(value))
+            await self._client().hset(self._base("s") + "kv", key, dump_json_ascii(value))
 
     async def get_setting(self, key: str) -> dict[str, Any] | None:
         if self._local is not None and key in self._local.keys:
             return self._local.get(key)
         async with mapped("ledger"):
             raw = await self._client().hget(self._base("s") + "kv", key)
-        return json.loads(raw) if raw is not None else None
+        return parse_json(raw) if raw is not None else None
 
     # ---- erasure
     async def scrub(self, memory_ids: Sequence[str]) -> None:

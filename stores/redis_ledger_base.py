@@ -8,11 +8,11 @@ lie in the same slot."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
+from stores.codec import dump_json_ascii, parse_json
 from stores.redis_client import connect, disconnect, mapped
 
 #: the areas, each one hash tag (one slot): audit, write aliases, settings, proposals, review
@@ -30,7 +30,7 @@ class LocalSettings:
 
     def get(self, key: str) -> dict[str, Any] | None:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = parse_json(self.path.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             return None
         value = data.get(key)
@@ -38,14 +38,14 @@ class LocalSettings:
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = parse_json(self.path.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             data = {}
         data[key] = value
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f)
+            f.write(dump_json_ascii(data))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, self.path)

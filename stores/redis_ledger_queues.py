@@ -18,14 +18,13 @@ Keys (``P``/``R``/``F`` = ``<prefix>:{lp}:``, ``{lr}:``, ``{lf}:``; ``T`` = ``<p
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from gateway.core.model import commands
 from gateway.core.model.control import PendingFact, Proposal, ReviewItem, TaskStep
-from stores.codec import dump_json
+from stores.codec import dump_json, parse_json
 from stores.redis_client import mapped, s
 from stores.redis_ledger_base import RedisLedgerBase
 
@@ -316,7 +315,7 @@ class RedisQueues(RedisLedgerBase):
             pid, proposer, raw, state, decided_by, reason, created, memory_id = map(
                 s, flat[i : i + 8]
             )
-            data = json.loads(raw)
+            data = parse_json(raw)
             kind = "turn" if data.get("layer") == "working" else "memory"
             item = commands.decode(kind, data)
             assert isinstance(item, commands.MemoryWrite | commands.TurnAppend)
@@ -390,8 +389,8 @@ class RedisQueues(RedisLedgerBase):
             r["namespace"],
             r["fact_key"],
             r["fact"],
-            json.loads(r["sessions"]),
-            json.loads(r["evidence"]),
+            parse_json(r["sessions"]),
+            parse_json(r["evidence"]),
             float(r["confidence"]),
             r["promoted_to"],
         )

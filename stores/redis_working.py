@@ -22,7 +22,6 @@ closed); timeouts are never retried, so a slow server cannot make ``take_oldest`
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -36,6 +35,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.core.model.errors import BackendUnavailable, InvalidArgument
 from gateway.core.model.models import Turn, Zone
+from stores.codec import dump_json, parse_json
 
 KEY_PREFIX = "mg:wm"
 ZONES: tuple[Zone, ...] = tuple(Zone)  # KEYS[3 + i] of every script is the list of ZONES[i]
@@ -161,21 +161,19 @@ def _utc(at: datetime) -> datetime:
 
 
 def _encode(turn: Turn) -> str:
-    return json.dumps(
+    return dump_json(
         {
             "id": turn.id,
             "role": turn.role,
             "content": turn.content,
             "at": _utc(turn.at).isoformat(),
             "metadata": dict(turn.metadata),
-        },
-        ensure_ascii=False,
-        separators=(",", ":"),
+        }
     )
 
 
 def _decode(raw: bytes, zone: Zone) -> Turn:
-    d = json.loads(raw)
+    d = parse_json(raw)
     return Turn(
         id=d["id"],
         role=d["role"],

@@ -3,7 +3,6 @@ per session how far mining got and when the last turn came (for the idle trigger
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -12,6 +11,7 @@ from typing import Any, TypeVar
 
 from gateway.core.model.candidates import DueSession, SessionTurns
 from gateway.core.model.models import Turn, Zone
+from stores.codec import dump_json_spaced, parse_json
 from stores.sqlite_base import SqliteDb
 
 T = TypeVar("T")
@@ -53,7 +53,7 @@ class FormationRecords:
                         t.role,
                         t.content,
                         t.at.isoformat(),
-                        json.dumps(t.metadata, ensure_ascii=False),
+                        dump_json_spaced(t.metadata),
                     )
                     for t in turns
                 ],
@@ -85,7 +85,7 @@ class FormationRecords:
 
         after, rows = await self._db.read(run)
         turns = [
-            Turn(r[1], r[2], r[3], Zone.DIALOGUE, datetime.fromisoformat(r[4]), json.loads(r[5]))
+            Turn(r[1], r[2], r[3], Zone.DIALOGUE, datetime.fromisoformat(r[4]), parse_json(r[5]))
             for r in rows
         ]
         last = rows[-1][0] if rows else after

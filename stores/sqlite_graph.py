@@ -24,7 +24,6 @@ Times are integer microseconds since the epoch (UTC) and come back timezone-awar
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
@@ -45,7 +44,7 @@ from gateway.core.model.models import (
     scoped_id,
     valid_relation_type,
 )
-from stores.codec import dump_json, from_micros, to_micros
+from stores.codec import dump_json, from_micros, parse_json, to_micros
 from stores.sqlite_base import SqliteBacked, SqliteDb, chunks, marks
 
 _SCHEMA = """
@@ -174,7 +173,7 @@ def _event_of(row: Sequence[Any]) -> Event:
         user_id=user,
         session_id=session,
         task_id=task,
-        entities=json.loads(entities),
+        entities=parse_json(entities),
     )
 
 
@@ -378,7 +377,7 @@ class SqliteEpisodicGraph(SqliteBacked):
                 type_,
                 NodeRef(NodeKind(dk), di),
                 from_micros(at),
-                tuple(sorted(json.loads(props).items())),
+                tuple(sorted(parse_json(props).items())),
             )
             for sk, si, type_, dk, di, at, props in rows
         ]

@@ -5,7 +5,6 @@ awaiting their second confirmation, batch-task steps, and the turns waiting to b
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -22,7 +21,7 @@ from gateway.core.model.control import (
     ReviewItem,
     TaskStep,
 )
-from stores.codec import dump_json
+from stores.codec import dump_json, dump_json_ascii, parse_json
 from stores.sqlite_base import SqliteBacked, SqliteDb, chunks, marks
 from stores.sqlite_formation import FORMATION_SCHEMA, FormationRecords
 
@@ -318,7 +317,7 @@ class SqliteLedger(FormationRecords, SqliteBacked):
         )
         out = []
         for r in rows:
-            data = json.loads(r[2])
+            data = parse_json(r[2])
             kind = "turn" if data.get("layer") == "working" else "memory"
             item = commands.decode(kind, data)
             assert isinstance(item, commands.MemoryWrite | commands.TurnAppend)
@@ -379,7 +378,7 @@ class SqliteLedger(FormationRecords, SqliteBacked):
     async def put_setting(self, key: str, value: dict[str, Any]) -> None:
         await self._run(
             lambda c: c.execute(
-                "INSERT OR REPLACE INTO settings_kv VALUES (?,?)", (key, json.dumps(value))
+                "INSERT OR REPLACE INTO settings_kv VALUES (?,?)", (key, dump_json_ascii(value))
             )
         )
 
@@ -387,7 +386,7 @@ class SqliteLedger(FormationRecords, SqliteBacked):
         row = await self._db.read(
             lambda c: c.execute("SELECT value FROM settings_kv WHERE key=?", (key,)).fetchone()
         )
-        return json.loads(row[0]) if row else None
+        return parse_json(row[0]) if row else None
 
     # ---- pending facts (two-confirmation promotion)
     async def see_fact(
@@ -423,7 +422,7 @@ class SqliteLedger(FormationRecords, SqliteBacked):
                         namespace,
                         fact_key,
                         fact,
-                        json.dumps(sessions),
+                        dump_json_ascii(sessions),
                         dump_json(ev),
                         conf,
                         "",
@@ -432,14 +431,15 @@ class SqliteLedger(FormationRecords, SqliteBacked):
                 )
             else:
                 rid, promoted = row[0], row[4]
-                sessions = json.loads(row[1])
+                sessions = parse_json(row[1])
                 if session_id and session_id not in sessions:
                     sessions.append(session_id)
-                ev = json.loads(row[2]) + [e for e in evidence if e not in json.loads(row[2])]
+                seen = parse_json(row[2])
+                ev = seen + [e for e in evidence if e not in seen]
                 conf = max(row[3], confidence)
                 c.execute(
                     "UPDATE pending_facts SET sessions=?, evidence=?, confidence=? WHERE id=?",
-                    (json.dumps(sessions), dump_json(ev), conf, rid),
+                    (dump_json_ascii(sessions), dump_json(ev), conf, rid),
                 )
             return PendingFact(rid, namespace, fact_key, fact, sessions, ev, conf, promoted)
 
@@ -456,7 +456,7 @@ class SqliteLedger(FormationRecords, SqliteBacked):
         if not row:
             return None
         return PendingFact(
-            row[0], row[1], row[2], row[3], json.loads(row[4]), json.loads(row[5]), row[6], row[7]
+            row[0], row[1], row[2], row[3], parse_json(row[4]), parse_json(row[5]), row[6], row[7]
         )
 
     async def mark_promoted(self, pid: str, memory_id: str) -> None:

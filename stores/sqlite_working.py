@@ -17,7 +17,6 @@ blocks on disk I/O and every operation is serialised. ``clock`` is injectable fo
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 import time
@@ -28,7 +27,7 @@ from typing import TypeVar
 
 from gateway.core.model.errors import BackendUnavailable, InvalidArgument
 from gateway.core.model.models import Turn, Zone
-from stores.codec import dump_json
+from stores.codec import dump_json, dump_json_ascii, parse_json
 from stores.sqlite_base import SqliteDb
 
 T = TypeVar("T")
@@ -400,7 +399,7 @@ class SqliteWorkingStore:
             db.execute(
                 "DELETE FROM wm_state WHERE namespace = ? AND session_id = ? "
                 "AND key IN (SELECT value FROM json_each(?))",
-                (ns, sid, json.dumps(list(remove))),
+                (ns, sid, dump_json_ascii(list(remove))),
             )
         return self._read_state(db, ns, sid)
 
@@ -444,5 +443,5 @@ class SqliteWorkingStore:
             content=content,
             zone=Zone(zone),
             at=_parse_at(at),
-            metadata=json.loads(metadata),
+            metadata=parse_json(metadata),
         )

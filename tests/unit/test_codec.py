@@ -12,7 +12,17 @@ from hypothesis import strategies as st
 from gateway.client.wire import when
 from gateway.core.model.models import Layer, Status
 from memgate.v1 import memgate_pb2 as pb
-from stores.codec import LAYER_OF, STATUS_OF, dump_json, from_micros, load_json, to_micros
+from stores.codec import (
+    LAYER_OF,
+    STATUS_OF,
+    dump_json,
+    dump_json_ascii,
+    dump_json_spaced,
+    from_micros,
+    load_json,
+    parse_json,
+    to_micros,
+)
 
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text() | st.floats(allow_nan=False),
@@ -40,6 +50,56 @@ def test_load_json_refuses_what_json_loads_refuses(text: str) -> None:
 
 def test_load_json_gives_the_default_for_nothing() -> None:
     assert load_json("", {}) == {} and load_json(None, []) == []
+
+
+#: a value with what the three JSON formats differ on: key order, non-ASCII, escapes, spacing
+_VALUE = {"b": ["é", "用户", 1, 2.5, None, True], "a": {"z": 'x"y', "k": "\n"}}
+
+
+@pytest.mark.parametrize(
+    ("encoded", "pinned"),
+    [
+        (dump_json(_VALUE), r'{"b":["é","用户",1,2.5,null,true],"a":{"z":"x\"y","k":"\n"}}'),
+        (
+            dump_json(_VALUE, sort_keys=True),
+            r'{"a":{"k":"\n","z":"x\"y"},"b":["é","用户",1,2.5,null,true]}',
+        ),
+        (
+            dump_json_ascii(_VALUE),
+            r'{"b": ["\u00e9", "\u7528\u6237", 1, 2.5, null, true], "a": {"z": "x\"y", "k": "\n"}}',
+        ),
+        (
+            dump_json_ascii(_VALUE, sort_keys=True),
+            r'{"a": {"k": "\n", "z": "x\"y"}, "b": ["\u00e9", "\u7528\u6237", 1, 2.5, null, true]}',
+        ),
+        (
+            dump_json_spaced(_VALUE),
+            r'{"b": ["é", "用户", 1, 2.5, null, true], "a": {"z": "x\"y", "k": "\n"}}',
+        ),
+    ],
+    ids=["compact", "compact-sorted", "ascii", "ascii-sorted", "spaced"],
+)
+def test_each_json_format_keeps_its_bytes(encoded: str, pinned: str) -> None:
+    """What the stores wrote before stays what they write: Redis Lua scripts compare stored JSON
+    strings, the vector index's digests cover the encoded manifest and sidecars, and rows
+    written by an older memgate are read and rewritten beside new ones."""
+    assert encoded.encode() == pinned.encode()
+
+
+@given(_JSON, st.booleans())
+def test_each_json_format_is_the_json_dumps_call_it_replaced(value: object, sort: bool) -> None:
+    compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort)
+    assert dump_json(value, sort_keys=sort) == compact
+    assert dump_json_ascii(value, sort_keys=sort) == json.dumps(value, sort_keys=sort)
+    assert dump_json_spaced(value) == json.dumps(value, ensure_ascii=False)
+    assert parse_json(dump_json_ascii(value).encode()) == parse_json(dump_json(value))
+
+
+def test_parse_json_refuses_empty_text() -> None:
+    with pytest.raises(json.JSONDecodeError):
+        parse_json("")
+    with pytest.raises(json.JSONDecodeError):
+        parse_json(b"{")
 
 
 @given(st.integers(min_value=-(10**16), max_value=253_402_300_799_999_999))

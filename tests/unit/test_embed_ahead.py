@@ -3,32 +3,15 @@ failed look-ahead is redone rather than lost."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pytest
 
 from gateway.core.apply.embed_ahead import EmbedAhead
-from gateway.embedding.hashed import HashEmbedder
-
-
-class Counting:
-    def __init__(self, fail: bool = False) -> None:
-        self.inner = HashEmbedder()
-        self.name, self.dim = self.inner.name, self.inner.dim
-        self.calls: list[list[str]] = []
-        self.fail = fail
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        self.calls.append(list(texts))
-        if self.fail:
-            self.fail = False
-            raise RuntimeError("model crashed")
-        return self.inner.embed(texts)
+from tests.fakes.embedder import CountingEmbedder
 
 
 async def test_ahead_rows_are_reused_and_only_the_rest_is_embedded() -> None:
-    emb = Counting()
+    emb = CountingEmbedder()
     ahead = EmbedAhead(emb)
     ahead.start([("w1", "alpha"), ("w2", "beta")])
     got = await ahead.vectors([("w1", "alpha"), ("w2", "beta"), ("w3", "gamma")])
@@ -37,7 +20,7 @@ async def test_ahead_rows_are_reused_and_only_the_rest_is_embedded() -> None:
 
 
 async def test_unused_or_failed_look_ahead_is_redone() -> None:
-    emb = Counting(fail=True)
+    emb = CountingEmbedder(failures=1)
     ahead = EmbedAhead(emb)
     ahead.start([("w1", "alpha")])
     got = await ahead.vectors([("w1", "alpha")])
@@ -51,7 +34,7 @@ async def test_unused_or_failed_look_ahead_is_redone() -> None:
 
 @pytest.mark.parametrize("n", [1, 5])
 async def test_order_is_kept(n: int) -> None:
-    emb = Counting()
+    emb = CountingEmbedder()
     ahead = EmbedAhead(emb)
     items = [(f"w{i}", f"text {i}") for i in range(n)]
     ahead.start(items[::2])

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from gateway.embedding import (
     MiniLMEmbedder,
     build_embedder,
 )
+from tests.fakes.embedder import CountingEmbedder
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = REPO_ROOT / "tests" / "data" / "minilm_golden"
@@ -248,24 +248,8 @@ def test_hash_embedder_identical_texts_identical_vectors():
 # --------------------------------------------------------------------------- CachedEmbedder
 
 
-class _CountingEmbedder:
-    """Inner embedder that records every call."""
-
-    def __init__(self) -> None:
-        self.inner = HashEmbedder()
-        self.name = "counting"
-        self.dim = self.inner.dim
-        self.calls: list[list[str]] = []
-        self._lock = threading.Lock()
-
-    def embed(self, texts):
-        with self._lock:
-            self.calls.append(list(texts))
-        return self.inner.embed(texts)
-
-
 def test_cached_embedder_hits_misses_and_single_inner_call():
-    inner = _CountingEmbedder()
+    inner = CountingEmbedder()
     cached = CachedEmbedder(inner, max_entries=16)
     assert isinstance(cached, Embedder)
     assert cached.name == "counting" and cached.dim == 384
@@ -318,7 +302,7 @@ def test_cached_embedder_results_cannot_corrupt_cache():
 
 
 def test_cached_embedder_lru_eviction():
-    inner = _CountingEmbedder()
+    inner = CountingEmbedder()
     cached = CachedEmbedder(inner, max_entries=2)
     cached.embed(["a", "b"])
     cached.embed(["a"])  # a is now most recently used
@@ -333,7 +317,7 @@ def test_cached_embedder_lru_eviction():
 
 
 def test_cached_embedder_thread_safety():
-    inner = _CountingEmbedder()
+    inner = CountingEmbedder()
     cached = CachedEmbedder(inner, max_entries=64)
     texts = [f"text number {i}" for i in range(100)]
     expected = HashEmbedder().embed(texts)

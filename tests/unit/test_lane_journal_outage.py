@@ -1,38 +1,37 @@
-"""An apply lane outlives a shared journal whose server is down for a while (Redis restart):
-it keeps retrying, then applies what was acknowledged."""
+"""An apply lane outlives a journal whose server is down for a while (a Redis restart, played
+by the embedded journal failing its calls): it keeps retrying, then applies what was
+acknowledged."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from pathlib import Path
 
 from gateway.core.journal.lanes import Lane
 from gateway.core.model.commands import MemoryWrite
-from gateway.core.model.control import JournalEntry
+from gateway.core.model.control import EntryState, JournalEntry, NewEntry
 from gateway.core.model.errors import BackendUnavailable
 from gateway.core.model.models import Layer
+from stores.sqlite_journal import SqliteJournal
 
 
-class FlakyJournal:
-    """Reads fail ``failures`` times with ``error``; marking an entry dead fails
-    ``dead_failures`` times (its store down meanwhile)."""
-
-    shared = True
-    idle_poll_s = 0.01
-    pending_count = 1
+class FlakyJournal(SqliteJournal):
+    """The embedded journal, whose reads fail ``failures`` times with ``error`` and whose marking
+    an entry dead fails ``dead_failures`` times (its store down meanwhile)."""
 
     def __init__(
         self,
+        path: Path,
         failures: int,
         error: Exception | None = None,
         dead_failures: int = 0,
     ) -> None:
+        super().__init__(path)
         self.failures = failures
         self.error = error or BackendUnavailable("redis", "journal: connection refused")
         self.dead_failures = dead_failures
-        self.entries = [JournalEntry(1, "w1", "a", MemoryWrite("user/u", Layer.SEMANTIC, "x"))]
-        self.applied: list[int] = []
-        self.dead: list[int] = []
 
     async def pending(
         self, limit: int, kinds: Sequence[str] = (), after: int = 0
@@ -40,48 +39,72 @@ class FlakyJournal:
         if self.failures:
             self.failures -= 1
             raise self.error
-        done = set(self.applied) | set(self.dead)
-        return [e for e in self.entries if e.seq > after and e.seq not in done]
-
-    async def mark_applied(self, seqs: Sequence[int]) -> None:
-        self.applied += seqs
+        return await super().pending(limit, kinds, after)
 
     async def mark_dead(self, seq: int, error: str) -> None:
         if self.dead_failures:
             self.dead_failures -= 1
             raise BackendUnavailable("sqlite", "journal: disk I/O error")
-        self.dead.append(seq)
+        await super().mark_dead(seq, error)
 
 
-async def test_a_lane_survives_an_unreadable_journal() -> None:
-    journal = FlakyJournal(failures=3)
+@contextlib.asynccontextmanager
+async def _journal(journal: FlakyJournal, *contents: str) -> AsyncIterator[list[int]]:
+    """``journal`` started, holding a memory write of each of ``contents``; yields their seqs."""
+    await journal.start()
+    try:
+        accepted = await journal.append(
+            [
+                NewEntry(f"w{i}", "a", "", MemoryWrite("user/u", Layer.SEMANTIC, content))
+                for i, content in enumerate(contents, 1)
+            ]
+        )
+        yield [a.seq for a in accepted]
+    finally:
+        await journal.close()
+
+
+async def _states(journal: FlakyJournal, seqs: list[int]) -> list[int]:
+    got = await journal.states(seqs)
+    return [got[seq] for seq in seqs]
+
+
+async def _applied(journal: FlakyJournal, seqs: list[int]) -> bool:
+    return all(state == EntryState.APPLIED for state in await _states(journal, seqs))
+
+
+async def _settled(journal: FlakyJournal, seqs: list[int]) -> bool:
+    return EntryState.PENDING not in await _states(journal, seqs)
+
+
+async def _until(check: Callable[[], Awaitable[bool]]) -> None:
+    for _ in range(200):
+        if await check():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+async def test_a_lane_survives_an_unreadable_journal(tmp_path: Path) -> None:
+    journal = FlakyJournal(tmp_path / "j.db", failures=3)
     applied: list[str] = []
 
     async def apply(entries: Sequence[JournalEntry], upcoming: object) -> None:
         applied.extend(e.write_id for e in entries)
 
-    lane = Lane("memories", ("memory",), journal, apply, batch=10)  # type: ignore[arg-type]
-    lane.start()
-    try:
-        for _ in range(200):
-            if journal.applied:
-                break
-            await asyncio.sleep(0.05)
-        assert applied == ["w1"] and journal.applied == [1]
-        assert lane._task is not None and not lane._task.done()
-    finally:
-        await lane.close()
+    async with _journal(journal, "x") as seqs:
+        lane = Lane("memories", ("memory",), journal, apply, batch=10)
+        lane.start()
+        try:
+            await _until(lambda: _applied(journal, seqs))
+            assert applied == ["w1"] and journal.failures == 0
+            assert lane._task is not None and not lane._task.done()
+        finally:
+            await lane.close()
 
 
-async def _until(check: object, lane: Lane) -> None:
-    for _ in range(200):
-        if check():  # type: ignore[operator]
-            return
-        await asyncio.sleep(0.05)
-
-
-async def test_a_lane_outlives_any_error_reading_the_journal_and_says_why() -> None:
-    journal = FlakyJournal(3, ValueError("journal entry 1: payload is not JSON"))
+async def test_a_lane_outlives_any_error_reading_the_journal_and_says_why(tmp_path: Path) -> None:
+    journal = FlakyJournal(tmp_path / "j.db", 3, ValueError("journal entry 1: payload is not JSON"))
     applied: list[str] = []
     errors: list[str] = []
 
@@ -89,32 +112,32 @@ async def test_a_lane_outlives_any_error_reading_the_journal_and_says_why() -> N
         errors.append(lane.last_error)
         applied.extend(e.write_id for e in entries)
 
-    lane = Lane("memories", ("memory",), journal, apply, batch=10)  # type: ignore[arg-type]
-    lane.start()
-    try:
-        await _until(lambda: journal.applied, lane)
-        assert applied == ["w1"] and journal.applied == [1]
-        assert errors == ["ValueError: journal entry 1: payload is not JSON"]  # while retrying
-        assert lane.last_error == "" and lane._task is not None and not lane._task.done()
-    finally:
-        await lane.close()
+    async with _journal(journal, "x") as seqs:
+        lane = Lane("memories", ("memory",), journal, apply, batch=10)
+        lane.start()
+        try:
+            await _until(lambda: _applied(journal, seqs))
+            assert applied == ["w1"]
+            assert errors == ["ValueError: journal entry 1: payload is not JSON"]  # while retrying
+            assert lane.last_error == "" and lane._task is not None and not lane._task.done()
+        finally:
+            await lane.close()
 
 
-async def test_a_poison_entry_is_marked_dead_once_its_journal_is_back() -> None:
-    journal = FlakyJournal(0, dead_failures=2)
-    journal.entries.append(
-        JournalEntry(2, "w2", "a", MemoryWrite("user/u", Layer.SEMANTIC, "fine"))
-    )
+async def test_a_poison_entry_is_marked_dead_once_its_journal_is_back(tmp_path: Path) -> None:
+    journal = FlakyJournal(tmp_path / "j.db", 0, dead_failures=2)
 
     async def apply(entries: Sequence[JournalEntry], upcoming: object) -> None:
-        if any(e.seq == 1 for e in entries):
+        if any(e.write_id == "w1" for e in entries):
             raise RuntimeError("cannot be applied")
 
-    lane = Lane("memories", ("memory",), journal, apply, batch=10)  # type: ignore[arg-type]
-    lane.start()
-    try:
-        await _until(lambda: journal.applied, lane)
-        assert journal.dead == [1] and journal.applied == [2]
-        assert lane._task is not None and not lane._task.done()
-    finally:
-        await lane.close()
+    async with _journal(journal, "poison", "fine") as seqs:
+        lane = Lane("memories", ("memory",), journal, apply, batch=10)
+        lane.start()
+        try:
+            await _until(lambda: _settled(journal, seqs))
+            assert await _states(journal, seqs) == [EntryState.DEAD, EntryState.APPLIED]
+            assert journal.dead_failures == 0
+            assert lane._task is not None and not lane._task.done()
+        finally:
+            await lane.close()
