@@ -352,14 +352,14 @@ async def _startup(args: argparse.Namespace) -> None:
         await _load_neo4j(args, tag)
         with tempfile.TemporaryDirectory() as tmp:
             prefix = f"mgbench-{uuid.uuid4().hex[:8]}"
-            for mode in args.modes.split(","):
+            for mode in filter(None, args.modes.split(",")):
                 print(f"== {mode}: {args.replicas} replicas side by side", flush=True)
                 out[mode] = _gateway_mode(args, mode, Path(tmp), prefix)
     else:
         db = Path(args.data_dir) / f"{tag}.db"
         db.parent.mkdir(parents=True, exist_ok=True)
         await _load_sqlite(args, db, tag)
-        for mode in args.modes.split(","):
+        for mode in filter(None, args.modes.split(",")):
             print(f"== {mode}", flush=True)
             out[mode] = _run_child(args, mode, db)
     backend = "Neo4j + Redis, gateways" if args.neo4j_uri else "embedded SQLite, index alone"

@@ -287,8 +287,8 @@ class Settings:
             problems.append("shards must be >= 1")
         if self.vectors not in ("auto", "full", "on_demand"):
             problems.append("vectors must be 'auto', 'full' or 'on_demand'")
-        if self.vector_cache_mb < 16:
-            problems.append("vector_cache_mb must be >= 16")
+        if self.vector_cache_mb < 1:
+            problems.append("vector_cache_mb must be >= 1")
         if self.embedder not in EMBEDDER_KINDS:
             problems.append("embedder must be one of " + ", ".join(map(repr, EMBEDDER_KINDS)))
         if self.embed_threads < 0:

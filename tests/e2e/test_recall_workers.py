@@ -131,9 +131,12 @@ def test_a_write_is_found_by_a_worker_the_moment_it_is_applied(two: Running) -> 
         mid = c.write(
             ns, "semantic", f"the password hint mentions {word} and nothing else", wait=True
         )
-        # every worker's index holds it already (the lexical side alone would find it anyway)
-        here = two.run(two.gw.service.stores.index.count())
-        assert two.run(two.pool.vectors()) == [here, here], f"write {i}"
+        # every worker's index holds it already (the lexical side alone would find it anyway);
+        # vectors loaded on demand (the default with Neo4j): each holds what it recalled, and
+        # reads a namespace it does not hold from the records (tests/contract/test_vector_cache)
+        if not two.gw.service.stores.index.on_demand():
+            here = two.run(two.gw.service.stores.index.count())
+            assert two.run(two.pool.vectors()) == [here, here], f"write {i}"
         found = two.by_worker(RecallQuery(f"which hint mentions {word}", (ns,), top_k=3))
         assert mid in ids(found), f"write {i} not seen by the worker"
 
@@ -152,8 +155,9 @@ def test_forget_and_erasure_reach_the_workers(two: Running) -> None:
         time.sleep(0.1)
     assert keep in ids(two.by_worker(q))
     c.forget_namespace(ns, reason="test", wait=True)
-    here = two.run(two.gw.service.stores.index.count())
-    assert two.run(two.pool.vectors()) == [here, here]  # the erased vectors are gone there too
+    if not two.gw.service.stores.index.on_demand():  # else each holds what it recalled
+        here = two.run(two.gw.service.stores.index.count())
+        assert two.run(two.pool.vectors()) == [here, here]  # the erased vectors are gone there too
     # and no text: the workers' memos and embedder caches (queries, recalled memories) emptied
     assert two.run(two.pool.held_by_workers()) == [0, 0]
     for _ in range(2):  # both workers (least busy first: each is asked in turn)
