@@ -309,6 +309,7 @@ def _gateway_mode(args: argparse.Namespace, mode: str, root: Path, prefix: str) 
         "MEMGATE_VECTORS": mode,
         "MEMGATE_VECTOR_CACHE_MB": str(args.budget_mb),
         "MEMGATE_RECALL_PROCESSES": "0",
+        "MEMGATE_SLOT_BACKFILL": "0",  # a start-up pass over every stored vector, once
         "MEMGATE_RECALL_CACHE_TTL_S": "0",  # the second recall reaches the index again
     }
     from concurrent.futures import ThreadPoolExecutor
