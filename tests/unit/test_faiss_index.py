@@ -707,3 +707,36 @@ async def test_a_large_partition_searches_approximately_and_stays_correct(
     check_consistent(again)
     assert await again.count() == await index.count()
     assert (await again.search(-vectors[1], ["big"], 1))[0][0] == "big-semantic-1"
+
+
+async def test_changes_made_while_a_partition_trains_are_kept(
+    rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The training runs outside the locks: what was written and deleted meanwhile reaches the
+    trained index before it replaces the flat one."""
+    monkeypatch.setattr(fi, "APPROX_MIN", 1 << 40)  # stays flat while it is filled
+    vectors = clustered(rng, 3000)
+    index = ShardedFaissIndex(None, dim=DIM, shards=2)
+    items = items_for("big", Layer.SEMANTIC, vectors)
+    await index.upsert(items[:2500])
+    shard = index._shards[index.shard_of("big")]
+    (part,) = shard.parts["big"].values()
+    copied, fids = fi._contents(part.index)
+    seen = part.changes
+    trained = fi._approximate(copied, fids)
+    await index.upsert(items[2500:])  # meanwhile: 500 more, 100 gone, one moved
+    await index.delete([f"big-semantic-{i}" for i in range(100)])
+    await index.upsert([VectorItem("big-semantic-200", "big", Layer.SEMANTIC, -vectors[200])])
+    with shard.lock:
+        part.swap(trained, fids, seen)
+    assert not part.flat
+    check_consistent(index)
+    assert part.index.ntotal == 2900
+    got, _ = fi._contents(part.index)
+    assert got.shape == (2900, DIM)
+    hits = await index.search(-vectors[200], ["big"], 1)
+    assert hits[0][0] == "big-semantic-200"
+    assert not {m for m, _ in await index.search(vectors[5], ["big"], 50)} & {
+        f"big-semantic-{i}" for i in range(100)
+    }
+    assert "big-semantic-2999" in {m for m, _ in await index.search(vectors[2999], ["big"], 3)}
