@@ -391,7 +391,7 @@ def _affinity(args: argparse.Namespace) -> None:
     """Replicas' LRU caches under round robin vs namespace affinity (simulated, same policy)."""
     rng = np.random.default_rng(3)
     sizes = np.maximum(1, rng.zipf(1.6, args.namespaces) * 20).clip(max=20_000)
-    per_vector = 384 * 4 + 160
+    per_vector = 384 * 4 + 700  # as stores/vector_cache.py counts
     budget = args.budget_mb * 2**20
     popularity = 1.0 / np.arange(1, args.namespaces + 1) ** args.skew
     popularity /= popularity.sum()

@@ -153,7 +153,8 @@ class Settings:
     #: them and evicted least recently used past ``vector_cache_mb`` (``stores/vector_cache.py``);
     #: "auto" = on_demand with Neo4j records, full on the embedded default
     vectors: str = "auto"
-    #: on_demand: the memory the held vectors may take (384-d: ~1.7 KB a vector, ~1.2M in 2 GB)
+    #: on_demand: the memory the held vectors may take (384-d: ~2.2 KB a vector with its id:
+    #: ~950k vectors in 2 GB)
     vector_cache_mb: int = 2048
     #: on_demand: namespaces loaded at start and never evicted (comma-separated)
     vector_pinned: str = "global"

@@ -139,7 +139,7 @@ async def test_fill_index_on_a_cache_only_empties_it(records: RecordStore) -> No
 
 
 async def test_eviction_past_the_budget_then_a_fresh_reload(records: RecordStore) -> None:
-    # 1 MB holds ~4,700 16-d vectors (224 B each, ids counted): three of 2,000 cannot all stay
+    # 1 MB holds ~1,370 16-d vectors (764 B each, ids counted): three of 2,000 cannot all stay
     spaces = [ns_name(f"n{i}") for i in range(3)]
     for i, ns in enumerate(spaces):
         await put(records, ns, 2000, seed=10 + i)

@@ -18,7 +18,7 @@ from tests.e2e.gateways import fleet
 
 pytestmark = pytest.mark.timeout(300)
 
-#: 1 MB holds ~600 384-d vectors: three namespaces of 250 cannot stay together
+#: 1 MB holds ~470 384-d vectors (2.2 KB each): three namespaces of 250 cannot stay together
 PER_NAMESPACE = 250
 WORDS = ["harbour", "lantern", "violin", "orchard", "glacier", "tram", "bakery", "comet", "falcon", "meadow"]
 
