@@ -86,6 +86,17 @@ def _noised(base: np.ndarray, n: int, rng: np.random.Generator, noise: float) ->
     return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
 
 
+def _mixed(
+    x: np.ndarray, base: np.ndarray, rng: np.random.Generator, args: argparse.Namespace
+) -> np.ndarray:
+    """``--mix m``: each vector also takes ``m`` of a second turn (texts on two topics): fewer,
+    looser clusters, a harder case for an inverted file."""
+    if not args.mix:
+        return x
+    y = x + args.mix * _noised(base, len(x), rng, args.noise)
+    return (y / np.linalg.norm(y, axis=1, keepdims=True)).astype(np.float32)
+
+
 async def _ann(args: argparse.Namespace) -> None:
     import stores.faiss_index as fi
 
@@ -94,10 +105,10 @@ async def _ann(args: argparse.Namespace) -> None:
     order = rng.permutation(len(turns))
     held = turns[order[: len(turns) // 5]]  # query topics never stored as such
     stored = turns[order[len(turns) // 5 :]]
-    queries = _noised(held, args.queries, rng, args.noise)
+    queries = _mixed(_noised(held, args.queries, rng, args.noise), held, rng, args)
     rows = []
     for size in [int(s) for s in args.sizes.split(",")]:
-        vectors = _noised(stored, size, rng, args.noise)
+        vectors = _mixed(_noised(stored, size, rng, args.noise), stored, rng, args)
         items = [VectorItem(f"m{i}", "global", Layer.SEMANTIC, v) for i, v in enumerate(vectors)]
         exact = [set(np.argsort(-(vectors @ q))[:10].tolist()) for q in queries]
         for mode in ("flat", "auto"):
@@ -438,6 +449,7 @@ def main() -> None:
     a.add_argument("--sizes", default="10000,100000")
     a.add_argument("--queries", type=int, default=200)
     a.add_argument("--noise", type=float, default=0.75)
+    a.add_argument("--mix", type=float, default=0.0)
     for name in ("startup", "_child"):
         s = sub.add_parser(name)
         s.add_argument("--memories", type=int, default=100_000)
