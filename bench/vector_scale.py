@@ -395,6 +395,78 @@ async def _startup(args: argparse.Namespace) -> None:
               f"p50 {np.percentile(cold, 50) * 1000:.1f} ms")  # fmt: skip
 
 
+# -- one namespace -----------------------------------------------------------------------------
+
+
+async def _onens(args: argparse.Namespace) -> None:
+    """Recall through the gateway over one namespace of N dialogue turns (hash embedder; written
+    straight into the embedded record store, as the gateway stores them), p50 beside 10k."""
+    from dataclasses import replace
+
+    from bench.recall_eval import backend_settings
+    from bench.recall_speed import questions, turns
+    from bench.serving import gateway_process
+    from gateway.client import GatewayClient
+    from gateway.core.apply import dialogue
+    from gateway.embedding.hashed import HashEmbedder
+    from stores.sqlite_records import SqliteRecordStore
+
+    emb = HashEmbedder(384)
+    qs = questions(args.queries)
+    rows = []
+    for size in [int(x) for x in args.sizes.split(",")]:
+        with tempfile.TemporaryDirectory(prefix="memgate-onens-") as tmp:
+            store = SqliteRecordStore(Path(tmp) / "records.db")
+            await store.start()
+            t0 = time.perf_counter()
+            source = turns(size)
+            for start in range(0, size, 5000):
+                part = source[start : start + 5000]
+                mems = [
+                    Memory(
+                        id=f"t{start + i:08d}",
+                        namespace="user/speed",
+                        layer=Layer.EPISODIC,
+                        content=t["content"],
+                        source_session=t["session_id"],
+                        event_time=t["event_time"],
+                        metadata=t["metadata"],
+                    )
+                    for i, t in enumerate(part)
+                ]
+                said = [
+                    dialogue.said(m.layer, m.source_session, m.content, m.metadata) for m in mems
+                ]
+                vectors = emb.embed(said)
+                await store.put(
+                    [m.with_changes(embedding=v) for m, v in zip(mems, vectors, strict=True)]
+                )
+                if (start // 5000) % 20 == 19:
+                    print(f"  {start + len(part):,} turns written", flush=True)
+            await store.close()
+            load = time.perf_counter() - t0
+            settings = replace(backend_settings("embedded", Path(tmp), "hash"), recall_processes=0)
+            t0 = time.perf_counter()
+            with gateway_process(settings, timeout_s=3600) as address:
+                start_s = time.perf_counter() - t0
+                with GatewayClient(address, agent_id="master", timeout=120) as c:
+                    for q in qs[:5]:
+                        c.recall(q, namespaces=["user/speed"], top_k=10)
+                    times = []
+                    for q in qs:
+                        t = time.perf_counter()
+                        c.recall(q, namespaces=["user/speed"], top_k=10)
+                        times.append(time.perf_counter() - t)
+            p50, p95, _ = _pcts(times)
+            row = {"memories": size, "recall_p50_ms": round(p50, 1), "p95_ms": round(p95, 1),
+                   "start_s": round(start_s, 1), "written_s": round(load, 1)}  # fmt: skip
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    if len(rows) > 1:
+        print(f"p50 at {rows[-1]['memories']:,} / p50 at {rows[0]['memories']:,}: "
+              f"{rows[-1]['recall_p50_ms'] / rows[0]['recall_p50_ms']:.2f}x")  # fmt: skip
+
+
 # -- affinity ----------------------------------------------------------------------------------
 
 
@@ -465,6 +537,9 @@ def main() -> None:
         s.add_argument("--data-dir", default=str(Path(tempfile.gettempdir()) / "memgate-vs"))
         s.add_argument("--mode", default="full")
         s.add_argument("--db", default="")
+    o = sub.add_parser("onens")
+    o.add_argument("--sizes", default="10000,1000000")
+    o.add_argument("--queries", type=int, default=200)
     f = sub.add_parser("affinity")
     f.add_argument("--namespaces", type=int, default=20_000)
     f.add_argument("--recalls", type=int, default=200_000)
@@ -479,6 +554,8 @@ def main() -> None:
         asyncio.run(_startup(args))
     elif args.part == "_child":
         asyncio.run(_child(args))
+    elif args.part == "onens":
+        asyncio.run(_onens(args))
     else:
         _affinity(args)
 
