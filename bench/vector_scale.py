@@ -405,7 +405,8 @@ async def _onens(args: argparse.Namespace) -> None:
 
     from bench.recall_eval import backend_settings
     from bench.recall_speed import questions, turns
-    from bench.serving import gateway_process
+    from bench.serving import gateway_process, ready_gateway
+    from bench.stage_timer import StageTimer
     from gateway.client import GatewayClient
     from gateway.core.apply import dialogue
     from gateway.embedding.hashed import HashEmbedder
@@ -415,12 +416,16 @@ async def _onens(args: argparse.Namespace) -> None:
     qs = questions(args.queries)
     rows = []
     for size in [int(x) for x in args.sizes.split(",")]:
-        with tempfile.TemporaryDirectory(prefix="memgate-onens-") as tmp:
+        keep = Path(args.keep) / f"onens-{size}" if args.keep else None
+        with tempfile.TemporaryDirectory(prefix="memgate-onens-") as scratch:
+            tmp = str(keep or scratch)
+            Path(tmp).mkdir(parents=True, exist_ok=True)
+            written = Path(tmp) / "written"
             store = SqliteRecordStore(Path(tmp) / "records.db")
             await store.start()
             t0 = time.perf_counter()
-            source = turns(size)
-            for start in range(0, size, 5000):
+            source = [] if written.exists() else turns(size)
+            for start in range(0, len(source), 5000):
                 part = source[start : start + 5000]
                 mems = [
                     Memory(
@@ -444,24 +449,34 @@ async def _onens(args: argparse.Namespace) -> None:
                 if (start // 5000) % 20 == 19:
                     print(f"  {start + len(part):,} turns written", flush=True)
             await store.close()
+            written.touch()
             load = time.perf_counter() - t0
             settings = replace(backend_settings("embedded", Path(tmp), "hash"), recall_processes=0)
             t0 = time.perf_counter()
-            with gateway_process(settings, timeout_s=3600) as address:
+            timer = StageTimer() if args.stages else None
+            serving = ready_gateway(settings, timer) if timer else gateway_process(settings, 3600)
+            stages: dict[str, list[float]] = {}
+            with serving as address:
                 start_s = time.perf_counter() - t0
                 with GatewayClient(address, agent_id="master", timeout=120) as c:
                     for q in qs[:5]:
                         c.recall(q, namespaces=["user/speed"], top_k=10)
                     times = []
+                    if timer:
+                        timer.take()
                     for q in qs:
                         t = time.perf_counter()
                         c.recall(q, namespaces=["user/speed"], top_k=10)
                         times.append(time.perf_counter() - t)
+                        for name, ms in (timer.take() if timer else {}).items():
+                            stages.setdefault(name, []).append(ms)
             p50, p95, _ = _pcts(times)
             row = {"memories": size, "recall_p50_ms": round(p50, 1), "p95_ms": round(p95, 1),
                    "start_s": round(start_s, 1), "written_s": round(load, 1)}  # fmt: skip
             rows.append(row)
             print(json.dumps(row), flush=True)
+            for name, ms in sorted(stages.items(), key=lambda kv: -float(np.median(kv[1]))):
+                print(f"    {name:<36} p50 {np.median(ms):7.2f} ms ({len(ms)} recalls)")
     if len(rows) > 1:
         print(f"p50 at {rows[-1]['memories']:,} / p50 at {rows[0]['memories']:,}: "
               f"{rows[-1]['recall_p50_ms'] / rows[0]['recall_p50_ms']:.2f}x")  # fmt: skip
@@ -540,6 +555,8 @@ def main() -> None:
     o = sub.add_parser("onens")
     o.add_argument("--sizes", default="10000,1000000")
     o.add_argument("--queries", type=int, default=200)
+    o.add_argument("--stages", action="store_true", help="gateway in a thread, each stage's p50")
+    o.add_argument("--keep", default="", help="keep (and re-use) the written stores under DIR")
     f = sub.add_parser("affinity")
     f.add_argument("--namespaces", type=int, default=20_000)
     f.add_argument("--recalls", type=int, default=200_000)

@@ -178,16 +178,21 @@ def index_text(memory: Memory) -> str:
 
 #: a lexical search over fewer memories than this keeps every term (``most_documents``)
 COMMON_MIN_DOCS = 200
+#: ... and a term in more memories than this is never searched, whatever the scope's size: BM25
+#: scores every match, so a term in 50,000 of a 1M-memory namespace (5%) cost ~140 ms a recall
+#: (``bench.vector_scale onens``). Scopes under 200,000 memories are not affected (5% is less).
+COMMON_MAX_DOCS = 10_000
 
 
 def most_documents(searched: int, common: float) -> int | None:
     """The most memories a query term may be in, of the ``searched`` ones, and still be
     searched; more, and it is searched like a stop word (a speaker's name in every turn adds
     thousands of matches and nothing to the ranking). None: keep every term (``common`` is 0, or
-    fewer than ``COMMON_MIN_DOCS`` memories are searched). The same rule on every record store."""
+    fewer than ``COMMON_MIN_DOCS`` memories are searched); never more than ``COMMON_MAX_DOCS``.
+    The same rule on every record store."""
     if common <= 0 or searched < COMMON_MIN_DOCS:
         return None
-    return int(common * searched)
+    return min(int(common * searched), COMMON_MAX_DOCS)
 
 
 class ScopeStats:

@@ -58,3 +58,12 @@ def test_a_count_over_the_whole_index_is_not_remembered_as_the_namespaces_count(
     assert kept(400) == ["kayak"]  # line 20: 16 in the whole index, so under it here too
     # line 10 (the namespaces' size moved): "kayak" is in 1 of ours, 16 of the whole index
     assert kept(200) == ["kayak"]
+
+
+def test_a_term_in_too_many_memories_is_not_searched_whatever_the_scope() -> None:
+    from stores.text_analysis import COMMON_MAX_DOCS, COMMON_MIN_DOCS, most_documents
+
+    assert most_documents(COMMON_MIN_DOCS - 1, 0.05) is None  # small scopes keep every term
+    assert most_documents(10_000, 0.05) == 500  # the fraction
+    assert most_documents(1_000_000, 0.05) == COMMON_MAX_DOCS  # a large one: bounded cost
+    assert most_documents(1_000_000, 0.0) is None  # off
