@@ -456,3 +456,56 @@ def test_injection_turn_sent_with_write_is_quarantined(stub: pb_grpc.MemoryGatew
         results = [resp.result] if hasattr(resp, "result") else list(resp.results)
         assert all(r.quarantined and not r.id for r in results), results
     assert _window(stub, mine, session) == []
+
+
+# ---- L2: erasure scrubs the recall queries that touched what it erased
+def test_erasure_scrubs_recall_query_text_from_the_audit(gw: RunningGateway) -> None:
+    """A recall's query text reads like the memory it was after ("ana's passport number"):
+    after ``Forget`` the recalls that returned the memory, after ``ForgetNamespace`` and
+    ``ForgetSubject`` the recalls over the namespace (and those that returned an event about the
+    user elsewhere) keep their audit row — who, when, action, namespace — with the text
+    ``[erased]``. Recalls that returned only other memories keep their text."""
+    tag = uuid.uuid4().hex[:8]
+    ana, bob, cleo = (f"{name}-{tag}" for name in ("ana", "bob", "cleo"))
+    notes = f"agent/notes-{tag}"
+    with gw.client() as c:
+        secret = c.write(f"user/{ana}", "semantic", "Ana's passport number is X1234567", wait=True)
+        c.write(f"user/{ana}", "semantic", "Ana drinks her coffee black", wait=True)
+        c.write(f"user/{bob}", "semantic", "Bob lives in Porto near the river", wait=True)
+        c.write(f"user/{cleo}", "semantic", "Cleo is allergic to peanuts", wait=True)
+        about = c.record_event(notes, "Called Cleo about her lease renewal", user_id=cleo, wait=True)
+        c.record_event(notes, "Ordered new office chairs", wait=True)
+        asked = [  # (namespace, query, top_k, whether it returns what is erased)
+            (f"user/{ana}", f"passport number {tag}", 5, secret),
+            (f"user/{ana}", f"coffee black {tag}", 1, ""),
+            (f"user/{bob}", f"where does bob live {tag}", 5, ""),
+            (f"user/{cleo}", f"allergic {tag}", 5, ""),
+            (notes, f"lease renewal call {tag}", 5, about),
+            (notes, f"office chairs ordered {tag}", 1, ""),
+        ]
+        for namespace, query, top_k, returns in asked:
+            hits = [h.id for h in c.recall(query, namespaces=[namespace], top_k=top_k).hits]
+            assert bool(returns) == (secret in hits or about in hits), (query, hits)
+
+        def texts() -> dict[str, list[str]]:
+            return {
+                ns: sorted(
+                    e.detail
+                    for e in c.audit(namespace=ns, limit=100)
+                    if (e.action, e.agent_id) == ("recall", "master")
+                )
+                for ns in dict.fromkeys(ns for ns, *_ in asked)
+            }
+
+        assert texts() == {
+            ns: sorted(q for n, q, *_ in asked if n == ns) for ns, *_ in asked
+        }
+        c.forget(secret, "erasure request")
+        c.forget_namespace(f"user/{bob}", "erasure request")
+        c.forget_subject(cleo, "erasure request")
+        assert texts() == {
+            f"user/{ana}": ["[erased]", f"coffee black {tag}"],  # the one that returned it
+            f"user/{bob}": ["[erased]"],
+            f"user/{cleo}": ["[erased]"],
+            notes: ["[erased]", f"office chairs ordered {tag}"],  # returned the event on cleo
+        }
