@@ -473,7 +473,9 @@ def test_erasure_scrubs_recall_query_text_from_the_audit(gw: RunningGateway) -> 
         c.write(f"user/{ana}", "semantic", "Ana drinks her coffee black", wait=True)
         c.write(f"user/{bob}", "semantic", "Bob lives in Porto near the river", wait=True)
         c.write(f"user/{cleo}", "semantic", "Cleo is allergic to peanuts", wait=True)
-        about = c.record_event(notes, "Called Cleo about her lease renewal", user_id=cleo, wait=True)
+        about = c.record_event(
+            notes, "Called Cleo about her lease renewal", user_id=cleo, wait=True
+        )
         c.record_event(notes, "Ordered new office chairs", wait=True)
         asked = [  # (namespace, query, top_k, whether it returns what is erased)
             (f"user/{ana}", f"passport number {tag}", 5, secret),
@@ -497,9 +499,7 @@ def test_erasure_scrubs_recall_query_text_from_the_audit(gw: RunningGateway) -> 
                 for ns in dict.fromkeys(ns for ns, *_ in asked)
             }
 
-        assert texts() == {
-            ns: sorted(q for n, q, *_ in asked if n == ns) for ns, *_ in asked
-        }
+        assert texts() == {ns: sorted(q for n, q, *_ in asked if n == ns) for ns, *_ in asked}
         c.forget(secret, "erasure request")
         c.forget_namespace(f"user/{bob}", "erasure request")
         c.forget_subject(cleo, "erasure request")
@@ -509,3 +509,38 @@ def test_erasure_scrubs_recall_query_text_from_the_audit(gw: RunningGateway) -> 
             f"user/{cleo}": ["[erased]"],
             notes: ["[erased]", f"office chairs ordered {tag}"],  # returned the event on cleo
         }
+
+
+# ---- L7: reflection answers only with the API's credentials once the gateway has some
+def _reflected(channel: grpc.Channel, md: tuple[tuple[str, str], ...] = ()) -> object:
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+    request = reflection_pb2.ServerReflectionRequest(list_services="")
+    try:
+        [resp] = list(stub.ServerReflectionInfo(iter([request]), metadata=md, timeout=30))
+    except grpc.RpcError as err:
+        return err.code()
+    return sorted(s.name for s in resp.list_services_response.service)
+
+
+def test_reflection_needs_credentials_when_the_gateway_has_keys(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    settings = gateway_settings(
+        tmp_path_factory.mktemp("l7"), api_keys={"master": "right-key", "coder": "coder-key"}
+    )
+    with running_gateway(settings) as gw, grpc.insecure_channel(gw.address) as channel:
+        unauthenticated = grpc.StatusCode.UNAUTHENTICATED
+        assert _reflected(channel) is grpc.StatusCode.INVALID_ARGUMENT  # as the API: no x-agent-id
+        assert _reflected(channel, _md("master")) is unauthenticated
+        assert _reflected(channel, (*_md("master"), ("x-api-key", "coder-key"))) is unauthenticated
+        listed = _reflected(channel, (*_md("coder"), ("x-api-key", "coder-key")))
+        assert isinstance(listed, list) and "memgate.v1.MemoryGateway" in listed, listed
+        # probes need no key
+        check = health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(), timeout=5
+        )
+        assert check.status == health_pb2.HealthCheckResponse.SERVING
