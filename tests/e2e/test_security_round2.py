@@ -262,6 +262,42 @@ def test_session_state_budget_is_per_agent(
         assert code is grpc.StatusCode.RESOURCE_EXHAUSTED and "12" in details, details
 
 
+def _update_state(address: str, agent: str, session: str, **kw: object) -> grpc.StatusCode:
+    with grpc.insecure_channel(address) as channel:
+        stub = pb_grpc.MemoryGatewayStub(channel)
+        req = pb.UpdateSessionStateRequest(namespace=f"agent/{agent}", session_id=session, **kw)  # type: ignore[arg-type]
+        return _code(stub.UpdateSessionState, req, agent)[0]
+
+
+def test_session_state_budget_holds_across_gateways(
+    tmp_path_factory: pytest.TempPathFactory, backend: dict[str, str]
+) -> None:
+    """The per-agent count lives in the working store: a restarted gateway (embedded) or a
+    second gateway on the same Redis does not start from zero."""
+    limits = replace(Limits(), max_agent_state_bytes=200_000, max_agent_state_keys=12)
+    data = tmp_path_factory.mktemp("m8-shared")
+    first = gateway_settings(data / "one", limits=limits, **backend)
+    sub, big = _sub(), "x" * 60_000
+    ok, full = grpc.StatusCode.OK, grpc.StatusCode.RESOURCE_EXHAUSTED
+    with running_gateway(first) as one:
+        for i in range(3):  # 3 x 60 KB: within 200 KB
+            assert _update_state(one.address, sub, f"s{i}", set={"blob": big}) is ok
+        if backend:  # a replica on the same Redis, both running
+            second = gateway_settings(data / "two", limits=limits, **backend)
+            with running_gateway(second) as two:
+                assert _update_state(two.address, sub, "s3", set={"blob": big}) is full
+                assert _update_state(one.address, sub, "s3", set={"blob": big}) is full
+                assert _update_state(two.address, sub, "s0", remove=["blob"]) is ok
+                assert _update_state(one.address, sub, "s3", set={"blob": big}) is ok
+                assert _update_state(two.address, sub, "s4", set={"blob": big}) is full
+            return
+    with running_gateway(first) as again:  # embedded: the same data dir, restarted
+        assert _update_state(again.address, sub, "s3", set={"blob": big}) is full
+        assert _update_state(again.address, sub, "s0", remove=["blob"]) is ok
+        assert _update_state(again.address, sub, "s3", set={"blob": big}) is ok
+        assert _update_state(again.address, sub, "s4", set={"blob": big}) is full
+
+
 # ---- M4: the write's type and a review decision's reason are screened
 def test_type_and_review_reason_are_screened(gw: RunningGateway, ns: str) -> None:
     from gateway import client as gc
