@@ -456,9 +456,7 @@ class RedisWorkingStore:
                 await self._client.delete(*batch)
         return len(sessions)
 
-    async def reserve_state(
-        self, share: StateShare, max_keys: int, max_bytes: int
-    ) -> StateTotals:
+    async def reserve_state(self, share: StateShare, max_keys: int, max_bytes: int) -> StateTotals:
         keys, field = budget_keys(share.agent, share.namespace, share.session_id)
         args = [BUDGET_BASE, share.agent, field, share.keys, share.size, self._ttl]
         with self._guard("reserve_state"):

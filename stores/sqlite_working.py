@@ -238,9 +238,7 @@ class SqliteWorkingStore:
         await self._db.checkpoint()
         return count
 
-    async def reserve_state(
-        self, share: StateShare, max_keys: int, max_bytes: int
-    ) -> StateTotals:
+    async def reserve_state(self, share: StateShare, max_keys: int, max_bytes: int) -> StateTotals:
         _check_ids(share.namespace, share.session_id)
         return await self._run(lambda db: self._reserve_state(db, share, max_keys, max_bytes))
 

@@ -93,9 +93,7 @@ def check_state_total(
     return len(after), total
 
 
-async def reserve_agent_state(
-    store: StateBudgetStore, share: StateShare, limits: Limits
-) -> None:
+async def reserve_agent_state(store: StateBudgetStore, share: StateShare, limits: Limits) -> None:
     """Session state per agent, across sessions (issue 33 M8): the update's share is counted by
     the working store, shared by every gateway process on it (replicas, restarts); one that would
     take the agent over ``max_agent_state_keys`` or ``max_agent_state_bytes`` while growing its

@@ -112,9 +112,7 @@ class WorkingStore(Lifecycle, Protocol):
     async def erase_namespace(self, namespace: str) -> int:
         """Erasure: drop every session of ``namespace``, whatever its TTL. Returns how many."""
 
-    async def reserve_state(
-        self, share: StateShare, max_keys: int, max_bytes: int
-    ) -> StateTotals:
+    async def reserve_state(self, share: StateShare, max_keys: int, max_bytes: int) -> StateTotals:
         """Count ``share`` for its agent (the session stops counting for any other agent) unless
         the agent's total over its live sessions would exceed ``max_keys`` or ``max_bytes``
         while the share grows; check and record are atomic for every process on this store. A

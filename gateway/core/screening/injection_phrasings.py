@@ -40,6 +40,7 @@ def fold_traditional(text: str) -> str:
         return text
     return _TRADITIONAL_CHAR.sub(lambda m: chr(TRADITIONAL[ord(m.group(0))]), text)
 
+
 # issue 33 M5: the verbs, fillers and objects of the override phrasings people write
 _EN_VERBS = (
     r"(?:ignore|disregard|forget|set aside|pay no attention to|never mind|throw out|discard|drop"
