@@ -152,7 +152,6 @@ class MemoryService:
             s.shared_turn_policy,
             summariser,
             s.summary_token_budget,
-            s.session_ttl_s,
         )
         self.overflow: OverflowSummaries | None = None
         if later_summariser is not None:
