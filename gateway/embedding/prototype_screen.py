@@ -40,7 +40,9 @@ def load_prototypes(path: Path = PROTOTYPES_FILE) -> Prototypes:
     meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
     vectors = np.load(path, allow_pickle=False).astype(np.float32, copy=False)
     if vectors.ndim != 2 or vectors.shape[0] != meta["count"]:
-        raise ValueError(f"{path.name} holds {vectors.shape}, its settings say {meta['count']} rows")
+        raise ValueError(
+            f"{path.name} holds {vectors.shape}, its settings say {meta['count']} rows"
+        )
     return Prototypes(vectors, float(meta["threshold"]), str(meta["embedder"]))
 
 
@@ -77,5 +79,5 @@ class PrototypeScreen:
         scores = await asyncio.to_thread(self.scores, [texts[i] for i in wanted])
         for i, score in zip(wanted, scores, strict=True):
             if score >= self._prototypes.threshold:
-                out[i] = f"{REASON} ({score:.2f})"
+                out[i] = f"{REASON}, score {score:.2f}"
         return out

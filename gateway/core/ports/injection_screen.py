@@ -12,7 +12,7 @@ from typing import Protocol
 class InjectionScreen(Protocol):
     async def find(self, texts: Sequence[str]) -> list[str]:
         """One entry per text, in order: why it reads as a prompt injection (e.g. "similar to
-        a known attack (0.71)"), or "" when it does not."""
+        a known attack, score 0.71"), or "" when it does not."""
         ...
 
 

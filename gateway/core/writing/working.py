@@ -26,9 +26,11 @@ from gateway.core.model.errors import BackendUnavailable, PermissionDenied
 from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer, Turn, Zone, utcnow
 from gateway.core.model.state_budget import StateShare
+from gateway.core.ports.injection_screen import RULES_ONLY, InjectionScreen
 from gateway.core.ports.ports import Ledger, Summariser, WorkingStore
 from gateway.core.writing import proposals
 from gateway.core.writing.inputs import WriteInput, parse_zone, prepare
+from gateway.core.writing.second_screen import quarantine_similar, refuse_similar
 
 log = logging.getLogger("memgate.working")
 
@@ -205,8 +207,11 @@ class WorkingMemory:
         turn_policy: str = "proposal",
         summariser: Summariser | None = None,
         summary_budget: int = 200,
+        *,
+        injection_screen: InjectionScreen = RULES_ONLY,
     ) -> None:
         self._summariser = summariser
+        self._screen = injection_screen
         self._summary_budget = summary_budget
         self._store = store
         self._write_path = write_path
@@ -269,6 +274,7 @@ class WorkingMemory:
         p = prepare(item, self._limits)
         assert isinstance(p.command, TurnAppend)
         access = turn_access(agent, ns, self._master, p.command, self._turn_policy)
+        p = (await quarantine_similar(self._screen, [item], [p]))[0]
         if p.quarantined:
             await self._ledger.audit(
                 [AuditEntry(agent, "quarantine", str(ns), session_id, p.injection[:200])]
@@ -319,7 +325,9 @@ class WorkingMemory:
         """Set and remove keys; the limits of ``state_limits`` hold per update and, checked
         against the stored state under a per-session lock, for the whole session."""
         ns = self._session(agent, namespace, session_id, write=True)
+        raw = updates
         updates, removed = check_state_update(updates, remove, self._limits)
+        await refuse_similar(self._screen, [("set", t) for kv in raw.items() for t in kv])
         async with self._locks[hash((ns, session_id)) % len(self._locks)]:
             current = await self._store.get_state(ns, session_id)
             keys, size = check_state_total(current, updates, removed, self._limits)
