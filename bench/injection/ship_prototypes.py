@@ -5,7 +5,8 @@
 
 The prototypes are the tuning half's attacks, embedded with the USE multilingual encoder; the
 threshold is the 98th percentile of the tuning benign texts' scores (a 2 % false-positive budget
-on the tuning half). The test half is never read here."""
+on the tuning half; a text the screen does not judge, ``judged``, scores 0). The test half is
+never read here."""
 
 from __future__ import annotations
 
@@ -16,7 +17,12 @@ import numpy as np
 
 from bench.injection.corpus import halves
 from gateway.embedding.factory import build_embedder
-from gateway.embedding.prototype_screen import EMBEDDER_KIND, PROTOTYPES_FILE, SETTINGS_FILE
+from gateway.embedding.prototype_screen import (
+    EMBEDDER_KIND,
+    PROTOTYPES_FILE,
+    SETTINGS_FILE,
+    judged,
+)
 
 #: the tuning half's false-positive budget the threshold is chosen for
 BUDGET = 0.02
@@ -28,6 +34,7 @@ def tuned(embedder_kind: str = EMBEDDER_KIND, budget: float = BUDGET) -> tuple[n
     attacks, benign = halves()["tune"]
     protos = np.asarray(embedder.embed(attacks), dtype=np.float32)
     benign_scores = (np.asarray(embedder.embed(benign), dtype=np.float32) @ protos.T).max(1)
+    benign_scores[[not judged(t) for t in benign]] = 0.0  # the screen never judges them
     threshold = float(np.quantile(benign_scores, 1 - budget))
     meta = {
         "embedder": embedder.name,

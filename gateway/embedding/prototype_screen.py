@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,16 @@ SETTINGS_FILE = PROTOTYPES_FILE.with_suffix(".json")
 #: the embedder kind the shipped prototypes are made with (``injection_embedder``)
 EMBEDDER_KIND = "use-multilingual"
 REASON = "similar to a known attack"
+#: what reads as a sentence: two words apart, or any Thai, CJK, kana or Hangul character (they
+#: write without spaces). A lone token — an id, a key, a hash, base64 — is not judged: its
+#: nearest attack is as likely the corpus's base64 attacks as anything (a random 32-digit hex
+#: id reached the threshold 43 times in 200), and the rules decode base64 and hex themselves.
+_SENTENCE = re.compile(r"\S\s+\S|[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def judged(text: str) -> bool:
+    """Whether the screen judges ``text`` at all (it reads as a sentence)."""
+    return _SENTENCE.search(text) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +58,9 @@ def load_prototypes(path: Path = PROTOTYPES_FILE) -> Prototypes:
 
 
 class PrototypeScreen:
-    """``InjectionScreen``: every non-blank text of a request embedded in one call (on a worker
-    thread: the encoder holds the GIL while it tokenises), scored against the prototypes."""
+    """``InjectionScreen``: every text of a request that reads as a sentence (``judged``)
+    embedded in one call (on a worker thread: the encoder holds the GIL while it tokenises),
+    scored against the prototypes."""
 
     def __init__(self, *, embedder: Embedder, prototypes: Prototypes) -> None:
         if embedder.name != prototypes.embedder or embedder.dim != prototypes.vectors.shape[1]:
@@ -73,7 +85,7 @@ class PrototypeScreen:
 
     async def find(self, texts: Sequence[str]) -> list[str]:
         out = [""] * len(texts)
-        wanted = [i for i, t in enumerate(texts) if t.strip()]
+        wanted = [i for i, t in enumerate(texts) if judged(t)]
         if not wanted:
             return out
         scores = await asyncio.to_thread(self.scores, [texts[i] for i in wanted])
