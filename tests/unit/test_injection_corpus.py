@@ -3,12 +3,13 @@ are fixed by a hash of the text; the test half was never looked at while rules w
 figures are the ones reported (docs/SECURITY.md). History on the test half: the first corpus (102
 attacks, 97 benign) 10/53 before this issue's rules, 29/53 after; the corpus grown to 318 + 314,
 54/159 detected with those rules (1/153 false positive), 85/159 after the second round's rules
-(tuned on the tuning half only), 1/153 false positive."""
+(tuned on the tuning half only), 1/153 false positive; with the embedder screen wired in
+(prototypes = the tuning half's attacks, threshold chosen on the tuning half) 95/159, 1/153."""
 
 from __future__ import annotations
 
 from bench.injection.corpus import ATTACKS, BENIGN, halves, split
-from bench.injection.evaluate import measure
+from bench.injection.evaluate import measure, wired_screen
 
 
 def test_the_halves_are_fixed_and_disjoint() -> None:
@@ -35,3 +36,16 @@ def test_tuning_half_figures_hold() -> None:
     # policy with: …"); a rule for them would flag office mail
     assert f.detected >= 152, f.misses
     assert f.false_positives == []
+
+
+def test_the_embedder_screen_figures_hold() -> None:
+    """Rules, then the second screen as the gateway wires it (``injection_embedder =
+    "use-multilingual"``): the test half's figures, and the tuning half's false positives
+    within the 2 % budget the threshold was chosen for (the tuning attacks are the prototypes,
+    so its detection says nothing)."""
+    screen = wired_screen("use-multilingual")
+    test = measure("test", screen)
+    assert test.detected >= 95, test.detected  # 95/159 when shipped (rules alone: 85)
+    assert test.flagged <= 1, test.false_positives  # 1/153, the rules' own
+    tune = measure("tune", screen)
+    assert tune.flagged <= 4, tune.false_positives  # 4/161 = 2.5 %: the 98th percentile
