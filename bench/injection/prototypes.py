@@ -1,5 +1,7 @@
 """Would the embedder help the rules? (issue 33 M5: "rules plus the embedder — similarity to attack
-prototypes — if it measures better"). Not wired into the gateway: a measurement.
+prototypes — if it measures better"). The measurement that chose the operating point; the
+screen as wired (``injection_embedder``) is ``gateway/embedding/prototype_screen.py``, its file
+written by ``bench/injection/ship_prototypes.py``, its figures ``evaluate.py --screen``.
 
     python -m bench.injection.prototypes --embedder use-multilingual
 
