@@ -19,6 +19,9 @@ from gateway.embedding.factory import EMBEDDER_KINDS
 MULTILINGUAL_EMBEDDERS = frozenset({"use-multilingual", "minilm+use"})
 
 
+#: ``injection_embedder`` values: the kind the shipped attack prototypes are made with, or none
+INJECTION_EMBEDDERS = ("use-multilingual", "")
+
 #: the derived gRPC cap's room above the admission bounds, for the calls they do not bound
 UNBOUNDED_CALLS_ROOM = 16
 
@@ -108,6 +111,12 @@ class Settings:
     #: minilm (ONNX Runtime fp32) | minilm-int8 | minilm-numpy (reference) | hash (tests)
     embedder: str = "minilm"
     embed_cache_size: int = 1024
+    #: the second prompt-injection screen (docs/SECURITY.md "Quarantined: prompt injection"):
+    #: "use-multilingual" = a text the rules let through is an injection when it is this close
+    #: to a known attack (with the MiniLM embedder: ~18 ms more per write at the median, ~110 MB;
+    #: with ``embedder = "use-multilingual"`` the encoder is shared); "" = the rules alone.
+    #: Without the package it logs a warning at start and the rules run alone.
+    injection_embedder: str = "use-multilingual"
     #: ONNX Runtime intra-op threads of the embedder; 0 = all cores
     embed_threads: int = 0
     #: idle ONNX Runtime threads spin for the next run: a lone query ~1 ms sooner on idle cores,
@@ -292,6 +301,8 @@ class Settings:
             problems.append("vector_cache_mb must be >= 1")
         if self.embedder not in EMBEDDER_KINDS:
             problems.append("embedder must be one of " + ", ".join(map(repr, EMBEDDER_KINDS)))
+        if self.injection_embedder not in INJECTION_EMBEDDERS:
+            problems.append("injection_embedder must be 'use-multilingual' or '' (the rules alone)")
         if self.embed_threads < 0:
             problems.append("embed_threads must be >= 0 (0 = all cores)")
         problems += self._capacity_problems()

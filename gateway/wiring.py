@@ -9,14 +9,17 @@ FAISS shards always live under the data dir.
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import uuid
 from pathlib import Path
 
 from gateway.core.model.events import AppliedEvents
+from gateway.core.ports.injection_screen import RULES_ONLY, InjectionScreen
 from gateway.core.ports.metrics import Metrics
 from gateway.core.ports.ports import (
+    Embedder,
     EpisodicGraph,
     Journal,
     Ledger,
@@ -30,6 +33,7 @@ from gateway.core.screening import memo
 from gateway.core.usecases.runtime import INDEX_CLEAN_KEY
 from gateway.core.usecases.service import MemoryService
 from gateway.embedding import CachedEmbedder, build_embedder
+from gateway.embedding.prototype_screen import PrototypeScreen, load_prototypes
 from gateway.extractors.factory import build_formation
 from gateway.recall_workers.broadcast import BroadcastIndex, IndexListener
 from gateway.recall_workers.pool import RecallWorkers
@@ -39,6 +43,8 @@ from stores.faiss_index import ShardedFaissIndex
 from stores.sqlite_journal import SqliteJournal
 from stores.sqlite_ledger import SqliteLedger
 from stores.vector_cache import OnDemandVectorIndex
+
+log = logging.getLogger(__name__)
 
 
 def replica_id(settings: Settings) -> str:
@@ -257,6 +263,23 @@ def build_ledger(settings: Settings) -> Ledger:
     return SqliteLedger(settings.data_dir / "ledger.db")
 
 
+def build_injection_screen(settings: Settings, embedder: Embedder) -> InjectionScreen:
+    """The second injection screen (``injection_embedder``): the multilingual embedder's
+    similarity to known attacks (the gateway's own embedder when it is the same kind). When it
+    cannot be built (the package or its weights missing), a warning and the rules alone."""
+    kind = settings.injection_embedder
+    if not kind:
+        return RULES_ONLY
+    try:
+        inner = embedder if settings.embedder == kind else build_embedder(kind, cache_size=0)
+        return PrototypeScreen(embedder=inner, prototypes=load_prototypes())
+    except (RuntimeError, OSError, ValueError) as exc:
+        log.warning(
+            "injection screening by the rules alone: the %r embedder screen is off (%s)", kind, exc
+        )
+        return RULES_ONLY
+
+
 def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemoryService:
     embedder = build_embedder(
         settings.embedder,
@@ -294,6 +317,7 @@ def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemorySer
         metrics=metrics,
         tracer=tracer,
         events=events,
+        injection_screen=build_injection_screen(settings, embedder),
     )
     if workers is not None:
         service.recaller.remote = workers

@@ -12,10 +12,12 @@ next rewritten (as for the journal; docs/SECURITY.md "Erasure").
 Audit keys (``A`` = ``<prefix>:{la}:``)::
 
     A n             string  the last audit seq
-    A rows          hash    seq (16 digits) -> JSON [at, agent, action, namespace, target]
-    A d / A dk      hash    seq -> free text (dk: rows recording an erasure, never scrubbed)
+    A rows          hash    seq (16 digits) -> JSON [at, agent, action, namespace, target, hits]
+    A d / A dk      hash    seq -> free text (dk: rows recording an erasure, never scrubbed;
+                            an erased row's text in d is ``ERASED_TEXT``)
     A all, A ag:<agent>, A ns:<namespace>   zset  seq by ``at`` (newest first: reverse order)
-    A tg:<target>   set     seqs naming a memory or write id (erasure)
+    A tg:<target>   set     seqs naming a memory or write id, or recalls that returned the memory
+                            (erasure)
     A erased        hash    'n:<namespace>' | 't:<memory or write id>' -> when last erased: a
                             row stamped before (``ERASURE_SKEW_S``) that arrives later has no text
 
@@ -35,7 +37,12 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from gateway.core.model.control import ERASURE_SKEW_S, KEPT_AUDIT_ACTIONS, AuditEntry
+from gateway.core.model.control import (
+    ERASED_TEXT,
+    ERASURE_SKEW_S,
+    KEPT_AUDIT_ACTIONS,
+    AuditEntry,
+)
 from stores.codec import dump_json, dump_json_ascii, parse_json
 from stores.redis_client import mapped, s
 from stores.redis_formation import RedisFormation
@@ -43,27 +50,32 @@ from stores.redis_ledger_queues import RedisQueues
 
 log = logging.getLogger("memgate.ledger")
 
-# ARGV: base, count, skew, then per row: at, agent, namespace, target, row JSON, detail, kept
-# (0|1). A row's text is dropped when its namespace or target was erased after it was stamped.
+# ARGV: base, count, skew, marker, then per row: at, agent, namespace, target, row JSON, detail,
+# kept (0|1), hits (JSON list). A row's text becomes the marker when its namespace, target or a
+# memory it returned was erased after it was stamped.
 _AUDIT = """
-local b, n, skew = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local b, n, skew, marker = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local function erased(key, at)
   local t = redis.call('HGET', b .. 'erased', key)
   return t and at <= tonumber(t) + skew
 end
 local first = redis.call('INCRBY', b .. 'n', n) - n
 for i = 0, n - 1 do
-  local j = 4 + 7 * i
+  local j = 5 + 8 * i
   local seq = string.format('%016d', first + i + 1)
   local at = ARGV[j]
+  local hits = cjson.decode(ARGV[j + 7])
   redis.call('HSET', b .. 'rows', seq, ARGV[j + 4])
   local text = ARGV[j + 5]
   if text ~= '' and ARGV[j + 6] ~= '1' then
     local t = tonumber(at)
     for ns in string.gmatch(ARGV[j + 2], '[^,]+') do
-      if erased('n:' .. ns, t) then text = '' end
+      if erased('n:' .. ns, t) then text = marker end
     end
-    if ARGV[j + 3] ~= '' and erased('t:' .. ARGV[j + 3], t) then text = '' end
+    if ARGV[j + 3] ~= '' and erased('t:' .. ARGV[j + 3], t) then text = marker end
+    for _, h in ipairs(hits) do
+      if erased('t:' .. h, t) then text = marker end
+    end
   end
   if text ~= '' then
     redis.call('HSET', b .. (ARGV[j + 6] == '1' and 'dk' or 'd'), seq, text)
@@ -72,21 +84,28 @@ for i = 0, n - 1 do
   redis.call('ZADD', b .. 'ag:' .. ARGV[j + 1], at, seq)
   for ns in string.gmatch(ARGV[j + 2], '[^,]+') do redis.call('ZADD', b .. 'ns:' .. ns, at, seq) end
   if ARGV[j + 3] ~= '' then redis.call('SADD', b .. 'tg:' .. ARGV[j + 3], seq) end
+  for _, h in ipairs(hits) do redis.call('SADD', b .. 'tg:' .. h, seq) end
 end
 return first
 """
 
-# ARGV: base, "t" targets | "n" namespace, now, names. Drops the free text of their rows, and
-# remembers when (for rows that arrive later, ``_AUDIT``).
+# ARGV: base, "t" targets | "n" namespace, now, marker, names. The free text of their rows
+# becomes the marker, and when is remembered (for rows that arrive later, ``_AUDIT``).
 _SCRUB_AUDIT = """
-local b, how = ARGV[1], ARGV[2]
+local b, how, marker = ARGV[1], ARGV[2], ARGV[4]
 local n = 0
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   redis.call('HSET', b .. 'erased', how .. ':' .. ARGV[i], ARGV[3])
   local seqs
   if how == 't' then seqs = redis.call('SMEMBERS', b .. 'tg:' .. ARGV[i])
   else seqs = redis.call('ZRANGE', b .. 'ns:' .. ARGV[i], 0, -1) end
-  for _, seq in ipairs(seqs) do n = n + redis.call('HDEL', b .. 'd', seq) end
+  for _, seq in ipairs(seqs) do
+    local text = redis.call('HGET', b .. 'd', seq)
+    if text and text ~= marker then
+      redis.call('HSET', b .. 'd', seq, marker)
+      n = n + 1
+    end
+  end
 end
 return n
 """
@@ -100,6 +119,9 @@ for _, seq in ipairs(seqs) do
   redis.call('ZREM', b .. 'ag:' .. row[2], seq)
   for ns in string.gmatch(row[4], '[^,]+') do redis.call('ZREM', b .. 'ns:' .. ns, seq) end
   if row[5] ~= '' then redis.call('SREM', b .. 'tg:' .. row[5], seq) end
+  if row[6] then
+    for _, h in ipairs(row[6]) do redis.call('SREM', b .. 'tg:' .. h, seq) end
+  end
   redis.call('HDEL', b .. 'rows', seq)
   redis.call('HDEL', b .. 'd', seq)
   redis.call('HDEL', b .. 'dk', seq)
@@ -171,12 +193,15 @@ class RedisLedger(RedisQueues, RedisFormation):
         if not entries:
             return
         now = time.time()
-        args: list[Any] = [len(entries), repr(ERASURE_SKEW_S)]
+        args: list[Any] = [len(entries), repr(ERASURE_SKEW_S), ERASED_TEXT]
         for e in entries:
             at = e.at or now
-            row = dump_json([at, e.agent_id, e.action, e.namespace, e.target])
+            hits = list(dict.fromkeys(e.hits))
+            fields = [at, e.agent_id, e.action, e.namespace, e.target]
+            row = dump_json([*fields, hits] if hits else fields)
             kept = "1" if e.action in KEPT_AUDIT_ACTIONS else "0"
             args += [repr(at), e.agent_id, e.namespace, e.target, row, e.detail, kept]
+            args.append(dump_json(hits) if hits else "[]")
         await self._run("audit", self._base("a"), *args)
 
     async def query_audit(
@@ -203,7 +228,7 @@ class RedisLedger(RedisQueues, RedisFormation):
                 for raw, d, dk in zip(rows, details, kept, strict=True):
                     if raw is None:
                         continue  # pruned meanwhile
-                    at, agent, action, ns, target = parse_json(raw)
+                    at, agent, action, ns, target = parse_json(raw)[:5]  # (then hits)
                     if namespace and namespace not in ns.split(","):
                         continue
                     detail = s(d) if d is not None else s(dk) if dk is not None else ""
@@ -273,12 +298,14 @@ class RedisLedger(RedisQueues, RedisFormation):
         targets = list(dict.fromkeys(ids + merged))
         now = repr(time.time())
         for i in range(0, len(targets), 500):
-            await self._run("scrub_audit", self._base("a"), "t", now, *targets[i : i + 500])
+            part = targets[i : i + 500]
+            await self._run("scrub_audit", self._base("a"), "t", now, ERASED_TEXT, *part)
         await self._drop_queued("m", ids)
         await self._drop_turns("t", ids)
 
     async def scrub_namespace(self, namespace: str) -> None:
-        await self._run("scrub_audit", self._base("a"), "n", repr(time.time()), namespace)
+        now = repr(time.time())
+        await self._run("scrub_audit", self._base("a"), "n", now, ERASED_TEXT, namespace)
         await self._drop_queued("n", [namespace])
         await self._drop_turns("n", [namespace])
         if namespace.startswith("task/"):

@@ -6,6 +6,12 @@ Key scheme (one per session; the hash tag keeps all keys of a session in one clu
     mg:wm:{<namespace>|<session>}:state      hash   session state
     mg:wm:{<namespace>|<session>}:seen       set    every turn id appended to the session
 
+Session state counted per agent (``reserve_state``), in one slot for every agent (an update can
+move a session from one agent's count to another's)::
+
+    mg:wm:{budget}:a:<agent>                 hash   <namespace>|<session> -> "keys bytes expires"
+    mg:wm:{budget}:o:<namespace>|<session>   string the agent the session counts for (TTL)
+
 ``%``, ``|``, ``{`` and ``}`` in namespace and session are percent-escaped, so neither can end the
 hash tag early nor make two different (namespace, session) pairs share a key.
 
@@ -35,6 +41,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from gateway.core.model.errors import BackendUnavailable, InvalidArgument
 from gateway.core.model.models import Turn, Zone
+from gateway.core.model.state_budget import StateShare, StateTotals
 from stores.codec import dump_json, parse_json
 
 KEY_PREFIX = "mg:wm"
@@ -127,6 +134,48 @@ return redis.call('HGETALL', KEYS[2])
 """
 )
 
+# KEYS: the agent's share hash, the session's owner key. ARGV: budget key base, agent, session
+# field, keys, bytes, ttl, max keys, max bytes. The server's clock decides expiry (one clock for
+# every replica). Returns {total keys, total bytes, refused ("keys" | "bytes" | "")}.
+_RESERVE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local field, keys, size = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local held = redis.call('HGETALL', KEYS[1])
+local tk, tb, mk, mb = keys, size, 0, 0
+for i = 1, #held, 2 do
+  local k, b, x = string.match(held[i + 1], '^(%d+) (%d+) (%S+)$')
+  if tonumber(x) <= now then
+    redis.call('HDEL', KEYS[1], held[i])
+  elseif held[i] == field then
+    mk, mb = tonumber(k), tonumber(b)
+  else
+    tk, tb = tk + tonumber(k), tb + tonumber(b)
+  end
+end
+if tk > tonumber(ARGV[7]) and keys > mk then return {tk, tb, 'keys'} end
+if tb > tonumber(ARGV[8]) and size > mb then return {tk, tb, 'bytes'} end
+local owner = redis.call('GET', KEYS[2])
+if owner and owner ~= ARGV[2] then redis.call('HDEL', ARGV[1] .. 'a:' .. owner, field) end
+if keys > 0 or size > 0 then
+  local ttl = tonumber(ARGV[6])
+  redis.call('HSET', KEYS[1], field, string.format('%d %d %.3f', keys, size, now + ttl))
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('SET', KEYS[2], ARGV[2], 'EX', ttl)
+else
+  redis.call('HDEL', KEYS[1], field)
+  redis.call('DEL', KEYS[2])
+end
+return {tk, tb, ''}
+"""
+
+# KEYS: the agent's share hash, the session's owner key. ARGV: agent, session field.
+_RELEASE = """
+redis.call('HDEL', KEYS[1], ARGV[2])
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+return 1
+"""
+
 # Read-only: the largest TTL among the session's keys (-2 when none exists).
 _TTL = """
 local best = -2
@@ -150,6 +199,17 @@ def session_keys(namespace: str, session_id: str) -> list[str]:
         raise InvalidArgument("session_id must not be empty", field="session_id")
     base = f"{KEY_PREFIX}:{{{_escape(namespace)}|{_escape(session_id)}}}"
     return [f"{base}:seen", f"{base}:state", *(f"{base}:z:{zone.value}" for zone in ZONES)]
+
+
+#: the hash tag of every key counting session state per agent (one cluster slot)
+BUDGET_BASE = f"{KEY_PREFIX}:{{budget}}:"
+
+
+def budget_keys(agent: str, namespace: str, session_id: str) -> tuple[list[str], str]:
+    """``([agent's share hash, session's owner key], session field)`` for ``reserve_state``."""
+    session_keys(namespace, session_id)  # the same checks
+    field = f"{_escape(namespace)}|{_escape(session_id)}"
+    return [f"{BUDGET_BASE}a:{agent}", f"{BUDGET_BASE}o:{field}"], field
 
 
 def _text(value: bytes | str | None) -> str:
@@ -262,6 +322,8 @@ class RedisWorkingStore:
         self._state = self._client.register_script(_STATE)
         self._ttl_script = self._client.register_script(_TTL)
         self._remove = self._client.register_script(_REMOVE)
+        self._reserve = self._client.register_script(_RESERVE)
+        self._release = self._client.register_script(_RELEASE)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -391,6 +453,18 @@ class RedisWorkingStore:
             if batch:
                 await self._client.delete(*batch)
         return len(sessions)
+
+    async def reserve_state(self, share: StateShare, max_keys: int, max_bytes: int) -> StateTotals:
+        keys, field = budget_keys(share.agent, share.namespace, share.session_id)
+        args = [BUDGET_BASE, share.agent, field, share.keys, share.size, self._ttl]
+        with self._guard("reserve_state"):
+            got = await self._reserve(keys=keys, args=[*args, max_keys, max_bytes])
+        return StateTotals(int(got[0]), int(got[1]), _text(got[2]))
+
+    async def release_state(self, agent: str, namespace: str, session_id: str) -> None:
+        keys, field = budget_keys(agent, namespace, session_id)
+        with self._guard("release_state"):
+            await self._release(keys=keys, args=[agent, field])
 
     # ------------------------------------------------------------------ plumbing
 

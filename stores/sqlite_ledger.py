@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from gateway.core.model import commands
 from gateway.core.model.control import (
+    ERASED_TEXT,
     ERASURE_SKEW_S,
     KEPT_AUDIT_ACTIONS,
     AuditEntry,
@@ -39,6 +40,11 @@ CREATE TABLE IF NOT EXISTS audit_names (
     namespace TEXT NOT NULL, at REAL NOT NULL, seq INTEGER NOT NULL,
     PRIMARY KEY (namespace, at, seq)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS audit_names_at ON audit_names(at);
+-- the memories a recall returned (``AuditEntry.hits``): erasing one scrubs the recall's text
+CREATE TABLE IF NOT EXISTS audit_hits (
+    memory_id TEXT NOT NULL, at REAL NOT NULL, seq INTEGER NOT NULL,
+    PRIMARY KEY (memory_id, at, seq)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS audit_hits_at ON audit_hits(at);
 CREATE TABLE IF NOT EXISTS aliases (write_id TEXT PRIMARY KEY, memory_id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS proposals (
     id TEXT PRIMARY KEY, proposer TEXT NOT NULL, item TEXT NOT NULL, state TEXT NOT NULL,
@@ -69,14 +75,16 @@ CREATE TABLE IF NOT EXISTS audit_erased (key TEXT PRIMARY KEY, at REAL NOT NULL)
 _KEPT = ", ".join(f"'{a}'" for a in sorted(KEPT_AUDIT_ACTIONS))
 
 
-def _erased_keys(namespace: str, target: str) -> list[str]:
-    keys = [f"n:{ns}" for ns in dict.fromkeys(namespace.split(",")) if ns]
-    return keys + [f"t:{target}"] if target else keys
+def _erased_keys(e: AuditEntry) -> list[str]:
+    """The ``audit_erased`` keys whose erasure takes the row's text: its namespaces, its target
+    and the memories it returned."""
+    keys = [f"n:{ns}" for ns in dict.fromkeys(e.namespace.split(",")) if ns]
+    return keys + [f"t:{t}" for t in dict.fromkeys((e.target, *e.hits)) if t]
 
 
 def _erasure_times(c: sqlite3.Connection, entries: Sequence[AuditEntry]) -> dict[str, float]:
     """When the namespaces and targets of ``entries`` were last erased (those ever erased)."""
-    keys = list(dict.fromkeys(k for e in entries for k in _erased_keys(e.namespace, e.target)))
+    keys = list(dict.fromkeys(k for e in entries for k in _erased_keys(e)))
     times: dict[str, float] = {}
     for part in chunks(keys):
         q = f"SELECT key, at FROM audit_erased WHERE key IN ({marks(len(part))})"
@@ -86,7 +94,7 @@ def _erasure_times(c: sqlite3.Connection, entries: Sequence[AuditEntry]) -> dict
 
 def _text_erased(times: dict[str, float], e: AuditEntry, at: float) -> bool:
     """Whether an erasure of the row's namespace or target came after the row was stamped."""
-    last = max((times[k] for k in _erased_keys(e.namespace, e.target) if k in times), default=None)
+    last = max((times[k] for k in _erased_keys(e) if k in times), default=None)
     return last is not None and at <= last + ERASURE_SKEW_S
 
 
@@ -140,7 +148,7 @@ class SqliteLedger(FormationRecords, SqliteBacked):
                 at = e.at or now
                 detail = e.detail
                 if detail and e.action not in KEPT_AUDIT_ACTIONS and _text_erased(erased, e, at):
-                    detail = ""  # queued before an erasure that has run since
+                    detail = ERASED_TEXT  # queued before an erasure that has run since
                 seq = c.execute(
                     "INSERT INTO audit(at, agent_id, action, namespace, target, detail)"
                     " VALUES (?,?,?,?,?,?)",
@@ -149,6 +157,11 @@ class SqliteLedger(FormationRecords, SqliteBacked):
                 if "," in e.namespace:
                     c.executemany(
                         "INSERT INTO audit_names VALUES (?,?,?)", _names(seq or 0, at, e.namespace)
+                    )
+                if e.hits:
+                    c.executemany(
+                        "INSERT OR IGNORE INTO audit_hits VALUES (?,?,?)",
+                        [(mid, at, seq or 0) for mid in dict.fromkeys(e.hits)],
                     )
 
         await self._run(run)
@@ -172,12 +185,13 @@ class SqliteLedger(FormationRecords, SqliteBacked):
                     f" WHERE memory_id IN ({q})",
                     (now, *part),
                 )
-                # rows naming the memory, or a write merged into it
+                # rows naming the memory or a write merged into it, and recalls that returned it
                 c.execute(
-                    f"UPDATE audit SET detail = '' WHERE detail <> '' AND action NOT IN ({_KEPT})"
-                    f" AND (target IN ({q}) OR target IN"
-                    f" (SELECT write_id FROM aliases WHERE memory_id IN ({q})))",
-                    (*part, *part),
+                    f"UPDATE audit SET detail = ?1 WHERE detail NOT IN ('', ?1)"
+                    f" AND action NOT IN ({_KEPT}) AND (target IN ({q}) OR target IN"
+                    f" (SELECT write_id FROM aliases WHERE memory_id IN ({q}))"
+                    f" OR seq IN (SELECT seq FROM audit_hits WHERE memory_id IN ({q})))",
+                    (ERASED_TEXT, *part, *part, *part),
                 )
                 c.execute(f"DELETE FROM proposals WHERE memory_id IN ({q})", part)
                 c.execute(f"DELETE FROM pending_facts WHERE promoted_to IN ({q})", part)
@@ -194,9 +208,9 @@ class SqliteLedger(FormationRecords, SqliteBacked):
         def run(c: sqlite3.Connection) -> None:
             c.execute("INSERT OR REPLACE INTO audit_erased VALUES (?, ?)", (f"n:{namespace}", now))
             c.execute(
-                f"UPDATE audit SET detail = '' WHERE seq IN ({_IN_NAMESPACE}) AND detail <> ''"
-                f" AND action NOT IN ({_KEPT})",
-                (namespace,),
+                f"UPDATE audit SET detail = ?2 WHERE seq IN ({_IN_NAMESPACE})"
+                f" AND detail NOT IN ('', ?2) AND action NOT IN ({_KEPT})",
+                (namespace, ERASED_TEXT),
             )
             c.execute(
                 "DELETE FROM proposals WHERE json_extract(item, '$.namespace') = ?", (namespace,)
@@ -242,6 +256,7 @@ class SqliteLedger(FormationRecords, SqliteBacked):
 
         def run(c: sqlite3.Connection) -> int:
             c.execute("DELETE FROM audit_names WHERE at < ?", (cutoff,))
+            c.execute("DELETE FROM audit_hits WHERE at < ?", (cutoff,))
             # a row stamped before these erasures is older than the retention: dropped anyway
             c.execute("DELETE FROM audit_erased WHERE at < ?", (cutoff,))
             return int(c.execute("DELETE FROM audit WHERE at < ?", (cutoff,)).rowcount)

@@ -27,6 +27,7 @@ from typing import TypeVar
 
 from gateway.core.model.errors import BackendUnavailable, InvalidArgument
 from gateway.core.model.models import Turn, Zone
+from gateway.core.model.state_budget import StateShare, StateTotals
 from stores.codec import dump_json, dump_json_ascii, parse_json
 from stores.sqlite_base import SqliteDb
 
@@ -70,6 +71,19 @@ CREATE TABLE IF NOT EXISTS wm_state (
     value       TEXT NOT NULL,
     PRIMARY KEY (namespace, session_id, key)
 ) WITHOUT ROWID;
+
+-- session state counted per agent (``reserve_state``): the agent that last changed a
+-- session's state, its keys and bytes, until the session TTL after that change
+CREATE TABLE IF NOT EXISTS wm_state_share (
+    namespace   TEXT    NOT NULL,
+    session_id  TEXT    NOT NULL,
+    agent       TEXT    NOT NULL,
+    keys        INTEGER NOT NULL,
+    size        INTEGER NOT NULL,
+    expires_at  REAL    NOT NULL,
+    PRIMARY KEY (namespace, session_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS wm_state_share_agent ON wm_state_share (agent, expires_at);
 """
 
 _SESSION_TABLES = ("wm_turn", "wm_seen", "wm_state", "wm_session")
@@ -223,6 +237,18 @@ class SqliteWorkingStore:
         await self._db.checkpoint()
         return count
 
+    async def reserve_state(self, share: StateShare, max_keys: int, max_bytes: int) -> StateTotals:
+        _check_ids(share.namespace, share.session_id)
+        return await self._run(lambda db: self._reserve_state(db, share, max_keys, max_bytes))
+
+    async def release_state(self, agent: str, namespace: str, session_id: str) -> None:
+        await self._run(
+            lambda db: db.execute(
+                "DELETE FROM wm_state_share WHERE namespace = ? AND session_id = ? AND agent = ?",
+                (namespace, session_id, agent),
+            )
+        )
+
     # ------------------------------------------------------------------ plumbing
 
     async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -266,6 +292,7 @@ class SqliteWorkingStore:
         ).fetchall()
         for ns, sid in expired:
             self._purge(db, ns, sid)
+        db.execute("DELETE FROM wm_state_share WHERE expires_at <= ?", (now,))
 
     def _append(
         self,
@@ -402,6 +429,34 @@ class SqliteWorkingStore:
                 (ns, sid, dump_json_ascii(list(remove))),
             )
         return self._read_state(db, ns, sid)
+
+    def _reserve_state(
+        self, db: sqlite3.Connection, share: StateShare, max_keys: int, max_bytes: int
+    ) -> StateTotals:
+        now = self._clock()
+        where = (share.namespace, share.session_id)
+        mine = db.execute(
+            "SELECT keys, size FROM wm_state_share WHERE namespace = ? AND session_id = ?"
+            " AND agent = ? AND expires_at > ?",
+            (*where, share.agent, now),
+        ).fetchone() or (0, 0)
+        others = db.execute(
+            "SELECT COALESCE(SUM(keys), 0), COALESCE(SUM(size), 0) FROM wm_state_share"
+            " WHERE agent = ? AND expires_at > ? AND NOT (namespace = ? AND session_id = ?)",
+            (share.agent, now, *where),
+        ).fetchone()
+        totals = StateTotals(others[0] + share.keys, others[1] + share.size)
+        if totals.keys > max_keys and share.keys > mine[0]:
+            return StateTotals(totals.keys, totals.size, "keys")
+        if totals.size > max_bytes and share.size > mine[1]:
+            return StateTotals(totals.keys, totals.size, "bytes")
+        db.execute("DELETE FROM wm_state_share WHERE namespace = ? AND session_id = ?", where)
+        if share.keys or share.size:
+            db.execute(
+                "INSERT INTO wm_state_share VALUES (?, ?, ?, ?, ?, ?)",
+                (*where, share.agent, share.keys, share.size, now + self._ttl),
+            )
+        return totals
 
     def _ttl_seconds(self, db: sqlite3.Connection, ns: str, sid: str) -> int:
         """Like Redis TTL (rounded to the second); does not refresh the expiry."""

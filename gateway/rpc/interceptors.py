@@ -1,5 +1,9 @@
 """One server interceptor: authenticates the caller and maps domain errors to gRPC statuses.
 
+Server reflection (the API's schema, for grpcurl and the like) asks for the same credentials as
+the API once any are configured (API keys, or the client certificate naming the agent): an
+unauthenticated caller gets UNAUTHENTICATED. Health checking stays open (load balancers, probes).
+
 Internal errors never leak their text: the caller gets INTERNAL with a request id, the log gets
 the traceback under the same id. A body that does not decode (not protobuf, invalid UTF-8 in a
 string field) is INVALID_ARGUMENT: the interceptor wraps the request deserializer, which grpc
@@ -24,6 +28,8 @@ from gateway.rpc.auth import CALLER, FailureLimiter, authenticate
 log = logging.getLogger("memgate.rpc")
 
 _API_PREFIX = "/memgate.v1."
+#: server reflection, v1alpha and v1: authenticated when the gateway has credentials
+_REFLECTION_PREFIX = "/grpc.reflection."
 #: trailing metadata of a RESOURCE_EXHAUSTED answer: how long to wait before retrying
 RETRY_AFTER_HEADER = "retry-after-ms"
 
@@ -106,6 +112,8 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         self._tracer = tracer
         self._undecodable_log = RateLimitedLog(UNDECODABLE_LOG_WINDOW_S)
         self._agent_from_cert = agent_from_cert
+        # without keys or certificate identities every caller may call everything already
+        self._guard_reflection = bool(api_keys) or agent_from_cert
         self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
     async def intercept_service(
@@ -115,7 +123,11 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
     ) -> grpc.RpcMethodHandler:
         handler = await continuation(details)
         method = details.method
-        if handler is None or not method.startswith(_API_PREFIX):
+        if handler is None:
+            return handler
+        if method.startswith(_REFLECTION_PREFIX) and self._guard_reflection:
+            return self._authenticated_stream(handler)
+        if not method.startswith(_API_PREFIX):
             return handler
         # the wrapped handler of a method is built once (it holds no per-call state)
         seen = self._wrapped.get(method)
@@ -139,6 +151,28 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
                 response_serializer=handler.response_serializer,
             )
         return handler
+
+    def _authenticated_stream(self, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        """Reflection's bidirectional stream, answered only to an authenticated caller."""
+        inner = handler.stream_stream
+        if inner is None:
+            return handler
+
+        async def guarded(requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            try:
+                authenticate(context, self._api_keys, self._agent_from_cert, self._auth_limiter)
+            except MemgateError as exc:
+                await context.abort(
+                    getattr(grpc.StatusCode, exc.status), exc.message, _trailers(exc)
+                )
+            async for message in inner(requests, context):
+                yield message
+
+        return grpc.stream_stream_rpc_method_handler(
+            guarded,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
 
     def _unary(self, name: str, inner: Any) -> Callable[..., Awaitable[Any]]:
         async def guarded(request: Any, context: grpc.aio.ServicerContext) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -20,6 +20,7 @@ import pytest
 
 from gateway.core.model.errors import BackendUnavailable, InvalidArgument
 from gateway.core.model.models import Turn, Zone
+from gateway.core.model.state_budget import StateShare, StateTotals
 from gateway.core.ports.ports import WorkingStore
 from stores.breaker import Breaker, BreakerPolicy, guard
 from stores.redis_working import RedisWorkingStore
@@ -57,14 +58,7 @@ def clock() -> Clock:
 async def working_store(
     request: pytest.FixtureRequest, wm_ttl: int, tmp_path: Path, clock: Clock
 ) -> AsyncIterator[WorkingStore]:
-    store: WorkingStore
-    if request.param.startswith("sqlite"):
-        store = SqliteWorkingStore(tmp_path / "working.sqlite3", ttl_seconds=wm_ttl, clock=clock)
-    elif request.param == "redis":
-        store = RedisWorkingStore(request.getfixturevalue("redis_url"), ttl_seconds=wm_ttl)
-    else:  # a node of the local 3-master cluster: sessions spread over the masters
-        node = f"redis://127.0.0.1:{request.getfixturevalue('cluster')[0]}/0"
-        store = RedisWorkingStore(node, ttl_seconds=wm_ttl, cluster=True)
+    store = _open(request.param, request, wm_ttl, tmp_path, clock)
     await store.start()
     try:
         if request.param.endswith("+breaker"):
@@ -72,6 +66,40 @@ async def working_store(
         else:
             yield store
     finally:
+        await store.close()
+
+
+def _open(
+    kind: str, request: pytest.FixtureRequest, wm_ttl: int, tmp_path: Path, clock: Clock
+) -> SqliteWorkingStore | RedisWorkingStore:
+    """A store of ``kind`` (a ``working_store`` param); every call opens the same data (another
+    process, or a restart)."""
+    if kind.startswith("sqlite"):
+        return SqliteWorkingStore(tmp_path / "working.sqlite3", ttl_seconds=wm_ttl, clock=clock)
+    if kind == "redis":
+        return RedisWorkingStore(request.getfixturevalue("redis_url"), ttl_seconds=wm_ttl)
+    # a node of the local 3-master cluster: sessions spread over the masters
+    node = f"redis://127.0.0.1:{request.getfixturevalue('cluster')[0]}/0"
+    return RedisWorkingStore(node, ttl_seconds=wm_ttl, cluster=True)
+
+
+@pytest.fixture
+async def reopen(
+    request: pytest.FixtureRequest, wm_ttl: int, tmp_path: Path, clock: Clock
+) -> AsyncIterator[Callable[[], Awaitable[WorkingStore]]]:
+    """Opens another store over the data of the test's ``working_store`` (started; closed at
+    the end of the test)."""
+    kind = request.node.callspec.params["working_store"]
+    opened: list[WorkingStore] = []
+
+    async def run() -> WorkingStore:
+        store = _open(kind, request, wm_ttl, tmp_path, clock)
+        await store.start()
+        opened.append(store)
+        return store
+
+    yield run
+    for store in opened:
         await store.close()
 
 
@@ -452,3 +480,43 @@ async def test_erase_namespace_drops_every_session(working_store: WorkingStore) 
         assert await working_store.get_state(ns, session) == {}
     assert ids((await working_store.window(other_ns, sid))[D]) == ["kept"]
     assert await working_store.erase_namespace(ns) == 0
+
+
+# ------------------------------------------------------------------ session state per agent
+
+
+@pytest.mark.parametrize("wm_ttl", [2])
+async def test_state_budget_is_shared_by_every_process_on_the_store(
+    working_store: WorkingStore,
+    reopen,
+    advance,  # type: ignore[no-untyped-def]
+) -> None:
+    """Issue 33 M8: the agent's count lives in the store, so a restarted gateway (SQLite) or
+    another replica (Redis) goes on from it; a session counts for the agent that last changed
+    its state; an empty share, a release and the TTL free the budget."""
+    ns, _ = new_session()
+    a, b = f"a-{uuid.uuid4().hex[:8]}", f"b-{uuid.uuid4().hex[:8]}"
+
+    async def reserve(
+        store: WorkingStore, agent: str, session: str, keys: int, size: int
+    ) -> StateTotals:
+        return await store.reserve_state(StateShare(agent, ns, session, keys, size), 10, 250)
+
+    assert await reserve(working_store, a, "s0", 4, 100) == StateTotals(4, 100)
+    assert await reserve(working_store, a, "s1", 4, 100) == StateTotals(8, 200)
+    other = await reopen()  # another process on the same store, or this one restarted
+    assert await reserve(other, a, "s2", 3, 40) == StateTotals(11, 240, "keys")
+    assert await reserve(other, a, "s2", 2, 60) == StateTotals(10, 260, "bytes")
+    assert await reserve(other, a, "s2", 2, 50) == StateTotals(10, 250)
+    assert await reserve(working_store, a, "s3", 1, 1) == StateTotals(11, 251, "keys")
+    # shrinking a share over the limit is allowed; replacing a session's share is not adding
+    assert await reserve(working_store, a, "s0", 3, 90) == StateTotals(9, 240)
+    # the session now counts for b (the last to change it), not for a
+    assert await reserve(other, b, "s1", 1, 10) == StateTotals(1, 10)
+    assert await reserve(working_store, a, "s3", 4, 100) == StateTotals(9, 240)
+    assert await reserve(other, a, "s0", 0, 0) == StateTotals(6, 150)  # emptied: dropped
+    await working_store.release_state(a, ns, "s3")
+    assert await reserve(other, a, "s4", 8, 200) == StateTotals(10, 250)
+    await advance(2.5)  # every share outlived the TTL
+    assert await reserve(working_store, a, "s5", 10, 250) == StateTotals(10, 250)
+    assert await reserve(other, b, "s6", 10, 250) == StateTotals(10, 250)

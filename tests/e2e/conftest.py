@@ -38,6 +38,9 @@ def gateway_settings(tmp_path: Path, **overrides: Any) -> Settings:
         port=0,
         data_dir=tmp_path / "data",
         embedder="hash",
+        # the rules alone screen injections here; the embedder screen loads a 30 MB model and
+        # costs each write an embedding (it has its own tests: test_injection_screen.py)
+        injection_embedder="",
         dialogue_max_turns=6,
         wait_timeout_s=15.0,
         flush_interval_s=0.5,

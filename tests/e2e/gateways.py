@@ -51,7 +51,8 @@ def spawn(
              "--data-dir", str(data_dir), "--embedder", "hash", *flags],
             stdout=out,
             stderr=subprocess.STDOUT,
-            env={**os.environ, **(env or {})},
+            # the rules alone screen injections (the embedder screen: test_injection_screen.py)
+            env={**os.environ, "MEMGATE_INJECTION_EMBEDDER": "", **(env or {})},
         )  # fmt: skip
     deadline = time.monotonic() + start_timeout
     while time.monotonic() < deadline:

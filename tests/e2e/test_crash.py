@@ -37,6 +37,9 @@ def _spawn(data_dir: Path, extra: list[str]) -> tuple[subprocess.Popen[bytes], s
             ],
             stdout=out,
             stderr=subprocess.STDOUT,
+            # the rules alone: the embedder screen slows acknowledgements until the apply lane
+            # keeps up, and the kill must find acknowledged writes not yet applied
+            env={**os.environ, "MEMGATE_INJECTION_EMBEDDER": ""},
         )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -22,7 +22,7 @@ from stores.sqlite_base import SqliteDb
 
 def test_every_sqlite_store_fsyncs_each_commit(tmp_path: Path) -> None:
     async def run() -> None:
-        stores = build_stores(Settings(data_dir=tmp_path, embedder="hash"))
+        stores = build_stores(Settings(data_dir=tmp_path, embedder="hash", injection_embedder=""))
         for store in stores.all():
             await store.start()
         try:
@@ -46,7 +46,9 @@ def test_payloads_stay_in_the_journal_until_the_stores_have_the_write(tmp_path: 
     stays pending with its payload; once it returned, the payload is gone."""
 
     async def run() -> None:
-        svc = build_service(Settings(data_dir=tmp_path, embedder="hash", decay_interval_s=0))
+        svc = build_service(
+            Settings(data_dir=tmp_path, embedder="hash", injection_embedder="", decay_interval_s=0)
+        )
         await svc.start()
         try:
             records = svc.stores.records
@@ -105,6 +107,7 @@ def _refused_when_strict(tmp_path: Path, redis_url: str, caplog: pytest.LogCaptu
         settings = Settings(
             data_dir=tmp_path / str(strict),
             embedder="hash",
+            injection_embedder="",
             redis_url=redis_url,
             strict_durability=strict,
             decay_interval_s=0,

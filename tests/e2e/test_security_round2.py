@@ -262,6 +262,42 @@ def test_session_state_budget_is_per_agent(
         assert code is grpc.StatusCode.RESOURCE_EXHAUSTED and "12" in details, details
 
 
+def _update_state(address: str, agent: str, session: str, **kw: object) -> grpc.StatusCode:
+    with grpc.insecure_channel(address) as channel:
+        stub = pb_grpc.MemoryGatewayStub(channel)
+        req = pb.UpdateSessionStateRequest(namespace=f"agent/{agent}", session_id=session, **kw)  # type: ignore[arg-type]
+        return _code(stub.UpdateSessionState, req, agent)[0]
+
+
+def test_session_state_budget_holds_across_gateways(
+    tmp_path_factory: pytest.TempPathFactory, backend: dict[str, str]
+) -> None:
+    """The per-agent count lives in the working store: a restarted gateway (embedded) or a
+    second gateway on the same Redis does not start from zero."""
+    limits = replace(Limits(), max_agent_state_bytes=200_000, max_agent_state_keys=12)
+    data = tmp_path_factory.mktemp("m8-shared")
+    first = gateway_settings(data / "one", limits=limits, **backend)
+    sub, big = _sub(), "x" * 60_000
+    ok, full = grpc.StatusCode.OK, grpc.StatusCode.RESOURCE_EXHAUSTED
+    with running_gateway(first) as one:
+        for i in range(3):  # 3 x 60 KB: within 200 KB
+            assert _update_state(one.address, sub, f"s{i}", set={"blob": big}) is ok
+        if backend:  # a replica on the same Redis, both running
+            second = gateway_settings(data / "two", limits=limits, **backend)
+            with running_gateway(second) as two:
+                assert _update_state(two.address, sub, "s3", set={"blob": big}) is full
+                assert _update_state(one.address, sub, "s3", set={"blob": big}) is full
+                assert _update_state(two.address, sub, "s0", remove=["blob"]) is ok
+                assert _update_state(one.address, sub, "s3", set={"blob": big}) is ok
+                assert _update_state(two.address, sub, "s4", set={"blob": big}) is full
+            return
+    with running_gateway(first) as again:  # embedded: the same data dir, restarted
+        assert _update_state(again.address, sub, "s3", set={"blob": big}) is full
+        assert _update_state(again.address, sub, "s0", remove=["blob"]) is ok
+        assert _update_state(again.address, sub, "s3", set={"blob": big}) is ok
+        assert _update_state(again.address, sub, "s4", set={"blob": big}) is full
+
+
 # ---- M4: the write's type and a review decision's reason are screened
 def test_type_and_review_reason_are_screened(gw: RunningGateway, ns: str) -> None:
     from gateway import client as gc
@@ -456,3 +492,91 @@ def test_injection_turn_sent_with_write_is_quarantined(stub: pb_grpc.MemoryGatew
         results = [resp.result] if hasattr(resp, "result") else list(resp.results)
         assert all(r.quarantined and not r.id for r in results), results
     assert _window(stub, mine, session) == []
+
+
+# ---- L2: erasure scrubs the recall queries that touched what it erased
+def test_erasure_scrubs_recall_query_text_from_the_audit(gw: RunningGateway) -> None:
+    """A recall's query text reads like the memory it was after ("ana's passport number"):
+    after ``Forget`` the recalls that returned the memory, after ``ForgetNamespace`` and
+    ``ForgetSubject`` the recalls over the namespace (and those that returned an event about the
+    user elsewhere) keep their audit row — who, when, action, namespace — with the text
+    ``[erased]``. Recalls that returned only other memories keep their text."""
+    tag = uuid.uuid4().hex[:8]
+    ana, bob, cleo = (f"{name}-{tag}" for name in ("ana", "bob", "cleo"))
+    notes = f"agent/notes-{tag}"
+    with gw.client() as c:
+        secret = c.write(f"user/{ana}", "semantic", "Ana's passport number is X1234567", wait=True)
+        c.write(f"user/{ana}", "semantic", "Ana drinks her coffee black", wait=True)
+        c.write(f"user/{bob}", "semantic", "Bob lives in Porto near the river", wait=True)
+        c.write(f"user/{cleo}", "semantic", "Cleo is allergic to peanuts", wait=True)
+        about = c.record_event(
+            notes, "Called Cleo about her lease renewal", user_id=cleo, wait=True
+        )
+        c.record_event(notes, "Ordered new office chairs", wait=True)
+        asked = [  # (namespace, query, top_k, whether it returns what is erased)
+            (f"user/{ana}", f"passport number {tag}", 5, secret),
+            (f"user/{ana}", f"coffee black {tag}", 1, ""),
+            (f"user/{bob}", f"where does bob live {tag}", 5, ""),
+            (f"user/{cleo}", f"allergic {tag}", 5, ""),
+            (notes, f"lease renewal call {tag}", 5, about),
+            (notes, f"office chairs ordered {tag}", 1, ""),
+        ]
+        for namespace, query, top_k, returns in asked:
+            hits = [h.id for h in c.recall(query, namespaces=[namespace], top_k=top_k).hits]
+            assert bool(returns) == (secret in hits or about in hits), (query, hits)
+
+        def texts() -> dict[str, list[str]]:
+            return {
+                ns: sorted(
+                    e.detail
+                    for e in c.audit(namespace=ns, limit=100)
+                    if (e.action, e.agent_id) == ("recall", "master")
+                )
+                for ns in dict.fromkeys(ns for ns, *_ in asked)
+            }
+
+        assert texts() == {ns: sorted(q for n, q, *_ in asked if n == ns) for ns, *_ in asked}
+        c.forget(secret, "erasure request")
+        c.forget_namespace(f"user/{bob}", "erasure request")
+        c.forget_subject(cleo, "erasure request")
+        assert texts() == {
+            f"user/{ana}": ["[erased]", f"coffee black {tag}"],  # the one that returned it
+            f"user/{bob}": ["[erased]"],
+            f"user/{cleo}": ["[erased]"],
+            notes: ["[erased]", f"office chairs ordered {tag}"],  # returned the event on cleo
+        }
+
+
+# ---- L7: reflection answers only with the API's credentials once the gateway has some
+def _reflected(channel: grpc.Channel, md: tuple[tuple[str, str], ...] = ()) -> object:
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+    request = reflection_pb2.ServerReflectionRequest(list_services="")
+    try:
+        [resp] = list(stub.ServerReflectionInfo(iter([request]), metadata=md, timeout=30))
+    except grpc.RpcError as err:
+        return err.code()
+    return sorted(s.name for s in resp.list_services_response.service)
+
+
+def test_reflection_needs_credentials_when_the_gateway_has_keys(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    settings = gateway_settings(
+        tmp_path_factory.mktemp("l7"), api_keys={"master": "right-key", "coder": "coder-key"}
+    )
+    with running_gateway(settings) as gw, grpc.insecure_channel(gw.address) as channel:
+        unauthenticated = grpc.StatusCode.UNAUTHENTICATED
+        assert _reflected(channel) is grpc.StatusCode.INVALID_ARGUMENT  # as the API: no x-agent-id
+        assert _reflected(channel, _md("master")) is unauthenticated
+        assert _reflected(channel, (*_md("master"), ("x-api-key", "coder-key"))) is unauthenticated
+        listed = _reflected(channel, (*_md("coder"), ("x-api-key", "coder-key")))
+        assert isinstance(listed, list) and "memgate.v1.MemoryGateway" in listed, listed
+        # probes need no key
+        check = health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(), timeout=5
+        )
+        assert check.status == health_pb2.HealthCheckResponse.SERVING

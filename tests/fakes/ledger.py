@@ -12,6 +12,7 @@ from typing import Any
 
 from gateway.core.model.candidates import DueSession, SessionTurns
 from gateway.core.model.control import (
+    ERASED_TEXT,
     ERASURE_SKEW_S,
     KEPT_AUDIT_ACTIONS,
     AuditEntry,
@@ -85,12 +86,13 @@ class InMemoryLedger:
             at = e.at or now
             detail = e.detail
             if detail and e.action not in KEPT_AUDIT_ACTIONS and self._erased_after(e, at):
-                detail = ""  # queued before an erasure that has run since
+                detail = ERASED_TEXT  # queued before an erasure that has run since
             r.audit_seq += 1
             r.audit[r.audit_seq] = replace(e, at=at, detail=detail)
 
     def _erased_after(self, e: AuditEntry, at: float) -> bool:
         keys = [f"n:{ns}" for ns in _names(e.namespace)] + ([f"t:{e.target}"] if e.target else [])
+        keys += [f"t:{hit}" for hit in e.hits]  # a recall that returned an erased memory
         times = [self.records.erased[k] for k in keys if k in self.records.erased]
         return bool(times) and at <= max(times) + ERASURE_SKEW_S
 
@@ -190,7 +192,7 @@ class InMemoryLedger:
         r, now = self.records, time.time()
         targets = ids | {w for w, m in r.aliases.items() if m in ids}
         r.erased.update((f"t:{t}", now) for t in targets)
-        self._scrub_audit(lambda e: e.target in targets)
+        self._scrub_audit(lambda e: e.target in targets or not targets.isdisjoint(e.hits))
         r.proposals = {k: p for k, p in r.proposals.items() if p.memory_id not in ids}
         r.facts = {k: f for k, f in r.facts.items() if f.promoted_to not in ids}
         self._drop_review(ids)
@@ -211,7 +213,7 @@ class InMemoryLedger:
     def _scrub_audit(self, naming: Callable[[AuditEntry], bool]) -> None:
         for seq, e in self.records.audit.items():
             if e.detail and e.action not in KEPT_AUDIT_ACTIONS and naming(e):
-                self.records.audit[seq] = replace(e, detail="")
+                self.records.audit[seq] = replace(e, detail=ERASED_TEXT)
 
     def _drop_review(self, ids: set[str]) -> None:
         r = self.records

@@ -24,7 +24,7 @@ from gateway.wiring import build_service
 
 
 async def test_entries_of_another_lane_are_refused_and_relations_applied(tmp_path: Path) -> None:
-    svc = build_service(Settings(data_dir=tmp_path, embedder="hash"))
+    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", injection_embedder=""))
     await svc.start()
     try:
         apply = svc.lanes.for_kind("memory")._apply
@@ -47,7 +47,7 @@ async def test_an_archive_drops_a_vector_keeping_its_text_and_a_forget_erases(
 ) -> None:
     """The index hears which deletes are erasures: other replicas let go of the texts they hold
     only for those (``VectorIndex.delete(erased=...)``, ``stores/redis_changes.py``)."""
-    svc = build_service(Settings(data_dir=tmp_path, embedder="hash"))
+    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", injection_embedder=""))
     await svc.start()
     try:
         deletes: list[tuple[list[str], bool]] = []
@@ -76,7 +76,7 @@ async def test_every_kind_has_its_lane_and_every_applier_kind_its_handler(tmp_pa
     from gateway.core.model.command_types import KINDS, LANE_OF, LONG_TERM, WORKING
 
     assert set(LANE_OF) == set(KINDS)
-    svc = build_service(Settings(data_dir=tmp_path, embedder="hash"))
+    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", injection_embedder=""))
     for kind, lane in LANE_OF.items():
         assert svc.lanes.for_kind(kind).name.endswith(lane), (kind, lane)
     applier = svc.lanes.for_kind("memory")._apply.__self__  # type: ignore[attr-defined]

@@ -18,7 +18,9 @@ def _w(i: int) -> WriteInput:
 
 
 async def test_backlog_limit_rejects_then_recovers(tmp_path: Path) -> None:
-    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", max_pending_writes=3))
+    svc = build_service(
+        Settings(data_dir=tmp_path, embedder="hash", injection_embedder="", max_pending_writes=3)
+    )
     await svc.start()
     lane = svc.lanes.for_kind("memory")
     await lane.close()  # the stores stop keeping up

@@ -18,7 +18,7 @@ NS = "user/ana"
 
 
 def settings(data_dir: Path) -> Settings:
-    return Settings(data_dir=data_dir, embedder="hash", decay_interval_s=0)
+    return Settings(data_dir=data_dir, embedder="hash", injection_embedder="", decay_interval_s=0)
 
 
 async def write_facts(svc: MemoryService, n: int) -> None:

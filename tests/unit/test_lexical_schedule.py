@@ -37,7 +37,11 @@ def test_auto_is_after_dense_on_neo4j_only() -> None:
 
 async def _answers(tmp_path: Path, schedule: str, calls: list[tuple[str, Any]]) -> list[Any]:
     settings = Settings(
-        data_dir=tmp_path / schedule, embedder="hash", recall_processes=0, recall_cache_ttl_s=0
+        data_dir=tmp_path / schedule,
+        embedder="hash",
+        injection_embedder="",
+        recall_processes=0,
+        recall_cache_ttl_s=0,
     )
     svc = build_service(dataclasses.replace(settings, lexical_schedule=schedule))
     await svc.start()

@@ -33,7 +33,9 @@ def test_decay_score_follows_the_formula() -> None:
 
 
 async def test_sweep_archives_compacts_and_keeps_everything_readable(tmp_path: Path) -> None:
-    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", decay_interval_s=0))
+    svc = build_service(
+        Settings(data_dir=tmp_path, embedder="hash", injection_embedder="", decay_interval_s=0)
+    )
     await svc.start()
     try:
         ns = "user/u"

@@ -50,7 +50,9 @@ def test_the_gateways_embedder_cache_is_emptied_by_an_erasure(tmp_path: object) 
     from gateway.settings import Settings
     from gateway.wiring import build_service
 
-    service = build_service(Settings(data_dir=Path(str(tmp_path)), embedder="hash"))
+    service = build_service(
+        Settings(data_dir=Path(str(tmp_path)), embedder="hash", injection_embedder="")
+    )
     embedder = service.embedder
     assert isinstance(embedder, CachedEmbedder)
     embedder.embed(["where is the spare key hidden"])

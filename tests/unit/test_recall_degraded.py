@@ -19,7 +19,9 @@ def _open(breaker) -> None:  # type: ignore[no-untyped-def]
 
 
 async def test_open_graph_breaker_skips_only_the_graph(tmp_path: Path) -> None:
-    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", breaker_cooldown_s=60))
+    svc = build_service(
+        Settings(data_dir=tmp_path, embedder="hash", injection_embedder="", breaker_cooldown_s=60)
+    )
     await svc.start()
     try:
         await svc.writer.write(
@@ -52,7 +54,9 @@ async def test_reads_without_a_degraded_flag_say_unavailable(tmp_path: Path) -> 
 
     from gateway.core.model.errors import Unavailable
 
-    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", breaker_cooldown_s=60))
+    svc = build_service(
+        Settings(data_dir=tmp_path, embedder="hash", injection_embedder="", breaker_cooldown_s=60)
+    )
     await svc.start()
     try:
         _open(svc.stores.records.breaker)  # type: ignore[attr-defined]

@@ -37,7 +37,9 @@ def seen(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[MemoryService]:
     """An embedded gateway service (recalls answered in-process) holding two turns."""
-    svc = build_service(Settings(data_dir=tmp_path, embedder="hash", recall_processes=0))
+    svc = build_service(
+        Settings(data_dir=tmp_path, embedder="hash", injection_embedder="", recall_processes=0)
+    )
     await svc.start()
     try:
         turns = ["Booked a hotel near Kyoto station", "The ferry to Miyajima leaves at nine"]

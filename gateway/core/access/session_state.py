@@ -1,16 +1,26 @@
 """Limits of session state (UpdateSessionState), checked at the edge: per update (keys set,
 keys removed, key and value size) and per session (total keys, total bytes). Keys and values
-are screened (secrets and personal data redacted) before they are stored."""
+are screened (secrets and personal data redacted) before they are stored; per agent across
+sessions (``reserve_agent_state``), counted by the working store."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from gateway.core.model.errors import InvalidArgument, QuotaExceeded
 from gateway.core.model.limits import Limits
 from gateway.core.model.refusals import refuse_injection
+from gateway.core.model.state_budget import StateShare, StateTotals
 from gateway.core.screening.screening import redact
+
+
+class StateBudgetStore(Protocol):
+    """The part of the working store that counts session state per agent."""
+
+    async def reserve_state(
+        self, share: StateShare, max_keys: int, max_bytes: int
+    ) -> StateTotals: ...
 
 
 def _size(text: str) -> int:
@@ -83,61 +93,23 @@ def check_state_total(
     return len(after), total
 
 
-class AgentStateBudgets:
-    """Session state per agent, across sessions (issue 33 M8): each session's keys and bytes
-    count for the agent that last changed its state, until its TTL runs out. An update that
-    would take the agent over ``max_agent_state_keys`` or ``max_agent_state_bytes`` (and grows
-    its share) is RESOURCE_EXHAUSTED. Kept by this gateway process (a restart, or another
-    replica, starts from zero: the per-session limits still hold)."""
-
-    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
-        self._limits = limits
-        self._clock = clock
-        # agent -> (namespace, session) -> (keys, bytes, expires at)
-        self._held: dict[str, dict[tuple[str, str], tuple[int, int, float]]] = {}
-
-    def _now(self) -> float:
-        return self._clock()
-
-    def _live(self, agent: str) -> dict[tuple[str, str], tuple[int, int, float]]:
-        now = self._now()
-        held = self._held.get(agent, {})
-        live = {k: v for k, v in held.items() if v[2] > now}
-        if live:
-            self._held[agent] = live
-        else:
-            self._held.pop(agent, None)
-        return live
-
-    def reserve(
-        self, agent: str, session: tuple[str, str], keys: int, size: int, ttl_s: float
-    ) -> None:
-        """Check and record, with no await in between (one event loop: atomic)."""
-        live = self._live(agent)
-        others = [v for k, v in live.items() if k != session]
-        before = live.get(session, (0, 0, 0.0))
-        total_keys = keys + sum(v[0] for v in others)
-        total_bytes = size + sum(v[1] for v in others)
-        lim = self._limits
-        if total_keys > lim.max_agent_state_keys and keys > before[0]:
-            raise QuotaExceeded(
-                f"agent {agent!r} would hold {total_keys} session state keys across its "
-                f"sessions, the limit per agent is {lim.max_agent_state_keys}: remove some "
-                "(or let sessions expire) first",
-                field="set",
-            )
-        if total_bytes > lim.max_agent_state_bytes and size > before[1]:
-            raise QuotaExceeded(
-                f"agent {agent!r} would hold {total_bytes} bytes of session state across its "
-                f"sessions, the limit per agent is {lim.max_agent_state_bytes}: remove some "
-                "(or let sessions expire) first",
-                field="set",
-            )
-        # the session now counts for this agent only (the last to change it)
-        for held in self._held.values():
-            held.pop(session, None)
-        if keys or size:
-            self._held.setdefault(agent, {})[session] = (keys, size, self._now() + ttl_s)
-
-    def release(self, agent: str, session: tuple[str, str]) -> None:
-        self._held.get(agent, {}).pop(session, None)
+async def reserve_agent_state(store: StateBudgetStore, share: StateShare, limits: Limits) -> None:
+    """Session state per agent, across sessions (issue 33 M8): the update's share is counted by
+    the working store, shared by every gateway process on it (replicas, restarts); one that would
+    take the agent over ``max_agent_state_keys`` or ``max_agent_state_bytes`` while growing its
+    share is RESOURCE_EXHAUSTED, and nothing is counted."""
+    got = await store.reserve_state(
+        share, limits.max_agent_state_keys, limits.max_agent_state_bytes
+    )
+    if not got.refused:
+        return
+    held, limit = (
+        (f"{got.keys} session state keys", limits.max_agent_state_keys)
+        if got.refused == "keys"
+        else (f"{got.size} bytes of session state", limits.max_agent_state_bytes)
+    )
+    raise QuotaExceeded(
+        f"agent {share.agent!r} would hold {held} across its sessions, the limit per agent is "
+        f"{limit}: remove some (or let sessions expire) first",
+        field="set",
+    )

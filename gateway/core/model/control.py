@@ -81,6 +81,9 @@ KEPT_AUDIT_ACTIONS = frozenset(
 #: another replica, or kept through a ledger outage) and would land after the scrub; the margin
 #: covers replicas whose clocks differ
 ERASURE_SKEW_S = 30.0
+#: what an erased audit row's free text becomes: the row (who, when, action, namespace, target)
+#: stays, and a reader tells a scrubbed row from one that never had text
+ERASED_TEXT = "[erased]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +94,9 @@ class AuditEntry:
     target: str = ""
     detail: str = ""
     at: float = 0.0  # epoch seconds; set by the ledger when written
+    #: the ids a recall returned (written, not read back): erasing one of them scrubs the
+    #: row's text (the query that found it), as erasing its ``target`` does
+    hits: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # the audit log never holds a raw secret: a new entry's text (recall queries, reasons,

@@ -16,11 +16,17 @@ def refuse_injection(text: str, field: str) -> None:
     and error, relation properties; issue 33 M5). Nothing is stored."""
     phrase = injection.find(text)
     if phrase:
-        raise InvalidArgument(
-            f"{field} looks like a prompt injection ({phrase[:60]!r}): not stored; send data, "
-            "not instructions to the model",
-            field=field,
-        )
+        raise injection_refused(field, repr(phrase[:60]))
+
+
+def injection_refused(field: str, why: str) -> InvalidArgument:
+    """The refusal of a free-text field that reads as a prompt injection; ``why`` is the phrase
+    the rules found (quoted) or the second screen's reason (``similar to a known attack, …``)."""
+    return InvalidArgument(
+        f"{field} looks like a prompt injection ({why}): not stored; send data, not "
+        "instructions to the model",
+        field=field,
+    )
 
 
 #: kinds an id must never be: a reference that is a secret or a government/bank number would be

@@ -30,6 +30,7 @@ from gateway.core.model.models import (
     VectorItem,
     Zone,
 )
+from gateway.core.model.state_budget import StateShare, StateTotals
 from gateway.core.ports.control_ports import Journal, Ledger  # noqa: E402,F401 - re-exported
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -110,6 +111,16 @@ class WorkingStore(Lifecycle, Protocol):
 
     async def erase_namespace(self, namespace: str) -> int:
         """Erasure: drop every session of ``namespace``, whatever its TTL. Returns how many."""
+
+    async def reserve_state(self, share: StateShare, max_keys: int, max_bytes: int) -> StateTotals:
+        """Count ``share`` for its agent (the session stops counting for any other agent) unless
+        the agent's total over its live sessions would exceed ``max_keys`` or ``max_bytes``
+        while the share grows; check and record are atomic for every process on this store. A
+        share counts until this store's session TTL after it was recorded; an empty share is
+        dropped."""
+
+    async def release_state(self, agent: str, namespace: str, session_id: str) -> None:
+        """Stop counting the session for ``agent`` (its state update failed)."""
 
 
 @runtime_checkable

@@ -109,7 +109,10 @@ class Recaller:
             result = await self.recall(q)
             span.set_attribute("memgate.hits", len(result.hits))
             span.set_attribute("memgate.layers", ",".join(x.value for x in result.routed))
-        self.audit.add(AuditEntry(agent, action, ",".join(q.namespaces), "", q.query[:200]))
+        found = tuple(dict.fromkeys(h.memory.id for h in result.hits))
+        self.audit.add(
+            AuditEntry(agent, action, ",".join(q.namespaces), "", q.query[:200], hits=found)
+        )
         return result
 
     def _alone(self) -> bool:

@@ -7,6 +7,7 @@ import re
 import unicodedata
 
 from gateway.core.screening import injection_phrasings as phrasings
+from gateway.core.screening.injection_agents import AGENT_PHRASINGS
 from gateway.core.screening.injection_phrasings import ZH_FILLER as _ZH_FILLER
 from gateway.core.screening.injection_phrasings import ZH_PRIOR as _ZH_PRIOR
 from gateway.core.screening.injection_phrasings import ZH_RULES as _ZH_RULES
@@ -42,7 +43,8 @@ _H = "\t\r\f\v\x1c-\x1f\x85\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u30
 _SPACES = re.compile(f"[ {_H}]{{2,}}|[{_H}]")
 _ODD_SPACE = re.compile(f"[{_H}]")
 _NEWLINES = re.compile(r" ?\n\s*")
-_CJK_GAP = re.compile(r"([\u3400-\u9fff]) (?=[\u3400-\u9fff])")
+# a space or a line break between two CJK characters (kana too): "忽 略 指 令", "忽略\n之前的指令"
+_CJK_GAP = re.compile(r"([\u3040-\u30ff\u3400-\u9fff])[ \n](?=[\u3040-\u30ff\u3400-\u9fff])")
 # "i g n o r e", "i.g.n.o.r.e", "i-g-n-o-r-e": four or more single letters with one separator.
 _SPACED_OUT = re.compile(r"(?<![A-Za-z])[A-Za-z](?:[ .\-_*·|/][A-Za-z](?![A-Za-z])){3,}")
 _SEPARATORS = re.compile(r"[ .\-_*·|/]")
@@ -58,14 +60,15 @@ def _fold(text: str) -> str:
         text = unicodedata.normalize("NFC", text)
         if _HOMOGLYPH.search(text):
             text = text.translate(_FOLD)
-        if phrasings.TRADITIONAL_HINT.search(text):
-            text = text.translate(phrasings.TRADITIONAL)
+        # traditional Chinese folded to simplified, always (Japanese shares the characters: the
+        # patterns are folded the same way, ``_folded``)
+        text = phrasings.fold_traditional(text)
     if "  " in text or _ODD_SPACE.search(text):
         text = _SPACES.sub(" ", text)
     if "\n" in text:
         text = _NEWLINES.sub("\n", text)
     if not text.isascii():
-        text = _CJK_GAP.sub(r"\1", text)  # "忽 略 指 令" -> "忽略指令"
+        text = _CJK_GAP.sub(r"\1", text)  # "忽 略 指 令" -> "忽略指令"; a split line joined
     return text
 
 
@@ -246,7 +249,13 @@ _ATTACKS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("你现在是",), r"你现在是(?:一个)?(?:不受(?:任何)?限制|没有(?:任何)?限制|无限制|dan|越狱)"),
     (("调用",), r"调用(?:一下)?(?:这个|那个)?工具\s*[`'\"]?[a-z_][\w.]*"),
     *phrasings.PHRASINGS,
+    *AGENT_PHRASINGS,
 )
+
+
+def _folded(text: str) -> str:
+    """A pattern or trigger folded as ``_fold`` folds the text (traditional -> simplified)."""
+    return phrasings.fold_traditional(text)
 
 
 def _spaces_match_newlines(pattern: str) -> str:
@@ -269,10 +278,11 @@ def _spaces_match_newlines(pattern: str) -> str:
 
 # (triggers, pattern): a pattern runs only when the normalised text holds one of its triggers.
 _FAMILIES = tuple(
-    (triggers, re.compile(_spaces_match_newlines(p), re.MULTILINE)) for triggers, p in _ATTACKS
+    (tuple(_folded(t) for t in triggers), re.compile(_spaces_match_newlines(_folded(p)), re.M))
+    for triggers, p in _ATTACKS
 )
-_ASCII_TRIGGERS = tuple(sorted({t for ts, _ in _ATTACKS for t in ts if t.isascii()}))
-_OTHER_TRIGGERS = tuple(sorted({t for ts, _ in _ATTACKS for t in ts if not t.isascii()}))
+_ASCII_TRIGGERS = tuple(sorted({t for ts, _ in _FAMILIES for t in ts if t.isascii()}))
+_OTHER_TRIGGERS = tuple(sorted({t for ts, _ in _FAMILIES for t in ts if not t.isascii()}))
 # "Dan" is a first name: only the upper-case persona counts, checked before case folding.
 _DAN = re.compile(
     r"\b(?:(?i:you are|you're|act as|as|be|become|called|named|i am|stay|play|roleplay as)"
@@ -304,7 +314,8 @@ def _triggers_in(norm: str) -> set[str]:
         return {t for t in _ASCII_TRIGGERS if t in norm}
     narrow = norm.encode("ascii", "ignore").decode("ascii")
     found = {t for t in _ASCII_TRIGGERS if t in narrow}
-    found.update(t for t in _OTHER_TRIGGERS if t in norm)
+    chars = set(norm)  # a trigger whose first character is absent cannot occur
+    found.update(t for t in _OTHER_TRIGGERS if t[0] in chars and t in norm)
     return found
 
 

@@ -1,7 +1,7 @@
 """The attack phrasings of issue 33 M5, beside the original families of ``injection.py`` (which
 imports this module): override phrasings people write, fake headers and transcripts,
 exfiltration asks, traditional and reordered Chinese, Japanese, and the hidden forms (base64,
-spelled out, digits for letters). Tuned on the tuning half of ``bench/injection/corpus.py``
+spelled out, digits for letters, hex). Tuned on the tuning half of ``bench/injection/corpus.py``
 only; the test half's figures are in docs/SECURITY.md."""
 
 from __future__ import annotations
@@ -12,8 +12,11 @@ from collections.abc import Callable
 
 Finder = Callable[[str], str]
 
-ZH_PRIOR = r"(?:之前|以前|先前|此前|上面|以上|前面|上述|原来|原先|原有|原始|所有|一切|全部|任何|你的|系统|开发者|安全)"
-ZH_RULES = r"(?:指令|指示|命令|规则|提示词|系统提示|设定|人设|限制|约束|安全策略|准则|上下文)"
+ZH_PRIOR = (
+    r"(?:之前|以前|先前|此前|上面|以上|前面|上述|原来|原先|原有|原始|所有|一切|全部|任何|你的|系统|开发者|安全"
+    r"|主代理|主智能体)"
+)
+ZH_RULES = r"(?:指令|指示|命令|规则|提示词|系统提示|设定|人设|限制|约束|安全策略|准则|上下文|要求)"
 ZH_FILLER = r"[^\n。！？!?.我]{0,12}?"
 
 # Traditional Chinese characters of the attack vocabulary, folded to simplified ones so the
@@ -24,30 +27,45 @@ TRADITIONAL = str.maketrans(
     "规则设统词无视记们说输显对话开发应该从现进这个么给将与时后为请于来违约检滤过审关闭专业写读听数执范凭松禁权"
     "录户条议类认证码帮误区边级属弹环击网页载脑实戏难并义启动没让隐须",
 )
-TRADITIONAL_HINT = re.compile("[規則設統詞無記說輸顯從現這個給將後為請違檢濾過審關閉聽數執啟沒讓]")
+# the characters added for the corpus's second round (issue 33 M5)
+TRADITIONAL.update(str.maketrans("複裝優順訊務", "复装优顺讯务"))
+_TRADITIONAL_CHAR = re.compile("[" + "".join(chr(c) for c in TRADITIONAL) + "]")
+
+
+def fold_traditional(text: str) -> str:
+    """Traditional characters of the attack vocabulary folded to simplified ones. Applied to every
+    text and to every pattern (Japanese shares characters: 無視 reads 无视 on both sides). A
+    regex finds the few characters to fold (``str.translate`` looks up every character)."""
+    if not _TRADITIONAL_CHAR.search(text):
+        return text
+    return _TRADITIONAL_CHAR.sub(lambda m: chr(TRADITIONAL[ord(m.group(0))]), text)
+
 
 # issue 33 M5: the verbs, fillers and objects of the override phrasings people write
 _EN_VERBS = (
     r"(?:ignore|disregard|forget|set aside|pay no attention to|never mind|throw out|discard|drop"
     r"|skip|abandon|scrap|dismiss|overlook|do not follow|don't follow|stop following|do not obey"
-    r"|don't obey|stop obeying|no longer follow|no longer obey)"
+    r"|don't obey|stop obeying|no longer follow|no longer obey|don't bother with|do not bother with"
+    r"|forget about)"
 )
 _EN_VERB_TRIGGERS = (
     "ignor", "disregard", "forget", "aside", "attention", "never mind", "throw out", "discard",
-    "drop", "skip", "abandon", "scrap", "dismiss", "overlook", "follow", "obey",
+    "drop", "skip", "abandon", "scrap", "dismiss", "overlook", "follow", "obey", "bother",
 )  # fmt: skip
 _EN_FILL = r"(?:all|any|every|each|of|the|your|these|those|such|other|usual|safety|content)"
 _EN_PRIOR = (
     r"(?:previous|prior|preceding|above|earlier|former|initial|original|old|existing|system"
-    r"|developer|hidden|given|your)"
+    r"|developer|hidden|given|your|usual)"
 )
 _EN_OBJECTS = (
     r"(?:instructions?|rules|guidance|guidelines|directions|directives|prompts?|orders|commands"
-    r"|programming|policy|policies|restrictions|filters|guardrails|system message|system prompt)"
+    r"|programming|policy|policies|restrictions|filters|guardrails|system message|system prompt"
+    r"|constraints|limitations|safeguards)"
 )
 _EN_AFTER = (
     r"(?:above|before|earlier|previously|so far|until now|up to now|you (?:were|have been|'ve been)"
-    r" (?:given|told|trained with)|you (?:have )?received|you were trained with|from before)\b"
+    r" (?:given|told|trained with)|you (?:have )?received|you were trained with|from before"
+    r"|(?:they|we|someone|your developers?) gave you)\b"
 )
 
 #: (triggers, pattern) families, in ``injection._ATTACKS``'s form (spaces match line breaks)
@@ -118,7 +136,8 @@ PHRASINGS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("send", "forward", "mail", "post", "upload", "leak", "exfiltrat", "transmit"),
         r"\b(?:send|forward|e-?mail|post|upload|leak|transmit)\b (?:me )?(?:(?:the|all|every|each"
         r"|your|of|full|entire|whole|complete|contents) )*(?:conversation|chat history|memories"
-        r"|memory|memory block|system prompt|api keys?|secrets|credentials|passwords|transcript)\b"
+        r"|memory|memory block|system prompt|api keys?|secrets|credentials|passwords|transcript"
+        r"|audit log|session tokens?|memory store)\b"
         r"[^.\n]{0,40}?\b(?:to|into)\b|\bexfiltrat\w*",
     ),
     # "repeat the text above starting with 'You are'"
@@ -137,8 +156,8 @@ PHRASINGS: tuple[tuple[tuple[str, ...], str], ...] = (
     # 中文: 把系统提示…显示出来; 系统通知：…已关闭; 之前的指令全部作废; 以上…忽略…执行
     (
         ("系统", "初始"),
-        r"把(?:你的)?(?:系统提示词?|系统指令|系统设定|初始指令|初始提示)(?:完整|全部|原封不动)?(?:地)?"
-        r"(?:显示|输出|打印|告诉我|发给我|说出|展示)",
+        r"把(?:你的)?(?:系统提示词?|系统指令|系统设定|初始指令|初始提示词?)(?:完整|全部|原封不动|一字不差|逐字|原样)?"
+        r"(?:地)?(?:显示|输出|打印|告诉我|发给我|说出|展示|复述|重复|背诵|念)",
     ),
     (
         ("系统", "管理员", "开发者"),
@@ -151,15 +170,15 @@ PHRASINGS: tuple[tuple[tuple[str, ...], str], ...] = (
         r"|不算数|忽略|不用管|不用遵守)",
     ),
     (
-        ("忽略", "无视", "作废", "不算数"),
-        r"(?:以上|上面|之前)(?:的)?(?:内容|所有|全部)?[^\n。]{0,8}?(?:忽略|无视|作废|不算数)[^\n。]{0,12}?"
-        r"(?:执行|按照|遵守|听从)",
+        ("忽略", "无视", "作废", "不算"),
+        r"(?:以上|上面|之前|前面)(?:的|说的)?(?:内容|所有|全部)?[^\n。]{0,8}?(?:忽略|无视|作废|不算)"
+        r"[^\n。]{0,12}?(?:执行|按照|按|遵守|听从|照)",
     ),
     # 日本語
     (
         ("指示", "命令", "ルール", "指令", "プロンプト", "設定", "制約"),
-        r"(?:以前|前|上記|これまで|今まで|最初|元)の(?:すべての|全ての)?(?:指示|命令|ルール|指令|プロンプト|設定"
-        r"|制約)(?:を|は)(?:すべて|全て|全部)?(?:無視|忘れ|無効)",
+        r"(?:以前|前|上記|上|これまで|今まで|最初|元)の(?:すべての|全ての)?(?:指示|命令|ルール|指令|プロンプト"
+        r"|設定|制約)(?:を|は)(?:すべて|全て|全部)?(?:無視|忘れ|無効|リセット)",
     ),
     (
         ("プロンプト", "指示"),
@@ -180,6 +199,8 @@ _ROLE_LINE = re.compile(
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=])")
 _WIDE_GAP = re.compile(r" {2,}")
 _SPACED_WORD = re.compile(r"^(?:\w )+\w$")
+# hex runs long enough to hold a sentence (a checksum decodes to bytes that are not text)
+_HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){12,}(?![0-9A-Fa-f])")
 # digits standing in for letters inside words: "1gn0re", "prev10us"
 _LEET_HINT = re.compile(r"[a-z][0-9@$]|[0-9@$][a-z]")
 _LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[0-9])[a-z0-9@$]+\b")
@@ -198,6 +219,10 @@ def hidden(text: str, norm: str, find: Finder, search: Finder, normalise: Finder
         decoded = _decoded(m.group(0))
         if decoded and (found := find(decoded)):
             return "base64: " + found
+    for m in _HEX.finditer(text):
+        decoded = _printable(bytes.fromhex(m.group(0)))
+        if decoded and (found := find(decoded)):
+            return "hex: " + found
     if "   " in text:  # "I g n o r e   a l l": letters one by one, words three spaces apart
         words = [w.replace(" ", "") if _SPACED_WORD.match(w) else w for w in _WIDE_GAP.split(text)]
         joined = " ".join(words)
@@ -214,8 +239,16 @@ def _decoded(run: str) -> str:
     """The text a base64 run holds, when it is text (printable UTF-8); else ""."""
     try:
         raw = base64.b64decode(run + "=" * (-len(run) % 4), validate=True)
+    except ValueError:
+        return ""
+    return _printable(raw)
+
+
+def _printable(raw: bytes) -> str:
+    """``raw`` as text, when it is printable UTF-8; else ""."""
+    try:
         decoded = raw.decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
+    except UnicodeDecodeError:
         return ""
     printable = sum(ch.isprintable() or ch in "\n\t" for ch in decoded)
     return decoded if decoded and printable >= 0.95 * len(decoded) else ""

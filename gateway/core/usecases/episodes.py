@@ -26,10 +26,12 @@ from gateway.core.model.models import (
     utcnow,
 )
 from gateway.core.model.refusals import refuse_injection
+from gateway.core.ports.injection_screen import RULES_ONLY, InjectionScreen
 from gateway.core.ports.ports import EpisodicGraph, RecordStore
 from gateway.core.screening.screening import clean_map
 from gateway.core.usecases.memories import Memories
 from gateway.core.writing.inputs import check_node, check_relation, node_kind
+from gateway.core.writing.second_screen import refuse_similar
 
 MAX_TIMELINE = 1000
 MAX_NEIGHBOURS = 200
@@ -85,8 +87,11 @@ class Episodes:
         master: str,
         owners: TaskOwners,
         limits: Limits,
+        *,
+        injection_screen: InjectionScreen = RULES_ONLY,
     ) -> None:
         self._graph = graph
+        self._screen = injection_screen
         self._records = records
         self._memories = memories
         self._write_path = write_path
@@ -104,10 +109,19 @@ class Episodes:
         at: datetime | None,
         properties: dict[str, str],
         wait: bool = True,
+        *,
+        second_screen: bool = True,
     ) -> None:
+        """``second_screen=False``: the properties were screened already (a task step's mirror
+        holds its name, index and state)."""
         nsp.check_agent_id(agent)
         check_relation(rel_type, "type")
+        raw = properties
         properties = self._properties(properties)
+        if second_screen:
+            await refuse_similar(
+                self._screen, [("properties", t) for kv in raw.items() for t in kv]
+            )
         ends = []
         for (kind, node_id), name in ((src, "src"), (dst, "dst")):
             node = node_kind(kind, f"{name}.kind")

@@ -20,6 +20,7 @@ from gateway.core.journal.write_path import WritePath
 from gateway.core.model.command_types import FORMATION, LONG_TERM, WORKING, kinds_of
 from gateway.core.model.control import JournalEntry
 from gateway.core.model.events import AppliedEvents
+from gateway.core.ports.injection_screen import RULES_ONLY, InjectionScreen
 from gateway.core.ports.metrics import Metrics
 from gateway.core.ports.ports import (
     Embedder,
@@ -77,13 +78,15 @@ class MemoryService:
         events: AppliedEvents | None = None,
         later_summariser: Summariser | None = None,
         overflow_summariser: Summariser | None = None,
+        injection_screen: InjectionScreen = RULES_ONLY,
     ) -> None:
         """``extractor`` mines sessions for facts, ``rules`` is its fallback (the same object
         when no model is configured); ``summariser`` is CompactWindow's; an overflowing
         dialogue is summarised by ``overflow_summariser`` (default: ``summariser``) while the
         turn is applied, and ``later_summariser`` (a model, when configured) replaces that
         summary from the formation lane; ``events`` (made here when not given) announces
-        applied writes."""
+        applied writes; ``injection_screen`` judges what the injection rules let through
+        (the embedder's similarity to known attacks; default: the rules alone)."""
         s, master = settings, settings.master_agent
         self.settings = settings
         self.stores = stores
@@ -138,6 +141,7 @@ class MemoryService:
             master,
             s.shared_turn_policy,
             GraphEnds(self.memories, owners, master),
+            injection_screen=injection_screen,
         )
         self.recaller = Recaller(s.recall(), stores, embedder, audit, self.metrics, tracer)
         self.erasure = Erasure(write_path, master)
@@ -152,7 +156,7 @@ class MemoryService:
             s.shared_turn_policy,
             summariser,
             s.summary_token_budget,
-            s.session_ttl_s,
+            injection_screen=injection_screen,
         )
         self.overflow: OverflowSummaries | None = None
         if later_summariser is not None:
@@ -172,12 +176,21 @@ class MemoryService:
             ObservationLog(write_path, s.limits, FORMATION_AGENT),
         )
         self.episodes = Episodes(
-            stores.graph, stores.records, self.memories, write_path, master, owners, s.limits
+            stores.graph,
+            stores.records,
+            self.memories,
+            write_path,
+            master,
+            owners,
+            s.limits,
+            injection_screen=injection_screen,
         )
         self.proposals = Proposals(ledger, write_path, policies, master, stores.records)
         self.facts = Facts(ledger, self.writer, s.limits.max_content_chars, master)
         self.skills = Skills(stores.records, self.writer, self.memories, self.recaller)
-        self.tasks = Tasks(ledger, self.episodes, owners, s.limits)
+        self.tasks = Tasks(
+            ledger, self.episodes, owners, s.limits, injection_screen=injection_screen
+        )
         self.results = Results(self.writer, ledger, s.limits)
         self.sweeper = DecaySweeper(stores.records, self.writer, write_path, s.limits, master)
         self.ops = Operations(

@@ -13,9 +13,11 @@ from gateway.core.model.control import AuditEntry, TaskStep
 from gateway.core.model.errors import FailedPrecondition, InvalidArgument, NotFound
 from gateway.core.model.limits import Limits
 from gateway.core.model.refusals import refuse_injection
+from gateway.core.ports.injection_screen import RULES_ONLY, InjectionScreen
 from gateway.core.ports.ports import Ledger
 from gateway.core.screening.screening import clean
 from gateway.core.usecases.episodes import Episodes
+from gateway.core.writing.second_screen import refuse_similar
 
 STEP_STATES = ("pending", "running", "done", "failed")
 
@@ -43,9 +45,16 @@ def task_of(task_id: str, steps: list[TaskStep]) -> Task:
 
 class Tasks:
     def __init__(
-        self, ledger: Ledger, episodes: Episodes, owners: TaskOwners, limits: Limits
+        self,
+        ledger: Ledger,
+        episodes: Episodes,
+        owners: TaskOwners,
+        limits: Limits,
+        *,
+        injection_screen: InjectionScreen = RULES_ONLY,
     ) -> None:
         self._ledger = ledger
+        self._screen = injection_screen
         self._episodes = episodes
         self._owners = owners
         self._limits = limits
@@ -97,6 +106,7 @@ class Tasks:
         await self._owners.require(agent, task_id)
         refuse_injection(output, "output")
         refuse_injection(error, "error")
+        await refuse_similar(self._screen, [("output", output), ("error", error)])
         output, error = clean(output), clean(error)
         if not 0 <= index < len(task.steps):
             raise InvalidArgument(f"index must be 0..{len(task.steps) - 1}", field="index")
@@ -125,4 +135,5 @@ class Tasks:
             None,
             {"name": step.name, "index": str(step.index), "state": step.state},
             wait=False,
+            second_screen=False,
         )

@@ -55,6 +55,8 @@ class Prepared:
     skipped: str  # reason the write is not stored long-term ("" = stored)
     idempotency_key: str
     injection: str = ""  # the injection phrase found, when quarantined
+    #: quarantined by the second screen (``second_screen.py``), ``injection`` holds its reason
+    similar: bool = False
 
     @property
     def namespace(self) -> str:

@@ -4,6 +4,7 @@ like every write; when the dialogue overflows, its oldest half is summarised int
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections import OrderedDict
@@ -14,9 +15,9 @@ from datetime import datetime
 from gateway.core.access import namespaces as nsp
 from gateway.core.access import write_policy as wp
 from gateway.core.access.session_state import (
-    AgentStateBudgets,
     check_state_total,
     check_state_update,
+    reserve_agent_state,
 )
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model.commands import TurnAppend
@@ -24,9 +25,12 @@ from gateway.core.model.control import AuditEntry, NewEntry
 from gateway.core.model.errors import BackendUnavailable, PermissionDenied
 from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer, Turn, Zone, utcnow
+from gateway.core.model.state_budget import StateShare
+from gateway.core.ports.injection_screen import RULES_ONLY, InjectionScreen
 from gateway.core.ports.ports import Ledger, Summariser, WorkingStore
 from gateway.core.writing import proposals
 from gateway.core.writing.inputs import WriteInput, parse_zone, prepare
+from gateway.core.writing.second_screen import quarantine_similar, refuse_similar
 
 log = logging.getLogger("memgate.working")
 
@@ -203,9 +207,11 @@ class WorkingMemory:
         turn_policy: str = "proposal",
         summariser: Summariser | None = None,
         summary_budget: int = 200,
-        state_ttl_s: int = 3600,
+        *,
+        injection_screen: InjectionScreen = RULES_ONLY,
     ) -> None:
         self._summariser = summariser
+        self._screen = injection_screen
         self._summary_budget = summary_budget
         self._store = store
         self._write_path = write_path
@@ -216,8 +222,6 @@ class WorkingMemory:
         self._policies = policies
         self._turn_policy = turn_policy
         self._locks = [asyncio.Lock() for _ in range(STATE_LOCKS)]
-        self._budgets = AgentStateBudgets(limits)
-        self._state_ttl_s = float(state_ttl_s)
 
     def _session(self, agent: str, namespace: str, session_id: str, write: bool) -> str:
         """The namespace, if ``agent`` may read it (``write=False``) or change it directly. Session
@@ -270,6 +274,7 @@ class WorkingMemory:
         p = prepare(item, self._limits)
         assert isinstance(p.command, TurnAppend)
         access = turn_access(agent, ns, self._master, p.command, self._turn_policy)
+        p = (await quarantine_similar(self._screen, [item], [p]))[0]
         if p.quarantined:
             await self._ledger.audit(
                 [AuditEntry(agent, "quarantine", str(ns), session_id, p.injection[:200])]
@@ -320,16 +325,22 @@ class WorkingMemory:
         """Set and remove keys; the limits of ``state_limits`` hold per update and, checked
         against the stored state under a per-session lock, for the whole session."""
         ns = self._session(agent, namespace, session_id, write=True)
+        raw = updates
         updates, removed = check_state_update(updates, remove, self._limits)
+        await refuse_similar(self._screen, [("set", t) for kv in raw.items() for t in kv])
         async with self._locks[hash((ns, session_id)) % len(self._locks)]:
             current = await self._store.get_state(ns, session_id)
             keys, size = check_state_total(current, updates, removed, self._limits)
-            if agent != self._master:  # the budget across sessions (the master is trusted)
-                self._budgets.reserve(agent, (ns, session_id), keys, size, self._state_ttl_s)
+            counted = agent != self._master  # the budget across sessions (the master is trusted)
+            if counted:
+                share = StateShare(agent, ns, session_id, keys, size)
+                await reserve_agent_state(self._store, share, self._limits)
             try:
                 state = await self._store.set_state(ns, session_id, updates, removed)
             except BaseException:
-                self._budgets.release(agent, (ns, session_id))
+                if counted:  # best effort: a share left counted expires with the session TTL
+                    with contextlib.suppress(Exception):
+                        await self._store.release_state(agent, ns, session_id)
                 raise
         return state, await self._store.ttl_seconds(ns, session_id)
 

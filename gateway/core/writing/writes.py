@@ -17,6 +17,7 @@ from gateway.core.model.control import AuditEntry, NewEntry
 from gateway.core.model.errors import InvalidArgument
 from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer, NodeKind, NodeRef
+from gateway.core.ports.injection_screen import RULES_ONLY, InjectionScreen
 from gateway.core.ports.ports import Ledger
 from gateway.core.writing import proposals
 from gateway.core.writing.inputs import (
@@ -25,6 +26,7 @@ from gateway.core.writing.inputs import (
     check_relation,
     prepare,
 )
+from gateway.core.writing.second_screen import quarantine_similar
 from gateway.core.writing.working import turn_access
 
 #: a memory this important but this unsure goes to the review queue (seed 000 §5.2)
@@ -49,7 +51,10 @@ class WriteOutcome:
 
 def review_reason(p: Prepared) -> str:
     if p.quarantined:
-        return "quarantined: looks like a prompt injection"
+        # the rules' phrase stays out of the queue; the second screen says why (issue 33 M5)
+        return "quarantined: looks like a prompt injection" + (
+            f", {p.injection}" if p.similar else ""
+        )
     c = p.command
     if (
         isinstance(c, MemoryWrite)
@@ -70,6 +75,8 @@ class Writer:
         master: str,
         turn_policy: str = "proposal",
         graph_ends: GraphEnds | None = None,
+        *,
+        injection_screen: InjectionScreen = RULES_ONLY,
     ) -> None:
         self._write_path = write_path
         self._ledger = ledger
@@ -78,6 +85,7 @@ class Writer:
         self._master = master
         self._turn_policy = turn_policy
         self._graph_ends = graph_ends
+        self._screen = injection_screen
 
     async def write(
         self, agent: str, items: Sequence[WriteInput], wait: bool
@@ -95,6 +103,8 @@ class Writer:
         prepared = [prepare(item, self._limits, prefix(i)) for i, item in enumerate(items)]
         # permission is checked for every item before anything is stored (all or nothing)
         access = [await self._access(agent, p, prefix(i)) for i, p in enumerate(prepared)]
+        # the second injection screen: one call for every text of the request
+        prepared = await quarantine_similar(self._screen, items, prepared)
         policy = await self._policies.current()
         outcomes: list[WriteOutcome | None] = [None] * len(items)
         direct: list[tuple[int, NewEntry]] = []

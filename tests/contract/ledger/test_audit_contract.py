@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from gateway.core.model.control import ERASED_TEXT as ERASED
 from gateway.core.model.control import AuditEntry
 from gateway.core.ports.control_ports import AuditLedger, ErasureLedger, Ledger
 from stores.sqlite_ledger import SqliteLedger
@@ -77,7 +78,7 @@ async def test_a_row_of_several_namespaces_is_found_scrubbed_and_pruned_by_each(
         "old",
     ]
     await ledger.scrub_namespace("user/a")
-    assert [e.detail for e in await ledger.query_audit("", "user/b", 0.0, 10)] == ["", "old"]
+    assert [e.detail for e in await ledger.query_audit("", "user/b", 0.0, 10)] == [ERASED, "old"]
     assert [e.detail for e in await ledger.query_audit("", "user/ab", 0.0, 10)] == ["other"]
     assert await ledger.prune_audit(86_400) == 1
     assert [e.namespace for e in await ledger.query_audit("", "user/c", 0.0, 10)] == []
@@ -122,7 +123,7 @@ async def test_rows_of_several_namespaces_from_an_older_ledger_are_indexed_on_st
                 "where alice lives"
             ]
         await ledger.scrub_namespace("user/b")
-        assert [e.detail for e in await ledger.query_audit("", "user/a", 0.0, 10)] == [""]
+        assert [e.detail for e in await ledger.query_audit("", "user/a", 0.0, 10)] == [ERASED]
 
 
 async def test_audit_rows_survive_a_restart(make_ledger: Callable[[], AuditStore]) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Protocol
 
 from gateway.core.model.commands import MemoryWrite
+from gateway.core.model.control import ERASED_TEXT as ERASED
 from gateway.core.model.control import ERASURE_SKEW_S, AuditEntry, Proposal, ReviewItem
 from gateway.core.model.models import Layer, Turn
 from gateway.core.ports.control_ports import (
@@ -35,7 +36,8 @@ class ErasedAuditStore(ErasedAudit, Opens, Protocol):
 async def test_rows_queued_before_an_erasure_arrive_without_text(ledger: ErasedAudit) -> None:
     """Another replica queues audit rows for a quarter of a second (longer while the ledger is
     down): a row stamped before an erasure of its namespace, its memory or a write merged into
-    it may reach the ledger after the scrub. It arrives with no text, as if it had been there;
+    it may reach the ledger after the scrub (a recall that returned the memory too). It arrives
+    with its text erased, as if it had been there;
     a row stamped later than ``ERASURE_SKEW_S`` after the erasure keeps its text, and so does
     the record of an erasure. Retention forgets the erasures with the rows."""
     before = time.time() - 1
@@ -49,18 +51,53 @@ async def test_rows_queued_before_an_erasure_arrive_without_text(ledger: ErasedA
             AuditEntry("coder", "recall", "user/b,user/a", "", "alice and bob", at=before),
             AuditEntry("coder", "read", "user/c", "m1", "get m1", at=before),
             AuditEntry("coder", "read", "user/c", "w-merged", "get by write", at=before),
+            AuditEntry("coder", "recall", "user/c", "", "found m1", at=before, hits=("m2", "m1")),
             AuditEntry("coder", "recall", "user/b", "", "about bob", at=before),
             AuditEntry("master", "forget_namespace", "user/a", "", "asked by alice", at=before),
             AuditEntry("coder", "recall", "user/a", "", "the new alice", at=later),
         ]
     )
     details = {e.detail for e in await ledger.query_audit("", "", 0.0, 20)}
-    assert details == {"", "about bob", "asked by alice", "the new alice"}
-    assert len(await ledger.query_audit("coder", "", 0.0, 20)) == 6  # who and when stay
+    assert details == {ERASED, "about bob", "asked by alice", "the new alice"}
+    assert len(await ledger.query_audit("coder", "", 0.0, 20)) == 7  # who and when stay
 
-    assert await ledger.prune_audit(0.0) == 6  # all but the row stamped in the future
+    assert await ledger.prune_audit(0.0) == 7  # all but the row stamped in the future
     await ledger.audit([AuditEntry("coder", "read", "user/c", "m1", "once more", at=before)])
     assert [e.detail for e in await ledger.query_audit("", "user/c", 0.0, 10)] == ["once more"]
+
+
+async def test_erasing_a_memory_scrubs_the_recalls_that_returned_it(
+    make_ledger: Callable[[], ErasedAuditStore],
+) -> None:
+    """Issue 33 L2: a recall's row keeps the ids it returned; erasing one of them (``scrub``)
+    turns the query text into ``ERASED_TEXT`` and keeps the row; recalls that returned other
+    memories keep their text, also after a restart; retention drops the ids with the rows."""
+    old = time.time() - 3 * 86_400
+    async with opened(make_ledger) as ledger:
+        await ledger.audit(
+            [
+                AuditEntry("coder", "recall", "user/a", "", "alice's passport", hits=("m1",)),
+                AuditEntry("coder", "recall", "user/a,user/b", "", "both", hits=("m2", "m1", "m3")),
+                AuditEntry("coder", "recall", "user/a", "", "alice's diet", hits=("m2",)),
+                AuditEntry("coder", "recall", "user/a", "", "nothing found"),
+                AuditEntry("coder", "recall", "user/a", "", "long ago", at=old, hits=("m4",)),
+            ]
+        )
+    async with opened(make_ledger) as ledger:
+        await ledger.scrub(["m1"])
+
+        async def texts() -> list[str]:
+            rows = await ledger.query_audit("", "user/a", 0.0, 10)
+            assert {(r.agent_id, r.action) for r in rows} == {("coder", "recall")}  # rows stay
+            return sorted(r.detail for r in rows)
+
+        scrubbed = await texts()
+        assert scrubbed == sorted([ERASED, ERASED, "alice's diet", "nothing found", "long ago"])
+        await ledger.scrub(["m1", "m3"])  # again: nothing changes
+        assert await texts() == scrubbed
+        assert await ledger.prune_audit(86_400) == 1
+        await ledger.scrub(["m4"])  # its row went with retention
+        assert [r.detail for r in await ledger.query_audit("", "user/b", 0.0, 10)] == [ERASED]
 
 
 async def test_erasure_times_survive_a_restart(
@@ -82,7 +119,7 @@ async def test_erasure_times_survive_a_restart(
             ]
         )
         rows = await ledger.query_audit("", "", 0.0, 10)
-        assert [e.detail for e in rows] == ["about bob", "", ""]
+        assert [e.detail for e in rows] == ["about bob", ERASED, ERASED]
 
 
 class ErasedTurns(ErasureLedger, FormationTurnLedger, Protocol):
@@ -125,8 +162,8 @@ async def test_scrub_keeps_who_when_what_but_no_text(ledger: Ledger, tmp_path: P
     await ledger.decide_proposal("p1", "approved", "master", "", "m1")
     await ledger.scrub(["m1"])
     rows = {(r.target, r.action): r for r in await ledger.query_audit("", "user/a", 0, 10)}
-    assert rows["m1", "write"].detail == "" and rows["m1", "write"].agent_id == "coder"
-    assert rows["w-merged", "write"].detail == ""
+    assert rows["m1", "write"].detail == ERASED and rows["m1", "write"].agent_id == "coder"
+    assert rows["w-merged", "write"].detail == ERASED
     assert rows["f1", "forget"].detail == "m1: the user asked"  # the erasure's own record
     assert rows["m2", "write"].detail == "another memory"
     assert await ledger.list_review(10) == []
@@ -142,7 +179,7 @@ async def test_scrub_keeps_who_when_what_but_no_text(ledger: Ledger, tmp_path: P
     await ledger.update_step("t9", 0, "done", f"output {secret}", "")
     await ledger.scrub_namespace("user/b")
     await ledger.scrub_namespace("task/t9")
-    assert [r.detail for r in await ledger.query_audit("", "user/b", 0, 10)] == [""]
+    assert [r.detail for r in await ledger.query_audit("", "user/b", 0, 10)] == [ERASED]
     assert [p.id for p in await ledger.list_proposals("", 10)] == ["p3"]
     assert await ledger.get_pending_fact("pf") is None
     assert await ledger.task_steps("t9") == []
