@@ -295,10 +295,7 @@ class Settings:
         problems += self._ranking_problems()
         if self.shards < 1:
             problems.append("shards must be >= 1")
-        if self.vectors not in ("auto", "full", "on_demand"):
-            problems.append("vectors must be 'auto', 'full' or 'on_demand'")
-        if self.vector_cache_mb < 1:
-            problems.append("vector_cache_mb must be >= 1")
+        problems += self._vector_problems()
         if self.embedder not in EMBEDDER_KINDS:
             problems.append("embedder must be one of " + ", ".join(map(repr, EMBEDDER_KINDS)))
         if self.injection_embedder not in INJECTION_EMBEDDERS:
@@ -459,6 +456,14 @@ class Settings:
         if self.lexical_schedule == "auto":
             return bool(self.neo4j_uri)
         return self.lexical_schedule == "after_dense"
+
+    def _vector_problems(self) -> list[str]:
+        out = []
+        if self.vectors not in ("auto", "full", "on_demand"):
+            out.append("vectors must be 'auto', 'full' or 'on_demand'")
+        if self.vector_cache_mb < 1:
+            out.append("vector_cache_mb must be >= 1")
+        return out
 
     def vector_mode(self) -> str:
         """``vectors`` resolved: "on_demand" or "full"."""
