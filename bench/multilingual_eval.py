@@ -12,7 +12,12 @@ both), each for short facts (semantic layer) and chat turns (episodic, with the 
 the gateway, in the same run: the embedder alone (exact cosine over the same 30 texts), so the
 fusion's effect is read off directly.
 
+The six people are split in two: ``dev`` (the first three) is what weights and analyzers were
+chosen on, ``test`` (the last three) is held out; ``--split all`` reports both together.
+``--misses`` prints every question whose fact is not the top hit, with the hit above it.
+
     python -m bench.multilingual_eval [--embedder minilm|use-multilingual|hash] [--backend both]
+        [--split dev|test|all] [--misses]
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from bench.serving import real_servers
 DATA = Path(__file__).parent / "multilingual" / "bilingual-v1.json"
 CONDITIONS = ("en→en", "zh→zh", "en→zh", "zh→en", "mixed")
 FORMS = ("fact", "turn")
+#: the people weights are tuned on (dev) and the ones held out (test)
+SPLITS = {"dev": slice(0, 3), "test": slice(3, 6), "all": slice(0, None)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +50,9 @@ class Asked:
     language: str  # the question's
     rank: int  # 1-based rank of the right fact in the gateway's answer (0: not in the top 5)
     alone: int  # ... in the embedder's own exact ranking
+    question: str = ""
+    expected: str = ""
+    top: str = ""  # the gateway's top hit
 
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
@@ -96,10 +106,11 @@ def run_persona(
         hits = client.recall(q, namespaces=[ns], top_k=5)
         got = [fact_of.get(h.id, "") for h in hits]
         rank = got.index(fid) + 1 if fid in got else 0
-        scores = vectors @ np.asarray(embedder.embed([q]))[0]
+        scores = vectors @ np.asarray(getattr(embedder, "embed_queries", embedder.embed)([q]))[0]
         order = [fids[i] for i in np.argsort(-scores)[:5]]
         alone = order.index(fid) + 1 if fid in order else 0
-        out.append(Asked(condition, form, lang, rank, alone))
+        top = texts.get(got[0], "") if got else ""
+        out.append(Asked(condition, form, lang, rank, alone, q, texts[fid], top))
     return out
 
 
@@ -109,6 +120,7 @@ def run(
     personas: int = 0,
     conditions: Sequence[str] = CONDITIONS,
     forms: Sequence[str] = FORMS,
+    split: str = "all",
     **overrides: Any,
 ) -> dict[str, Any]:
     from gateway.client import GatewayClient
@@ -116,7 +128,7 @@ def run(
     from gateway.rpc.server import serve_in_thread
     from gateway.settings import Settings
 
-    people = load()[: personas or None]
+    people = load()[SPLITS[split]][: personas or None]
     extra: dict[str, Any] = real_servers(backend)
     alone = build_embedder(embedder)
     asked: list[Asked] = []
@@ -128,7 +140,7 @@ def run(
                     for p in people:
                         asked += run_persona(c, alone, p, condition, form)
                     print(f"  {backend} {embedder}: {form} {condition}", file=sys.stderr)
-    return {"backend": backend, "embedder": embedder, "table": table(asked)}
+    return {"backend": backend, "embedder": embedder, "table": table(asked), "asked": asked}
 
 
 def table(asked: Sequence[Asked]) -> dict[str, dict[str, float]]:
@@ -157,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--personas", type=int, default=0, help="first N people only (0: all)")
     ap.add_argument("--forms", default=",".join(FORMS))
     ap.add_argument("--conditions", default=",".join(CONDITIONS))
+    ap.add_argument("--split", choices=list(SPLITS), default="all")
+    ap.add_argument("--misses", action="store_true", help="print the questions not answered first")
     ap.add_argument("--set", action="append", default=[], help="a setting, e.g. w_lexical=0.1")
     args = ap.parse_args(argv)
     overrides = {k: float(v) for k, v in (s.split("=", 1) for s in args.set)}
@@ -167,9 +181,15 @@ def main(argv: Sequence[str] | None = None) -> None:
             args.personas,
             args.conditions.split(","),
             args.forms.split(","),
+            args.split,
             **overrides,
         )
-        print(f"\n{backend}, {args.embedder}: R@1 / R@5, gateway | embedder alone")
+        if args.misses:
+            for a in r["asked"]:
+                if a.rank != 1:
+                    print(f"[{a.form} {a.condition} rank {a.rank or '>5'}] {a.question}")
+                    print(f"    want: {a.expected}\n    got:  {a.top}")
+        print(f"\n{backend}, {args.embedder}, {args.split}: R@1 / R@5, gateway | embedder alone")
         for key, v in r["table"].items():
             print(
                 f"  {key:<22} n={v['n']:<4} {v['r1']:5.1f} / {v['r5']:5.1f}   |"

@@ -213,6 +213,8 @@ class Settings:
     #: shared name: the cosine decides (bench/multilingual_eval.py)
     w_fact_dense: float = 1.0
     w_fact_lexical: float = 0.02
+    #: ... for a query written mostly in CJK, under a multilingual embedder (every layer: dense 1)
+    w_cjk_lexical: float = 0.02
     rank_nudge: float = 0.02
     #: a query term in more than this fraction of the searched memories (at least 200 of them)
     #: is searched like a stop word: a speaker's name in every turn adds thousands of matches
@@ -441,6 +443,7 @@ class Settings:
             w_lexical=self.w_lexical,
             w_fact_dense=self.w_fact_dense,
             w_fact_lexical=self.w_fact_lexical,
+            w_cjk_lexical=self.w_cjk_lexical,
             speaker_boost=self.speaker_boost,
             multilingual=self.embedder in MULTILINGUAL_EMBEDDERS,
             query_embed_threads=self.query_embed_threads,

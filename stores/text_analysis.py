@@ -8,10 +8,13 @@ so they agree on what a term is; only the engines' BM25 details differ (see ``ke
   (PyStemmer, ``english``), so "certificate"/"certificates" and "running"/"runs" meet. The past
   forms of irregular verbs and a few irregular plurals become their base form first
   (``BASE_FORMS``), which no stemmer does: "bought"/"buy", "went"/"go", "children"/"child".
-* CJK runs (Han, kana, Hangul: scripts written without spaces) become overlapping bigrams; indexed
-  text also keeps every single character, so a one-character query still matches. Bigrams measured
-  better than jieba segmentation on the Chinese questions of ``bench/dialogues`` (docs/BENCHMARKS-HISTORY.md)
-  and need no dictionary.
+* CJK runs (Han, kana, Hangul: scripts written without spaces): indexed text keeps every
+  character, every overlapping bigram and the longer words of jieba's segmentation ("瑞金医院",
+  "心内科"); a query is cut into jieba's words, so a one-character word meets a character, a
+  two-character one a bigram and a longer one a word, and the bigrams that straddle two of the
+  query's words ("静的", "的职") meet nothing by accident. Measured against bigrams alone and
+  jieba alone on ``bench/multilingual_eval.py`` (dev people, SQLite FTS5 and Neo4j alike:
+  docs/BENCHMARKS-HISTORY.md, "Chinese lexical search").
 
 ``document_terms(text)`` is what a store indexes (a list: term frequencies count);
 ``query_terms(text)`` is what it looks up (distinct terms, in order).
@@ -19,11 +22,15 @@ so they agree on what a term is; only the engines' BM25 details differ (see ``ke
 
 from __future__ import annotations
 
+import functools
+import logging
 import re
+import threading
 import time
 import unicodedata
 from collections.abc import Iterator, Sequence
 
+import jieba
 import Stemmer
 
 from gateway.core.model.models import Layer, Memory
@@ -39,8 +46,8 @@ __all__ = [
 ]
 
 #: the terms this analyzer makes; a store whose index was built by another version re-indexes
-#: on start (1: before ``BASE_FORMS``)
-ANALYZER_VERSION = 2
+#: on start (1: before ``BASE_FORMS``; 2: CJK bigrams alone, before jieba's words)
+ANALYZER_VERSION = 3
 
 # Hiragana, Katakana, CJK Extension A, CJK Unified Ideographs, CJK Compatibility, Hangul syllables.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -128,6 +135,32 @@ def _bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+_SEGMENTER_LOCK = threading.Lock()
+
+
+@functools.cache
+def _segmenter() -> jieba.Tokenizer:
+    """jieba's tokenizer, its dictionary loaded once (~0.7 s, at the first CJK text)."""
+    with _SEGMENTER_LOCK:
+        jieba.setLogLevel(logging.WARNING)
+        tokenizer = jieba.Tokenizer()
+        tokenizer.initialize()
+        return tokenizer
+
+
+def _cjk_document_terms(run: str) -> list[str]:
+    """Every character and bigram of a CJK run, and jieba's words of it longer than two."""
+    words = [w for w in _segmenter().cut_for_search(run) if len(w) > 2]
+    return [*run, *_bigrams(run), *words]
+
+
+def _cjk_query_terms(run: str) -> list[str]:
+    """jieba's words of a CJK run (each meets a character, a bigram or a longer word)."""
+    if len(run) == 1:
+        return [run]
+    return [w for w in _segmenter().lcut(run) if w.strip()]
+
+
 def _word(run: str) -> str | None:
     """The stemmed term of a word, or None for a stop word."""
     if run in STOPWORDS:
@@ -149,20 +182,19 @@ def document_terms(text: str) -> list[str]:
     terms: list[str] = []
     for cjk, run in _runs(text):
         if cjk:
-            terms.extend(run)
-            terms.extend(_bigrams(run))
+            terms.extend(_cjk_document_terms(run))
         elif (term := _word(run)) is not None:
             terms.append(term)
     return terms
 
 
 def query_terms(text: str) -> list[str]:
-    """Distinct terms to look up for a query, in order: stemmed words minus stop words, CJK
-    bigrams (a lone CJK character stands for itself). Empty when only stop words are left."""
+    """Distinct terms to look up for a query, in order: stemmed words minus stop words, the
+    words of jieba's segmentation of CJK runs. Empty when only stop words are left."""
     kept: list[str] = []
     for cjk, run in _runs(text):
         if cjk:
-            kept.extend(_bigrams(run) if len(run) > 1 else [run])
+            kept.extend(_cjk_query_terms(run))
         elif (term := _word(run)) is not None:
             kept.append(term)
     return list(dict.fromkeys(kept))

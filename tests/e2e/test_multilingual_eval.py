@@ -1,8 +1,8 @@
 """Recall in Chinese, English and across the two (bench/multilingual_eval.py), reduced: two
 people's 30 short facts each, paraphrased questions, through the gateway. Floors: the fusion
 never ranks a short fact below where the embedder alone would (English, MiniLM); with the
-paired embedder Chinese recall is close to English and a question finds a fact stored in the
-other language. Full figures: docs/BENCHMARKS-HISTORY.md "Recall in Chinese and across languages"."""
+paired embedder Chinese recall is close to English, a question finds a fact stored in the
+other language, and a Chinese question ranks chat turns as the embedder does. Full figures: docs/BENCHMARKS-HISTORY.md "Recall in Chinese and across languages"."""
 
 from __future__ import annotations
 
@@ -20,10 +20,23 @@ def test_short_facts_keep_the_embedders_own_ranking() -> None:
 
 @pytest.mark.slow
 def test_chinese_and_cross_language_recall_with_the_paired_embedder() -> None:
+    """Measured 2026-12-03 (these two people): facts R@5 en→en 98.3, zh→zh 86.7, en→zh 85.0,
+    mixed store with Chinese questions 71.7 (its embedder alone 71.7); chat turns zh→zh 85.0
+    (alone 86.7), mixed with Chinese questions 80.0 (alone 80.0)."""
     t = run(
-        "embedded", "minilm+use", personas=2, conditions=["en→en", "zh→zh", "en→zh"], forms=["fact"]
+        "embedded",
+        "minilm+use",
+        personas=2,
+        conditions=["en→en", "zh→zh", "en→zh", "mixed"],
+        forms=["fact", "turn"],
     )["table"]
     en, zh, cross = t["fact en→en"], t["fact zh→zh"], t["fact en→zh"]
-    assert en["r5"] >= 85 and en["r1"] >= en["alone_r1"], t
-    assert zh["r5"] >= 70 and zh["r5"] >= en["r5"] - 20, t
-    assert cross["r5"] >= 75, t
+    assert en["r5"] >= 90 and en["r1"] >= en["alone_r1"], t
+    assert zh["r5"] >= 80 and zh["r5"] >= en["r5"] - 15, t
+    assert cross["r5"] >= 80, t
+    assert t["fact mixed (zh q)"]["r5"] >= 65, t
+    # a Chinese question over chat turns ranks them as the embedder does: the lexical side no
+    # longer hands a turn that merely shares "什么" or "上班" the first place (before: 56.7 R@5
+    # on the dev people against 84.4 for the embedder alone)
+    for key in ("turn zh→zh", "turn mixed (zh q)"):
+        assert t[key]["r5"] >= 75 and t[key]["r5"] >= t[key]["alone_r5"] - 5, t

@@ -49,3 +49,15 @@ def test_a_query_in_cjk_weighs_lexical_more() -> None:
     cjk = f.for_query("用户不吃什么？")
     assert (cjk.dense, cjk.lexical) == (f.cjk_dense, f.cjk_lexical)
     assert cjk.lexical > f.lexical
+
+
+def test_a_query_in_cjk_ranks_by_the_cosine_under_a_multilingual_embedder() -> None:
+    f = FusionWeights(multilingual=True)
+    assert f.for_query("What does the user not eat?") is f
+    cjk = f.for_query("用户不吃什么？")
+    # a chat turn that only shares words with the question no longer outranks the one that
+    # means the answer
+    answer = cjk.relevance(dense=0.62, keyword=0.0)
+    shares_words = cjk.relevance(dense=0.45, keyword=1.0)
+    assert answer > shares_words
+    assert f.relevance(dense=0.62, keyword=0.0) < f.relevance(dense=0.45, keyword=1.0)

@@ -27,11 +27,17 @@ def test_analyzer_stems_drops_stop_words_and_keeps_frequencies() -> None:
     assert query_terms("what is it") == []
 
 
-def test_analyzer_cjk_bigrams_and_single_characters() -> None:
+def test_analyzer_cjk_characters_bigrams_and_words() -> None:
     assert document_terms("吃香菜") == ["吃", "香", "菜", "吃香", "香菜"]
+    indexed = document_terms("陈静在瑞金医院心内科当护士")
+    assert {"瑞金医院", "心内科", "护士", "瑞金"} <= set(indexed)  # words, and the bigrams in them
     assert query_terms("香菜") == ["香菜"]
     assert query_terms("饭") == ["饭"]
-    assert query_terms("Zhao Lei吃什么") == ["zhao", "lei", "吃什", "什么"]
+    # a query is cut into words: no bigram that straddles two of them ("吃什")
+    assert query_terms("Zhao Lei吃什么") == ["zhao", "lei", "吃", "什么"]
+    # every word of a question meets the fact's terms where the fact uses it
+    asked = query_terms("陈静在哪家医院当护士？")
+    assert {"陈静", "医院", "护士"} <= set(asked) and {"陈静", "医院", "护士"} <= set(indexed)
 
 
 def test_index_text_is_context_then_content() -> None:

@@ -43,6 +43,14 @@ class FusionWeights:
     cjk_dense: float = 0.5
     cjk_lexical: float = 0.5
     multilingual: bool = False
+    #: ... and for a query written mostly in CJK when the embedder is multilingual: every layer
+    #: ranks by its cosine, as short facts do. The lexical side only meets a Chinese paraphrase
+    #: through the words it shares, and relative BM25 hands its best match, however poor, the
+    #: whole lexical weight: with 0.8/0.2 the gateway found the right chat turn for 56 % of
+    #: Chinese questions (R@5) where the embedder alone did for 84 % (bench/multilingual_eval.py,
+    #: dev people; docs/BENCHMARKS-HISTORY.md, "Chinese questions rank by the cosine")
+    multilingual_cjk_dense: float = 1.0
+    multilingual_cjk_lexical: float = 0.02
     #: short facts and skills (semantic, procedural layers): a few words each, so their best
     #: lexical match is mostly a name they all share, and the cosine decides. With 0.8/0.2 the
     #: gateway's top hit was right for 46 % of paraphrased questions where MiniLM alone was for
@@ -51,17 +59,16 @@ class FusionWeights:
     fact_lexical: float = 0.02
 
     def for_query(self, query: str) -> FusionWeights:
-        """These weights, or the CJK ones for a query written mostly in CJK that an English
-        embedder reads poorly."""
-        if self.multilingual or not query_text.mostly_cjk(query):
+        """These weights, or the CJK ones for a query written mostly in CJK: the embedder's
+        (an English one reads it poorly, a multilingual one well)."""
+        if not query_text.mostly_cjk(query):
             return self
-        return replace(
-            self,
-            dense=self.cjk_dense,
-            lexical=self.cjk_lexical,
-            fact_dense=self.cjk_dense,
-            fact_lexical=self.cjk_lexical,
+        dense, lexical = (
+            (self.multilingual_cjk_dense, self.multilingual_cjk_lexical)
+            if self.multilingual
+            else (self.cjk_dense, self.cjk_lexical)
         )
+        return replace(self, dense=dense, lexical=lexical, fact_dense=dense, fact_lexical=lexical)
 
     def relevance(self, dense: float, keyword: float, fact: bool = False) -> float:
         if fact:

@@ -88,6 +88,7 @@ class RecallEngine:
             multilingual=settings.multilingual,
             fact_dense=settings.w_fact_dense,
             fact_lexical=settings.w_fact_lexical,
+            multilingual_cjk_lexical=settings.w_cjk_lexical,
         )
         # Query embeddings get their own worker threads (a recall never queues behind the apply
         # lanes' batch embeddings), and concurrent queries share one embedder run.

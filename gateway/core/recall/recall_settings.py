@@ -24,8 +24,10 @@ class RecallSettings:
     w_fact_dense: float = 1.0
     w_fact_lexical: float = 0.02
     speaker_boost: float = 0.3
-    #: the embedder reads Chinese as well as English (no CJK weights for the query)
+    #: the embedder reads Chinese as well as English: a CJK query ranks by its cosine, with this
+    #: lexical weight (``fusion.FusionWeights.multilingual_cjk_lexical``)
     multilingual: bool = False
+    w_cjk_lexical: float = 0.02
     query_embed_threads: int = 1
     query_embed_batch: int = 32
     #: the lexical search runs after the vector search, in the load's round trip (Neo4j)
