@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from gateway.core.model.candidates import Observation
 from gateway.core.model.models import Turn
-from gateway.extractors import timeref
+from gateway.extractors import replies, timeref
 from gateway.extractors.grammar import IRREGULAR_PAST, STOP, third_person
 
 NAME = "observe/1"
@@ -24,14 +24,16 @@ _SENTENCES = re.compile(
 )
 _BREAKS = re.compile(
     r"\s+(?:lol|lmao|haha+|hahaha\w*|ha ha|hehe+|omg|:\)|:\(|:D|;\))(?=\s|$)[.!]*|\s*\.\.\.+\s*|\s+-+\s+"
-    r"|(?:(?<=\bit)|(?<=\bthat)|(?<=\bthis)|(?<=\bthem)|(?<=\btoo)|(?<=\bnow)|(?<=\byes)|"
+    r"|(?:(?<=\bit)|(?<=\bthis)|(?<=\bthem)|(?<=\btoo)|(?<=\bnow)|(?<=\byes)|"
     r"(?<=\byeah)|(?<=\bno)|(?<=\btho))\s+(?=I\s|I'm\b)",
     re.I,
 )
 #: a clause boundary before a new first-person statement ("…, but I …", "… and my brother …")
 _CLAUSE = re.compile(
     r"\s*(?:,\s*|\s+)(?:but|and|so|because|cause|cuz|since|though|although|plus|then|while)\s+"
-    r"(?=(?:i|i'm|im|i've|ive|i'll|my|me and|he|she|they)\b)|,\s+(?=(?:i|i'm|i've|my)\s)",
+    r"(?=(?:i|i'm|im|i've|ive|i'll|my|me and|he|she|they)\b)|,\s+(?=(?:i|i'm|i've|my)\s)"
+    r"|,\s+(?=(?:there is|there's|there was|it is|it's|it was|that's|that is|this is)\s)"
+    r"|(?:(?<=\bis)|(?<=\bwas))\s+that\s+(?=(?:i|i'm|i've)\s)",
     re.I,
 )
 #: discourse markers before a statement
@@ -40,7 +42,8 @@ _LEAD = re.compile(
     r"honestly|actually|haha\w*|ha|lol|lmao|wow|um+|uh+|hmm+|plus|then|now|sure|cool|nice|"
     r"same|totally|definitely|really|though|because|cause|like|anyway|anyways|oh well|"
     r"ah+|aw+|omg|dude|man|bro|hey|hi|hello|true|right|exactly|awesome|great|ooh|lucky|"
-    r"luckily|sadly|unfortunately|fortunately|basically|personally|i mean|of course)"
+    r"luckily|sadly|unfortunately|fortunately|basically|personally|i mean|of course|sir|k|kk|"
+    r"idk|tbh|imo|(?:oh )?my (?:goodness|gosh|god|heck|word))"
     r"\b[\s,!.:;-]*)+",
     re.I,
 )
@@ -60,7 +63,7 @@ _QUESTION_START = re.compile(
 )
 #: wishes, hypotheticals, guesses and hedges: not a statement of fact
 _IRREALIS = re.compile(
-    r"\b(?:would|wouldn't|could|couldn't|should|shouldn't|might|may|wish|if|"
+    r"\b(?:would|wouldn't|could|couldn't|should|shouldn't|might|may(?!\s+\d)|wish|if|"
     r"someday|hopefully|hope|i'd|id|imagine|suppose|pretend|unless|whether)\b",
     re.I,
 )
@@ -69,6 +72,8 @@ _REACTION = re.compile(
     r"^i(?:'m| am|m)?\s+(?:"
     r"agree|bet|know|guess|mean|see|understand|feel you|hear you|get it|get that|get you|"
     r"think so|believe it|believe you|suppose|totally agree|remember|forgot|"
+    r"(?:feel|felt) (?:so |really |pretty |kinda |kind of )?(?:bad|good|sad|happy|terrible|awful|"
+    r"better|worse|great|fine)|had (?:so much |a lot of |lots of |a ton of )?fun|had a blast|"
     r"(?:so |really |very |pretty |just )?(?:good|fine|well|great|okay|ok|alright|doing \w+|"
     r"sorry|glad|happy for|excited for|jealous|not sure|sure|down|in|here|back|ready|done|"
     r"confused|curious|kidding|joking|serious|impressed|honored|flattered|lost|so lucky|lucky)|"
@@ -89,7 +94,7 @@ _DEICTIC_OBJECT = re.compile(
 )
 #: the chat itself, greetings, thanks and farewells
 _META = re.compile(
-    r"\b(?:chat|chatting|chats|convo|convos|conversation|talking to you|talk to you|talk with|"
+    r"\b(?:chat|chatting|chats|convo|convos|conversations?|talking to you|talk to you|talk with|"
     r"talking with|matched|match|this game|this challenge|the challenge|small talk|"
     r"gotta go|got to go|gtg|have to go|need to go|head out|get going|going to go|"
     r"nice (?:talking|chatting|meeting)|thank|thanks|bye|good night|goodnight|"
@@ -106,7 +111,8 @@ _OPINION = re.compile(
 )
 _YOU = re.compile(r"\b(?:you|your|you're|youre|ya|u|ur|yours)\b", re.I)
 _THINK = re.compile(
-    r"^i\s+(?:think|feel like|believe|guess|suppose|know|figure|realized|realised)\s+(?:that\s+)?"
+    r"^i(?:'ve| have)?\s+(?:always\s+|just\s+)?(?:think|feel like|believe|guess|suppose|know|"
+    r"figure|realized|realised|said|say)\s+(?:that\s+)?"
     r"(?=(?:i|i'm|im|i've|i'll|my)\b)",
     re.I,
 )
@@ -159,7 +165,7 @@ def from_turn(turn: Turn, name: str, before: Turn | None = None) -> Iterator[Obs
             people.note(clause)
         found.append(_observation(clause, name, turn))
     if before is not None:
-        found.append(_answer(before.content, turn, name))
+        found.append(_answer(before.content, turn, name) or _reply(before.content, turn, name))
     for obs in found:
         if obs is not None and obs.text.lower() not in seen:
             seen.add(obs.text.lower())
@@ -245,9 +251,17 @@ def _answer(asked: str, turn: Turn, name: str) -> Observation | None:
     last = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", asked.strip()) if s.strip()]
     if not last:
         return None
-    if _SAME.match(reply):
-        theirs = [c for c in clauses(asked) if re.match(r"^i\b", c, re.I)]
-        return _observation(theirs[-1], name, turn, quote=reply) if theirs else None
+    if _SAME.match(reply):  # "me too" says the other's last statement of themselves again
+        statements = [
+            _LEAD.sub("", s).strip(" .!;")
+            for line in last
+            for s in re.split(r"(?<=[.!;])\s+", normalise(line))
+            if len(s.split()) >= 3  # not a one-word correction ("*peppermint")
+        ]
+        said = statements[-1] if statements else ""
+        if not re.match(r"^i\b", said, re.I) or said.endswith("?"):
+            return None
+        return _observation(_THINK.sub("", said), name, turn, quote=reply)
     answer = _TAIL.sub("", _LEAD.sub("", reply)).strip(" .!,")
     if (
         not answer
@@ -275,18 +289,93 @@ def _answer(asked: str, turn: Turn, name: str) -> Observation | None:
     return None
 
 
+#: contractions typed without their apostrophe ("dont", "wont", "thats")
+_BARE = {
+    w.replace("'", ""): w
+    for w in (
+        "don't doesn't didn't won't can't isn't wasn't aren't weren't haven't hasn't hadn't "
+        "wouldn't couldn't shouldn't i've that's what's he's she's they're it's"
+    ).split()
+}
+_BARE_RX = re.compile(r"\b(?:" + "|".join(_BARE) + r")\b", re.I)
+
+
+def normalise(text: str) -> str:
+    """Curly apostrophes straightened, and the apostrophe put back in a contraction typed without
+    it ("i dont" → "i don't"); "I'ts" → "It's"."""
+    text = text.replace("\u2019", "'")
+    text = re.sub(r"\bI'ts\b", "It's", text)
+    return _BARE_RX.sub(lambda m: _case(m.group(0), _BARE[m.group(0).lower()]), text)
+
+
+def _case(typed: str, word: str) -> str:
+    return word[0].upper() + word[1:] if typed[0].isupper() else word
+
+
+def _reply(asked: str, turn: Turn, name: str) -> Observation | None:
+    """A yes or no to the other speaker's question, or a short answer that fills its gap, as
+    the statement it makes (``replies``)."""
+    reply = normalise(turn.content).strip().split("\n")[0]
+    said = replies.polar(asked, reply) or replies.fills(asked, reply)
+    if not said or _META.search(said):
+        return None
+    return _observation(said, name, turn, quote=reply, literal=True)
+
+
 def clauses(text: str) -> Iterator[str]:
     """The statements of a turn, one per clause that starts with the speaker."""
-    text = _BREAKS.sub(". ", text)
+    text = _BREAKS.sub(". ", normalise(text))
+    mine = False  # the last statement was the speaker's: "… And slept in on Sunday" is too
     for m in _SENTENCES.finditer(text):
         sentence = m.group(0).strip()
         if not sentence or _is_question(sentence):
             continue
         for part in _CLAUSE.split(sentence):
             part = _LEAD.sub("", part.strip(" ,;:-")).strip()
-            part = _THINK.sub("", part)
+            part = _THINK.sub("", _fronted(part))
+            if part and mine and _DROPPED_PAST.match(part):
+                part = f"I {part[0].lower()}{part[1:]}"
+            elif part and _DROPPED_BE.match(part):
+                part = f"I'm {part[0].lower()}{part[1:]}"
             if part and (_FIRST.match(part) or _PRONOUN.match(part)):
+                mine = True
                 yield part.rstrip("?").strip()
+            elif part:
+                mine = False
+
+
+#: a time or place put before the speaker ("Yesterday I went …", "before my mission I had
+#: never …"): it goes after the statement, which then starts with the speaker
+_FRONTED = re.compile(
+    r"^(?P<adv>(?!at least\b|at first\b|in fact\b|of course\b|in general\b)"
+    r"(?:yesterday|today|tonight|tomorrow|recently|lately|last (?:night|week|month|year|"
+    r"semester|summer|weekend)|this (?:morning|afternoon|evening|week|weekend|semester|summer|"
+    r"year)|next (?:week|month|year|semester|summer)|(?:before|after|during|in|at|on|over|"
+    r"back in) [^,.!?]{1,40}?|(?:when i was|as a|since|growing up)\b[^,.!?]{0,40}(?=,)))"
+    r"(?:,\s*(?P<rest>(?:i|i'm|i've|i'll|i'd|my|me and)\s.*)|"
+    r"\s+(?P<bare>(?:i|i'm|i've|i'll|i'd)\s.*))$",
+    re.I,
+)
+#: "And slept in on Sunday" after "I went to Boise": the speaker said before the verb
+_DROPPED_PAST = re.compile(
+    r"^(?:" + "|".join(sorted(IRREGULAR_PAST - {"read", "let", "put", "set", "cut", "hit"}))
+    + r")\s+\w",
+    re.I,
+)
+#: "Just reading my astronomy textbook": "I'm" dropped before what the speaker is doing
+_DROPPED_BE = re.compile(
+    r"^(?:just|still|currently|now|also|mostly)\s+(?!kidding|joking|saying|wondering|"
+    r"curious)[a-z]+ing\s+\w",
+    re.I,
+)
+
+
+def _fronted(part: str) -> str:
+    m = _FRONTED.match(part)
+    if m is None:
+        return part
+    rest = m.group("rest") or m.group("bare")
+    return f"{rest.rstrip(' .!')} {m.group('adv')}"
 
 
 def _is_question(sentence: str) -> bool:
@@ -296,18 +385,24 @@ def _is_question(sentence: str) -> bool:
     )
 
 
-def _observation(clause: str, name: str, turn: Turn, quote: str = "") -> Observation | None:
+def _observation(
+    clause: str, name: str, turn: Turn, quote: str = "", literal: bool = False
+) -> Observation | None:
+    """``clause`` as an observation; ``literal``: built from a question and its answer, so its
+    hedges and "if"s are the question's, not doubt of the speaker's."""
     quote = quote or clause.strip()
     text = _TAIL.sub("", clause.strip()).strip()
     for _ in range(2):
         text = _TAIL.sub("", text).strip()
     if _REACTION.match(text) or _DEICTIC_OBJECT.match(text) or _OPINION.match(text):
         return None
-    text = _DANGLING.sub("", _ASIDE.sub("", _before_doubt(text))).strip()
+    text = _DANGLING.sub("", _ASIDE.sub("", text if literal else _before_doubt(text))).strip()
     if not text or _REACTION.match(text) or _DEICTIC_OBJECT.match(text):
         return None
+    if _ELLIPSIS.search(text):
+        return None
     words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOP]
-    if len(words) < MIN_CONTENT_WORDS:
+    if len(words) + bool(_HAVE_LIKE.match(text)) < MIN_CONTENT_WORDS:
         return None
     when = timeref.resolve(text, turn.at)
     return _made(third_person(text, name), _kind(text, when), turn, quote, name, when)
@@ -340,6 +435,19 @@ def _made(
     )
 
 
+#: a verb phrase left out, to be read from what was said before ("I'm glad my brother did")
+_ELLIPSIS = re.compile(
+    r"\b(?:did|do|does|didn't|don't|doesn't|is|isn't|was|wasn't|are|am|were|have|has|had|"
+    r"haven't|hasn't|can|can't|will|won't)[\s.!,]*$",
+    re.I,
+)
+#: "I like X", "I have a dog": the verb is the content ("like" and "have" are stop words)
+_HAVE_LIKE = re.compile(
+    r"^i\s+(?:\w+ly\s+|really\s+|also\s+|just\s+|still\s+)*(?:like|liked|have|had|"
+    r"have got|own)\s+(?!(?:it|that|this|them|those|these|one|you|to|an? (?:question|confession|"
+    r"idea|suggestion|story))\b)\w",
+    re.I,
+)
 #: a trailing aside about what was just said (", loving it", ", hated that")
 _ASIDE = re.compile(r"\s*[,;-]\s*(?:\w+ing|loved|hated|liked) (?:it|that|this)\W*$", re.I)
 #: a clause cut short ends on no function word ("... for so long that")

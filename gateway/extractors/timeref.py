@@ -50,14 +50,24 @@ class When:
     def rewrite(self, text: str) -> str:
         """``text`` with the relative phrase replaced by the resolved time."""
         out, n = re.subn(
-            r"(?:\b(?:on|in|during|over|at|about|around|like|almost|roughly|just)\s+)*"
+            r"(\b(?:until|till|by|before|after|since|from)\s+)?"
+            + (
+                ""
+                if re.match(r"(?:on|in|during|over|for)\b", self.phrase, re.I)
+                else r"(?:\b(?:on|in|during|over|at|about|around|like|almost|roughly|just)\s+)?"
+            )
             + re.escape(self.phrase),
-            self.words,
+            lambda m: m.group(1) + _bare(self.words) if m.group(1) else self.words,
             text,
             count=1,
             flags=re.I,
         )
         return out if n else f"{text.rstrip('.')} ({self.words})"
+
+
+def _bare(words: str) -> str:
+    """ "on 2018-05-30" → "2018-05-30", after "until", "before", …"""
+    return re.sub(r"^(?:on|in) ", "", words)
 
 
 def resolve(text: str, at: datetime) -> When | None:
