@@ -80,6 +80,8 @@ _REACTION = re.compile(
     r"(?:can't|cannot|don't|do not) (?:even )?(?:remember|know|pick|decide|tell|wait|say)"
     r"[\w\s]*|"
     r"(?:totally |completely )?understand (?:that|the|what)[\w\s]*|"
+    r"not (?:really |totally |entirely |too |so |quite )?sure (?:what|if|whether|how|why|where|when|"
+    r"who|about)\b[\w\s']*|"
     r"was (?:just )?wondering[\w\s]*|(?:have|had) no idea[\w\s]*|"
     r"(?:have|had) (?:heard|seen|thought|done)(?: (?:a lot )?about (?:it|that|this))?"
     r")(?:\s+(?:too|then|now|though|tho|lol|haha|thanks|man|dude|ha|right))*[\s.!,]*$",
@@ -106,7 +108,9 @@ _META = re.compile(
 #: "I've heard great danes are…"); "I think I'll…" was already cut to "I'll…"
 _OPINION = re.compile(
     r"^i(?:'ve| have)?\s+(?:\w+ly\s+)?(?:think|thought|feel like|felt like|guess|believe|"
-    r"suppose|heard|hear|read that|assume|doubt)\b",
+    r"suppose|heard|hear|read that|assume|doubt|"
+    r"(?:don't|do not|can't|cannot) (?:see|understand|get) (?:why|how)|"
+    r"(?:don't|do not) know (?:why|if|whether|what|how|where|who|when))\b",
     re.I,
 )
 _YOU = re.compile(r"\b(?:you|your|you're|youre|ya|u|ur|yours)\b", re.I)
@@ -143,16 +147,21 @@ def observe(turns: Sequence[Turn], namespace: str = "", role: str = "user") -> l
     after "my brother"/"my sister" is that person."""
     out: list[Observation] = []
     before: Turn | None = None
+    known: set[str] = set()  # the speaker's people already said to be theirs
     for turn in turns:
         if turn.role != role:
             before = turn
             continue
-        out.extend(from_turn(turn, speaker_for(turn, namespace), before))
+        out.extend(from_turn(turn, speaker_for(turn, namespace), before, known))
         before = None
     return out
 
 
-def from_turn(turn: Turn, name: str, before: Turn | None = None) -> Iterator[Observation]:
+def from_turn(
+    turn: Turn, name: str, before: Turn | None = None, known: set[str] | None = None
+) -> Iterator[Observation]:
+    """The observations of one turn; ``known``: the speaker's people already observed (shared
+    across the turns of a conversation, updated here)."""
     people = _People()  # "he"/"she"/"they" point back within the turn only
     seen: set[str] = set()
     found = []
@@ -166,10 +175,14 @@ def from_turn(turn: Turn, name: str, before: Turn | None = None) -> Iterator[Obs
         found.append(_observation(clause, name, turn))
     if before is not None:
         found.append(_answer(before.content, turn, name) or _reply(before.content, turn, name))
-    for obs in found:
-        if obs is not None and obs.text.lower() not in seen:
-            seen.add(obs.text.lower())
-            yield obs
+    found.extend(_kin(turn, name, [o for o in found if o is not None], known))
+    kept = [o for o in found if o is not None]
+    words = [frozenset(re.findall(r"[\w']+", o.text.lower())) for o in kept]
+    for obs, mine in zip(kept, words, strict=True):
+        if obs.text.lower() in seen or any(mine < other for other in words):
+            continue  # said already, or all of it in a fuller one ("is in X" < "is rooming in X")
+        seen.add(obs.text.lower())
+        yield obs
 
 
 _HE = (
@@ -216,6 +229,35 @@ class _People:
         rest = re.sub(r"^'s\b", " is", rest)
         rest = re.sub(r"^'re\b", " are", rest)
         return f"my {who}{rest}"
+
+
+_KIN = re.compile(
+    r"\bmy ((?:twin |older |younger |little |big |baby |step ?)?(?:brothers?|sisters?|siblings?|"
+    r"dad|father|mom|mum|mother|parents|wife|husband|boyfriend|bf|girlfriend|gf|fiance|fiancee|"
+    r"sons?|daughters?|kids|children|grandma|grandpa|grandmother|grandfather|grandparents|"
+    r"uncles?|aunts?|cousins?|nephews?|nieces?|twin|dog|cat|dogs|cats))\b",
+    re.I,
+)
+_SPELLED = {"bf": "boyfriend", "gf": "girlfriend"}
+
+
+def _kin(
+    turn: Turn, name: str, found: list[Observation], known: set[str] | None
+) -> Iterator[Observation]:
+    """The speaker's family and pets named in passing ("traveling with my wife", "that's what
+    my older sister says"): "Sam has a wife", once, when nothing else observed says it."""
+    known = set() if known is None else known
+    said = " ".join(o.text.lower() for o in found)
+    for m in _KIN.finditer(normalise(turn.content)):
+        who = m.group(1).lower()
+        who = " ".join(_SPELLED.get(w, w) for w in who.split())
+        if who in known or f"{name.lower()}'s {m.group(1).lower()}" in said:
+            known.add(who)
+            continue
+        known.add(who)
+        plural = who.endswith("s") and who.split()[-1] not in ("boss",) or who.endswith("children")
+        article = "" if plural else "an " if who[0] in "aeiou" else "a "
+        yield _made(f"{name} has {article}{who}.", "fact", turn, m.group(0), name)
 
 
 #: questions whose short answer is a fact about the one answering, and how to say it
@@ -401,6 +443,8 @@ def _observation(
         return None
     if _ELLIPSIS.search(text):
         return None
+    if len(text.split()) <= _VAGUE_WORDS and _VAGUE.search(text):
+        return None
     words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOP]
     if len(words) + bool(_HAVE_LIKE.match(text)) < MIN_CONTENT_WORDS:
         return None
@@ -435,10 +479,15 @@ def _made(
     )
 
 
+#: a short statement whose object is no thing in particular: "I'll figure something out"
+_VAGUE = re.compile(
+    r"\b(?:something|anything|nothing|everything)(?: else)?(?: out| up)?[\s.!,]*$", re.I
+)
+_VAGUE_WORDS = 5
 #: a verb phrase left out, to be read from what was said before ("I'm glad my brother did")
 _ELLIPSIS = re.compile(
     r"\b(?:did|do|does|didn't|don't|doesn't|is|isn't|was|wasn't|are|am|were|have|has|had|"
-    r"haven't|hasn't|can|can't|will|won't)[\s.!,]*$",
+    r"haven't|hasn't|can|can't|will|won't)[\s.!,]*$|^i(?:'ve|'m|'ll|'d)?[\s.!,]*$",
     re.I,
 )
 #: "I like X", "I have a dog": the verb is the content ("like" and "have" are stop words)

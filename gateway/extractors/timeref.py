@@ -110,9 +110,9 @@ def _relative(m: re.Match[str], c: _Ctx) -> When:
         return _week(c.day + timedelta(weeks=step), ahead, c.phrase)
     if unit == "weekend":
         if step < 0:
-            return _week(c.day - timedelta(days=(c.day.weekday() - 5) % 7 or 7), False, c.phrase)
+            return _weekend_of(c.day - timedelta(days=(c.day.weekday() - 5) % 7 or 7), False, c)
         saturday = c.day + timedelta(days=(5 - c.day.weekday()) % 7 + 7 * step)
-        return _week(saturday, ahead, c.phrase)
+        return _weekend_of(saturday, ahead, c)
     if unit == "month":
         return _month(_add_months(c.day, step), ahead, c.phrase)
     return _year(c.day.year + step, ahead, c.phrase)  # a year, or a season in it
@@ -152,8 +152,16 @@ def _weekday(m: re.Match[str], c: _Ctx) -> When:
 def _weekend(m: re.Match[str], c: _Ctx) -> When:
     """The weekend just gone, or the coming one in a future statement: its ISO week."""
     if c.future:
-        return _week(c.day + timedelta(days=(5 - c.day.weekday()) % 7), True, c.phrase)
-    return _week(c.day - timedelta(days=(c.day.weekday() - 5) % 7 or 7), False, c.phrase)
+        return _weekend_of(c.day + timedelta(days=(5 - c.day.weekday()) % 7), True, c)
+    return _weekend_of(c.day - timedelta(days=(c.day.weekday() - 5) % 7 or 7), False, c)
+
+
+def _weekend_of(saturday: datetime, future: bool, c: _Ctx) -> When:
+    """A weekend: labelled by its ISO week, said as "over the weekend of <its Saturday>"."""
+    week = _week(saturday, future, c.phrase)
+    if saturday.weekday() != 5:  # "last weekend" on a Sunday is the day before
+        saturday -= timedelta(days=(saturday.weekday() - 5) % 7)
+    return When(week.label, week.start, future, c.phrase, f"over the weekend of {saturday:%Y-%m-%d}")
 
 
 def _summer(m: re.Match[str], c: _Ctx) -> When:
