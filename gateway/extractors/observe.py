@@ -76,7 +76,9 @@ _REACTION = re.compile(
     r"better|worse|great|fine)|had (?:so much |a lot of |lots of |a ton of )?fun|had a blast|"
     r"(?:so |really |very |pretty |just )?(?:good|fine|well|great|okay|ok|alright|doing \w+|"
     r"sorry|glad|happy for|excited for|jealous|not sure|sure|down|in|here|back|ready|done|"
-    r"confused|curious|kidding|joking|serious|impressed|honored|flattered|lost|so lucky|lucky)|"
+    r"confused|curious|kidding|joking|serious|impressed|honored|flattered|lost|so lucky|lucky|"
+    r"terrified|scared|afraid|excited|nervous|stressed|tired|exhausted|bored|sad|upset|mad|angry|"
+    r"jealous|thrilled|relieved|surprised|shocked|worried|amazed|dying|dead)|"
     r"(?:can't|cannot|don't|do not) (?:even )?(?:remember|know|pick|decide|tell|wait|say)"
     r"[\w\s]*|"
     r"(?:totally |completely )?understand (?:that|the|what)[\w\s]*|"
@@ -446,7 +448,7 @@ def _observation(
     if len(text.split()) <= _VAGUE_WORDS and _VAGUE.search(text):
         return None
     words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOP]
-    if len(words) + bool(_HAVE_LIKE.match(text)) < MIN_CONTENT_WORDS:
+    if len(words) + bool(_HAVE_LIKE.match(text) or _UNCONTRACTED.match(text)) < MIN_CONTENT_WORDS:
         return None
     when = timeref.resolve(text, turn.at)
     return _made(third_person(text, name), _kind(text, when), turn, quote, name, when)
@@ -497,6 +499,8 @@ _HAVE_LIKE = re.compile(
     r"idea|suggestion|story))\b)\w",
     re.I,
 )
+#: "I really am going to …" counts as "I'm going to …" does ("i'm" is no stop word)
+_UNCONTRACTED = re.compile(r"^i\s+(?:\w+ly\s+|really\s+|just\s+|also\s+)?(?:am|will)\b", re.I)
 #: a trailing aside about what was just said (", loving it", ", hated that")
 _ASIDE = re.compile(r"\s*[,;-]\s*(?:\w+ing|loved|hated|liked) (?:it|that|this)\W*$", re.I)
 #: a clause cut short ends on no function word ("... for so long that")
