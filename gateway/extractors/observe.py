@@ -56,6 +56,8 @@ _FIRST = re.compile(
 _WANT = re.compile(
     r"^i(?:'d| would)(?: \w+ly| really| also| just)? (?:love|like|prefer|enjoy) to\b", re.I
 )
+#: a hope for oneself is a plan ("I hope to get an Australian Shepherd once I graduate")
+_HOPE = re.compile(r"^i(?:'m| am)? (?:really |still )?(?:hope|hoping) to\b", re.I)
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|are|is|was|were|can|could|would|will|what|how|why|where|when|who|which|"
     r"have you|has|should|shall|may)\b",
@@ -359,11 +361,11 @@ def _case(typed: str, word: str) -> str:
 def _reply(asked: str, turn: Turn, name: str) -> Observation | None:
     """A yes or no to the other speaker's question, or a short answer that fills its gap, as
     the statement it makes (``replies``)."""
-    reply = normalise(turn.content).strip().split("\n")[0]
-    said = replies.polar(asked, reply) or replies.fills(asked, reply)
+    reply = normalise(turn.content).strip()
+    said = replies.polar(asked, reply.split("\n")[0]) or replies.fills(asked, reply)
     if not said or _META.search(said):
         return None
-    return _observation(said, name, turn, quote=reply, literal=True)
+    return _observation(said, name, turn, quote=reply.split("\n")[0], literal=True)
 
 
 def clauses(text: str) -> Iterator[str]:
@@ -395,7 +397,8 @@ _FRONTED = re.compile(
     r"(?:yesterday|today|tonight|tomorrow|recently|lately|last (?:night|week|month|year|"
     r"semester|summer|weekend)|this (?:morning|afternoon|evening|week|weekend|semester|summer|"
     r"year)|next (?:week|month|year|semester|summer)|(?:before|after|during|in|at|on|over|"
-    r"back in) [^,.!?]{1,40}?|(?:when i was|as a|since|growing up)\b[^,.!?]{0,40}(?=,)))"
+    r"back in) [^,.!?]{1,40}?|(?:when i was|as a|since|growing up|once|as soon as|when|after|"
+    r"before|until|till) \b[^,.!?]{0,40}(?=,)))"
     r"(?:,\s*(?P<rest>(?:i|i'm|i've|i'll|i'd|my|me and)\s.*)|"
     r"\s+(?P<bare>(?:i|i'm|i've|i'll|i'd)\s.*))$",
     re.I,
@@ -520,7 +523,7 @@ def _before_doubt(text: str) -> str:
     """``text`` up to the clause boundary before the first wish, hedge, "you" or chat talk in
     it ("I'm not the best driver so probably I'd run into something" → "I'm not the best
     driver"); '' when that leaves nothing."""
-    want = _WANT.match(text)
+    want = _WANT.match(text) or _HOPE.match(text)
     skip = want.end() if want else 0
     hits = [
         m.start()
@@ -566,6 +569,8 @@ _PAST = re.compile(
 
 
 def _kind(text: str, when: timeref.When | None) -> str:
+    if _HOPE.match(text):
+        return "plan"
     if _WANT.match(text):
         return "preference"
     first = re.match(r"^(?:i|my)\s+(\S+)", text, re.I)

@@ -18,6 +18,10 @@ _OPENING = re.compile(
     r"i assume|i guess|i presume|just curious|out of curiosity)\b[\s,!.]*)+",
     re.I,
 )
+#: a question after a statement in the same sentence, behind a comma
+_ASKING = re.compile(
+    r",\s*((?:do|does|did|are|is|have|has|what|where|when|which|how)\s+[^,]*\?)$", re.I
+)
 _YES = re.compile(
     r"^(?:(?:haha\w*|lol|oh+|well|um+|hmm+|ha)\W+)*(?:yes+|yeah+|yep+|yup+|yea|ya|yas|yess+|"
     r"sure|definitely|absolutely|of course|totally|for sure|indeed|correct|i do|i am|i have|"
@@ -32,7 +36,7 @@ _NO = re.compile(
 )
 #: not a plain question about the one replying
 _UNPLAIN = re.compile(
-    r"\b(?:or|anything|something|anyone|someone|any|anywhere|i|me|my|mine|we|us|our|it|that|"
+    r"\b(?:anything|something|anyone|someone|any|anywhere|i|me|my|mine|we|us|our|it|that|"
     r"this|those|these|them|there|he|she|they|his|her|would|could|should|else)\b",
     re.I,
 )
@@ -59,6 +63,8 @@ _WH = [  # (question, the statement its answer {a} completes)
                 r"(?P<v>[a-z]+)(?P<r>(?: [^?]+)?)\?$", re.I), "I {v} {a}{r}"),
     (re.compile(r"^what (?:(?:kind|sort|type) of )?(?P<n>[a-z]+ )?did you "
                 r"(?P<v>[a-z]+)(?P<r>(?: [^?]+)?)\?$", re.I), "I {past} {a}{r}"),
+    (re.compile(r"^what (?:(?:kind|sort|type) of )?(?P<n>[a-z]+ )?(?:are|r) (?:you|u) "
+                r"(?P<v>[a-z]+ing)(?P<r>(?: [^?]+)?)\?$", re.I), "I'm {v} {a}{r}"),
     (re.compile(r"^where (?:do|does) you (?P<v>[a-z]+)(?P<r>(?: [^?]+)?)\?$", re.I),
      "I {v}{r} {at}"),
     (re.compile(r"^where did you (?P<v>[a-z]+)(?P<r>(?: [^?]+)?)\?$", re.I), "I {past}{r} {at}"),
@@ -89,7 +95,9 @@ def question(asked: str) -> str:
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", asked.strip()) if s.strip()]
     if not sentences or not sentences[-1].endswith("?"):
         return ""
-    return _OPENING.sub("", sentences[-1]).strip()
+    last = sentences[-1]
+    asking = _ASKING.search(last)  # "He liked it a lot, have you served a mission?"
+    return _OPENING.sub("", last[asking.start(1) :] if asking else last).strip()
 
 
 def polar(asked: str, reply: str) -> str:
@@ -119,14 +127,19 @@ def fills(asked: str, reply: str) -> str:
     """A short reply that fills the gap of a wh-question about the one replying ("what
     instrument do you play?" — "clarinet mostly" → "I play clarinet mostly"); '' otherwise."""
     q = question(asked)
-    if not q or _UNPLAIN.search(_body(q)):
-        return ""
-    answer = _ANSWER_END.split(reply.strip(), maxsplit=1)[0].strip(" .!,")
-    placed = re.search(r"(?:^|[.!]\s+)i(?:'m| am) ((?:in|at|on) [^.!?,]{2,40})\W*$", reply, re.I)
+    if not q or _UNPLAIN.search(_body(q)) or re.search(r"\bor\b", q, re.I):
+        return ""  # no choice offered either ("cats or dogs?")
+    lines = [line.strip() for line in reply.strip().split("\n") if line.strip()] or [""]
+    answer = _ANSWER_END.split(lines[0], maxsplit=1)[0].strip(" .!,")
+    placed = re.search(r"(?:^|[.!]\s+)i(?:'m| am) ((?:in|at|on) [^.!?,]{2,40})\W*$", lines[0], re.I)
     for pattern, template in _WH:
         m = pattern.match(q)
         if m is None:
             continue
+        noun = (m.groupdict().get("n") or "").strip().lower()
+        echo = [x for x in lines[1:] if noun and re.search(rf"\b{noun}s?[.!]*$", x, re.I)]
+        if echo and len(echo[0].split()) <= _SHORT and not re.match(r"^(?:my|i)\b", echo[0], re.I):
+            answer = echo[0].strip(" .!,")  # a later line that names what was asked: "… major"
         if placed and template.endswith("{at}"):  # "where are you rooming?" — "I'm in Heritage"
             answer = placed.group(1)
         if not answer or len(answer.split()) > _SHORT or re.match(r"^(?:my|i)\b", answer, re.I):
