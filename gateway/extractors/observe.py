@@ -101,7 +101,7 @@ _DEICTIC_OBJECT = re.compile(
 #: the chat itself, greetings, thanks and farewells
 _META = re.compile(
     r"\b(?:chat|chatting|chats|convo|convos|conversations?|talking to you|talk to you|talk with|"
-    r"talking with|matched|match|this game|this challenge|the challenge|small talk|"
+    r"talking with|matched|match|this game|this challenge|the challenge|"
     r"gotta go|got to go|gtg|have to go|need to go|head out|get going|going to go|"
     r"nice (?:talking|chatting|meeting)|thank|thanks|bye|good night|goodnight|"
     r"your question|that question|this question|the question|answer|typing|type|tabs?|"
@@ -114,7 +114,8 @@ _OPINION = re.compile(
     r"^i(?:'ve| have)?\s+(?:\w+ly\s+)?(?:think|thought|feel like|felt like|guess|believe|"
     r"suppose|heard|hear|read that|assume|doubt|"
     r"(?:don't|do not|can't|cannot) (?:see|understand|get) (?:why|how)|"
-    r"(?:don't|do not) know (?:why|if|whether|what|how|where|who|when))\b",
+    r"(?:don't|do not) know (?:why|if|whether|what|how|where|who|when)|"
+    r"know (?:that )?(?!how\b)[a-z]+(?: [a-z]+){0,3} (?:is|are|was|were|will|can)\b)",
     re.I,
 )
 _YOU = re.compile(r"\b(?:you|your|you're|youre|ya|u|ur|yours)\b", re.I)
@@ -179,6 +180,7 @@ def from_turn(
         found.append(_observation(clause, name, turn))
     if before is not None:
         found.append(_answer(before.content, turn, name) or _reply(before.content, turn, name))
+    found.extend(_judged(turn, name))
     found.extend(_kin(turn, name, [o for o in found if o is not None], known))
     kept = [o for o in found if o is not None]
     words = [frozenset(re.findall(r"[\w']+", o.text.lower())) for o in kept]
@@ -235,6 +237,36 @@ class _People:
         return f"my {who}{rest}"
 
 
+#: the speaker's judgement of a named thing ("Java is cool though", "CS 330 is also not bad")
+_JUDGED = re.compile(
+    r"^(?P<np>(?:the )?(?:[A-Z][\w'-]*|[A-Z]{2,} \d+)(?: (?:[A-Z][\w'-]*|\d+))*"
+    r"(?: ones?| series| books?| movies?| class| classes| shows?| games?)?) "
+    r"(?P<says>(?:is|was|are|were)(?: (?:\w+ly|so|really|pretty|super|also|not|still|kind of|too|"
+    r"very|just|a little))* (?:good|great|cool|awesome|amazing|fun|funny|bad|terrible|boring|hard|"
+    r"easy|interesting|beautiful|nice|scary|weird|overrated|underrated|the best|the worst|"
+    r"fantastic|incredible|horrible|awful|delicious|gross|annoying|hilarious|difficult|"
+    r"challenging))\b",
+)
+_NOT_NAMES = frozenset(
+    "The It That This There They He She You We What Which Who Everything Everyone Nothing "
+    "Something Life School Work Today Yesterday Tomorrow".split()
+)
+
+
+def _judged(turn: Turn, name: str) -> Iterator[Observation]:
+    """What the speaker says of a thing named by its name (capitalised, or a course number):
+    "Java is cool" → "Sam thinks Java is cool"; not of "it", "that" or things in general."""
+    text = _BREAKS.sub(". ", normalise(turn.content))
+    for m in _SENTENCES.finditer(text):
+        sentence = _LEAD.sub("", m.group(0).strip()).strip()
+        j = _JUDGED.match(sentence)
+        if j is None or j.group("np").split()[-1] in _NOT_NAMES or "?" in sentence:
+            continue
+        if j.group("np").split()[0] == "The" and not re.search(r" [A-Z]", j.group("np")):
+            continue  # "The books were good": no name in it
+        yield _made(f"{name} thinks {j.group(0)}", "preference", turn, sentence, name)
+
+
 _KIN = re.compile(
     r"\bmy ((?:twin |older |younger |little |big |baby |step ?)?(?:brothers?|sisters?|siblings?|"
     r"dad|father|mom|mum|mother|parents|wife|husband|boyfriend|bf|girlfriend|gf|fiance|fiancee|"
@@ -243,6 +275,7 @@ _KIN = re.compile(
     re.I,
 )
 _SPELLED = {"bf": "boyfriend", "gf": "girlfriend"}
+_PARTNERS = frozenset(["wife", "husband", "boyfriend", "girlfriend", "fiance", "fiancee"])
 
 
 def _kin(
@@ -255,7 +288,8 @@ def _kin(
     for m in _KIN.finditer(normalise(turn.content)):
         who = m.group(1).lower()
         who = " ".join(_SPELLED.get(w, w) for w in who.split())
-        if who in known or f"{name.lower()}'s {m.group(1).lower()}" in said:
+        formed = f"{name.lower()}'s {m.group(1).lower()}" in said and who not in _PARTNERS
+        if who in known or formed:  # a partner is a status of the speaker's: said on its own
             known.add(who)
             continue
         known.add(who)
