@@ -153,21 +153,28 @@ def observe(turns: Sequence[Turn], namespace: str = "", role: str = "user") -> l
     out: list[Observation] = []
     before: Turn | None = None
     known: set[str] = set()  # the speaker's people already said to be theirs
+    people = _People()  # "he" in the next turn is still "my uncle" of the last one
     for turn in turns:
         if turn.role != role:
             before = turn
+            people.heard(turn.content)
             continue
-        out.extend(from_turn(turn, speaker_for(turn, namespace), before, known))
+        out.extend(from_turn(turn, speaker_for(turn, namespace), before, known, people))
         before = None
     return out
 
 
 def from_turn(
-    turn: Turn, name: str, before: Turn | None = None, known: set[str] | None = None
+    turn: Turn,
+    name: str,
+    before: Turn | None = None,
+    known: set[str] | None = None,
+    people: _People | None = None,
 ) -> Iterator[Observation]:
-    """The observations of one turn; ``known``: the speaker's people already observed (shared
-    across the turns of a conversation, updated here)."""
-    people = _People()  # "he"/"she"/"they" point back within the turn only
+    """The observations of one turn; ``known``: the speaker's people already observed, and
+    ``people``: whom "he"/"she"/"they" point to (both shared across the turns of a
+    conversation, updated here)."""
+    people = _People() if people is None else people
     seen: set[str] = set()
     found = []
     for clause in clauses(turn.content):
@@ -206,6 +213,11 @@ _RELATIVE = re.compile(
     re.I,
 )
 _PRONOUN = re.compile(r"^(he|she|they)(?:'s|'re| is| are| was| were|\s)", re.I)
+_OTHERS = {  # what in the other speaker's turn makes a pronoun unclear
+    "he": re.compile(rf"\b(?:he|him|his|he's|my (?:{_HE}))\b", re.I),
+    "she": re.compile(rf"\b(?:she|her|hers|she's|my (?:{_SHE}))\b", re.I),
+    "they": re.compile(rf"\b(?:they|them|their|they're|my (?:{_THEY}))\b", re.I),
+}
 
 
 class _People:
@@ -223,6 +235,13 @@ class _People:
                     self._last[pronoun] = who
             if base in ("roommate", "friend", "cousin", "boss"):  # either: not a clear referent
                 self._last.pop("he", None) if "she" in self._last else None
+
+    def heard(self, text: str) -> None:
+        """The other speaker spoke: a "he"/"she"/"they" of theirs, or a person of their own,
+        leaves that pronoun unclear in the next turn."""
+        for pronoun, rx in _OTHERS.items():
+            if rx.search(text):
+                self._last.pop(pronoun, None)
 
     def resolve(self, clause: str) -> str:
         """``clause`` with its leading pronoun as "my <person>", or '' when unclear."""
