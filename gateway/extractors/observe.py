@@ -95,7 +95,8 @@ _DEICTIC_OBJECT = re.compile(
     r"^i\s+(?:\w+ly\s+|just\s+|really\s+|also\s+|totally\s+)?(?:love|like|loved|liked|enjoy|"
     r"enjoyed|hate|hated|agree with|feel|felt|think|thought|did|do|have|had|know|knew|saw|"
     r"see|remember|get|got|want|need|miss|read|watched|played|tried)\s+"
-    r"(?:it|that|this|them|those|these|one|you|him|her|so|too|the same)\b",
+    r"(?:it|that|this|them|those|these|one(?=\s*(?:too|as well|also|of (?:those|them)|[.!,]|$))|"
+    r"you|him|her|so|too|the same)\b",
     re.I,
 )
 #: the chat itself, greetings, thanks and farewells
@@ -431,7 +432,7 @@ def clauses(text: str) -> Iterator[str]:
             continue
         for part in _CLAUSE.split(sentence):
             part = _LEAD.sub("", part.strip(" ,;:-")).strip()
-            part = _THINK.sub("", _fronted(part))
+            part = _THINK.sub("", _fronted(_WHEN_I.sub("", part)))
             if part and mine and _DROPPED_PAST.match(part):
                 part = f"I {part[0].lower()}{part[1:]}"
             elif part and _DROPPED_BE.match(part):
@@ -454,6 +455,12 @@ _FRONTED = re.compile(
     r"before|until|till) \b[^,.!?]{0,40}(?=,)))"
     r"(?:,\s*(?P<rest>(?:i|i'm|i've|i'll|i'd|my|me and)\s.*)|"
     r"\s+(?P<bare>(?:i|i'm|i've|i'll|i'd)\s.*))$",
+    re.I,
+)
+#: "the day I was voted homecoming queen": the time named by what the speaker did
+_WHEN_I = re.compile(
+    r"^(?:the|that) (?:day|time|night|moment|year|summer|week|weekend|semester) (?:when |that )?"
+    r"(?=(?:i|i'm|i've|my)\s)",
     re.I,
 )
 #: "And slept in on Sunday" after "I went to Boise": the speaker said before the verb
@@ -609,7 +616,7 @@ _FACT = re.compile(
     r"^i(?:'m| am|m)\s+(?:a|an|from|in|at|on|the|majoring|studying|married|engaged|single|"
     r"\d+|\w+ years old|originally|currently)\b|\b(?:major|majoring|minor|minoring|study|"
     r"studying|work|works|working|job|live|lives|living|grew up|from|born|married|engaged|"
-    r"have (?:a|an|two|three|four|\d+)|has (?:a|an|two|three|\d+)|own|owns|speak|speaks|"
+    r"have (?:a|an|one|two|three|four|\d+)|has (?:a|an|two|three|\d+)|own|owns|speak|speaks|"
     r"roommates?|brother|sister|mom|dad|mother|father|wife|husband|boyfriend|girlfriend|bf|gf|"
     r"son|daughter|family|parents|uncle|aunt|cousins?|grandma|grandpa|dog|cat|freshman|"
     r"sophomore|junior|senior|class|classes|year)\b",
