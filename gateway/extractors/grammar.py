@@ -312,6 +312,19 @@ _ADVERB = (
 )
 
 
+def plural(text: str, name: str) -> str:
+    """A statement of "we" as one of the speaker and others: "We won 3 of 4" → "Sam and others
+    won 3 of 4"; "our" and "us" are theirs."""
+    m = re.match(r"^we(?:'re|'ve|'ll)?\b", text, re.I)
+    if m is None:
+        return text
+    verb = {"we're": " are", "we've": " have", "we'll": " will"}.get(m.group(0).lower(), "")
+    rest = re.sub(r"\bour\b", "their", text[m.end() :], flags=re.I)
+    rest = re.sub(r"\bus\b", "them", rest, flags=re.I)
+    rest = re.sub(r"\bwe(?='re|'ve|'ll|\b)", "they", rest, flags=re.I)
+    return f"{name} and others{verb}{rest}"
+
+
 def third_person(text: str, name: str) -> str:
     """``text`` with the speaker as ``name``: "I really love my dog" → "Sam really loves
     Sam's dog"."""

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from gateway.core.model.candidates import Observation
 from gateway.core.model.models import Turn
 from gateway.extractors import replies, timeref
-from gateway.extractors.grammar import IRREGULAR_PAST, STOP, third_person
+from gateway.extractors.grammar import IRREGULAR_PAST, STOP, plural, third_person
 
 NAME = "observe/1"
 
@@ -437,7 +437,7 @@ def clauses(text: str) -> Iterator[str]:
                 part = f"I {part[0].lower()}{part[1:]}"
             elif part and _DROPPED_BE.match(part):
                 part = f"I'm {part[0].lower()}{part[1:]}"
-            if part and (_FIRST.match(part) or _PRONOUN.match(part)):
+            if part and (_FIRST.match(part) or _PRONOUN.match(part) or _WE.match(part)):
                 mine = True
                 yield part.rstrip("?").strip()
             elif part:
@@ -457,6 +457,8 @@ _FRONTED = re.compile(
     r"\s+(?P<bare>(?:i|i'm|i've|i'll|i'd)\s.*))$",
     re.I,
 )
+#: the speaker with others ("We won 3 of the 4"), not "we'll see"
+_WE = re.compile(r"^(?:we|we're|we've|we'll|we all)\s(?!see\b)", re.I)
 #: "the day I was voted homecoming queen": the time named by what the speaker did
 _WHEN_I = re.compile(
     r"^(?:the|that) (?:day|time|night|moment|year|summer|week|weekend|semester) (?:when |that )?"
@@ -514,7 +516,7 @@ def _observation(
     if len(words) + bool(_HAVE_LIKE.match(text) or _UNCONTRACTED.match(text)) < MIN_CONTENT_WORDS:
         return None
     when = timeref.resolve(text, turn.at)
-    return _made(third_person(text, name), _kind(text, when), turn, quote, name, when)
+    return _made(third_person(plural(text, name), name), _kind(text, when), turn, quote, name, when)
 
 
 def _made(
