@@ -268,8 +268,31 @@ _JUDGED = re.compile(
     r"challenging))\b",
 )
 _NOT_NAMES = frozenset(
-    "The It That This There They He She You We What Which Who Everything Everyone Nothing "
-    "Something Life School Work Today Yesterday Tomorrow".split()
+    [
+        "The",
+        "It",
+        "That",
+        "This",
+        "There",
+        "They",
+        "He",
+        "She",
+        "You",
+        "We",
+        "What",
+        "Which",
+        "Who",
+        "Everything",
+        "Everyone",
+        "Nothing",
+        "Something",
+        "Life",
+        "School",
+        "Work",
+        "Today",
+        "Yesterday",
+        "Tomorrow",
+    ]
 )
 
 
@@ -392,10 +415,30 @@ def _answer(asked: str, turn: Turn, name: str) -> Observation | None:
 #: contractions typed without their apostrophe ("dont", "wont", "thats")
 _BARE = {
     w.replace("'", ""): w
-    for w in (
-        "don't doesn't didn't won't can't isn't wasn't aren't weren't haven't hasn't hadn't "
-        "wouldn't couldn't shouldn't i've that's what's he's she's they're it's"
-    ).split()
+    for w in [
+        "don't",
+        "doesn't",
+        "didn't",
+        "won't",
+        "can't",
+        "isn't",
+        "wasn't",
+        "aren't",
+        "weren't",
+        "haven't",
+        "hasn't",
+        "hadn't",
+        "wouldn't",
+        "couldn't",
+        "shouldn't",
+        "i've",
+        "that's",
+        "what's",
+        "he's",
+        "she's",
+        "they're",
+        "it's",
+    ]
 }
 _BARE_RX = re.compile(r"\b(?:" + "|".join(_BARE) + r")\b", re.I)
 
@@ -467,7 +510,8 @@ _WHEN_I = re.compile(
 )
 #: "And slept in on Sunday" after "I went to Boise": the speaker said before the verb
 _DROPPED_PAST = re.compile(
-    r"^(?:" + "|".join(sorted(IRREGULAR_PAST - {"read", "let", "put", "set", "cut", "hit"}))
+    r"^(?:"
+    + "|".join(sorted(IRREGULAR_PAST - {"read", "let", "put", "set", "cut", "hit"}))
     + r")\s+\w",
     re.I,
 )

@@ -85,8 +85,33 @@ _ANSWER_END = re.compile(
 _SHORT = 6  # words: a longer fragment says more than the answer
 #: an answer's first word that is no name ("Sometime after May 15th" → "sometime after …")
 _LOWER = frozenset(
-    "sometime sometimes probably maybe mostly usually just only about around in at on to near "
-    "from by the a an every each next last this".split()
+    [
+        "sometime",
+        "sometimes",
+        "probably",
+        "maybe",
+        "mostly",
+        "usually",
+        "just",
+        "only",
+        "about",
+        "around",
+        "in",
+        "at",
+        "on",
+        "to",
+        "near",
+        "from",
+        "by",
+        "the",
+        "a",
+        "an",
+        "every",
+        "each",
+        "next",
+        "last",
+        "this",
+    ]
 )
 
 

@@ -161,7 +161,9 @@ def _weekend_of(saturday: datetime, future: bool, c: _Ctx) -> When:
     week = _week(saturday, future, c.phrase)
     if saturday.weekday() != 5:  # "last weekend" on a Sunday is the day before
         saturday -= timedelta(days=(saturday.weekday() - 5) % 7)
-    return When(week.label, week.start, future, c.phrase, f"over the weekend of {saturday:%Y-%m-%d}")
+    return When(
+        week.label, week.start, future, c.phrase, f"over the weekend of {saturday:%Y-%m-%d}"
+    )
 
 
 def _summer(m: re.Match[str], c: _Ctx) -> When:
