@@ -71,7 +71,7 @@ _IRREALIS = re.compile(
 )
 #: reactions and small talk: "I agree", "I'm good", "I love that", "I know right"
 _REACTION = re.compile(
-    r"^i(?:'m| am|m)?\s+(?:"
+    r"^i(?:'m| am|m)?\s+(?:not\s+)?(?:"
     r"agree|bet|know|guess|mean|see|understand|feel you|hear you|get it|get that|get you|"
     r"think so|believe it|believe you|suppose|totally agree|remember|forgot|"
     r"(?:feel|felt) (?:so |really |pretty |kinda |kind of )?(?:bad|good|sad|happy|terrible|awful|"
