@@ -178,7 +178,10 @@ def from_turn(
     people = _People() if people is None else people
     seen: set[str] = set()
     found = []
+    topic = replies.topic(before.content) if before is not None else ""
     for clause in clauses(turn.content):
+        if topic and _LIKED_IT.match(clause):  # "how do you like BYU?" — "I'm loving it!"
+            clause = _LIKED_IT.sub(lambda m: m.group(0)[:-2] + topic, clause, count=1)
         if _PRONOUN.match(clause):
             clause = people.resolve(clause)
             if not clause:
@@ -198,6 +201,12 @@ def from_turn(
         seen.add(obs.text.lower())
         yield obs
 
+
+_LIKED_IT = re.compile(
+    r"^i(?:'m| am)? (?:(?:\w+ly|really|so|just|also|still|totally) )*(?:love|like|enjoy|hate|"
+    r"loving|liking|enjoying|hating|loved|liked|enjoyed|hated) it\b",
+    re.I,
+)
 
 _HE = (
     "brother|dad|father|uncle|boyfriend|bf|husband|son|grandpa|grandfather|nephew|fiance|"
@@ -649,7 +658,7 @@ def _before_doubt(text: str) -> str:
 _PREFERENCE = re.compile(
     r"\b(?:love|loves|loved|like|likes|enjoy|enjoys|hate|hates|prefer|prefers|favou?rite|"
     r"fan of|into|obsessed|can't stand|cannot stand|don't like|dislike|want|wants|wanna|"
-    r"adore|addicted)\b",
+    r"adore|addicted|enjoying|loving)\b",
     re.I,
 )
 _PLAN = re.compile(
@@ -674,6 +683,9 @@ _PAST = re.compile(
 )
 
 
+_DOING_NOW = re.compile(r"^i(?:'m| am) (?:just|still|currently|now|right now) \w+ing\b", re.I)
+
+
 def _kind(text: str, when: timeref.When | None) -> str:
     if _HOPE.match(text):
         return "plan"
@@ -688,6 +700,8 @@ def _kind(text: str, when: timeref.When | None) -> str:
     if _PREFERENCE.search(text) and not past:
         return "preference"
     if when is not None or (past and not re.search(r"\b(?:was|were) (?:born|raised)\b", text)):
+        return "event"
+    if _DOING_NOW.match(text):  # "I'm just studying for a math test": happening, not a trait
         return "event"
     if _FACT.search(text):
         return "fact"

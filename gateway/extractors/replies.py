@@ -125,15 +125,43 @@ def question(asked: str) -> str:
     return _OPENING.sub("", last[asking.start(1) :] if asking else last).strip()
 
 
+_TOPIC = re.compile(
+    r"^(?:how do you like|do you (?:like|love|enjoy)|are you (?:liking|loving|enjoying)|"
+    r"what do you think (?:of|about)|how (?:is|was|are|were))\s+(?P<x>[^?]+?)"
+    r"(?:\s+so far|\s+then|\s+too)?\?$",
+    re.I,
+)
+
+
+def topic(asked: str) -> str:
+    """What the other speaker asked the one replying to judge ("How do you like BYU so far?"
+    → "BYU"), for the "it" of "I'm loving it"; '' when none is named."""
+    q = question(asked)
+    m = _TOPIC.match(q) if q else None
+    if m is None or _UNPLAIN.search(_body(m.group("x"))) or len(m.group("x").split()) > 5:
+        return ""
+    return _mine(m.group("x"))
+
+
+#: what repeats the yes or no ("no I haven't", "yes I do")
+_ECHO = re.compile(
+    r"^\W*i(?:'m| am| do| did| have| haven't| don't| didn't|'m not| am not| have not)?\W*$", re.I
+)
+
+
 def polar(asked: str, reply: str) -> str:
     """The reply's "yes"/"no" to a yes-no question about the one replying, as their own
     statement ("have you seen Avengers?" — "yep!" → "I've seen Avengers"); '' when it is none."""
     q = question(asked)
     if not q or _UNPLAIN.search(_body(q)):
         return ""
-    said = "yes" if _YES.match(reply) else "no" if _NO.match(reply) else ""
-    if not said:
+    answered = _YES.match(reply) or _NO.match(reply)
+    if answered is None:
         return ""
+    said = "yes" if answered.re is _YES else "no"
+    rest = re.split(r"[.!?\n]", reply[answered.end() :], maxsplit=1)[0]
+    if re.match(r"^\W*(?:i|i'm|i've|i'd|i'll|my)\b", rest, re.I) and not _ECHO.match(rest):
+        return ""  # "yes I love it": the speaker's own words say it (and say it better)
     for pattern, yes, no in _POLAR:
         m = pattern.match(q)
         if m is None:
