@@ -3,7 +3,14 @@ speaker makes in the first person — about themselves, the people and things in
 events, plans, preferences, work and places — rewritten in the third person with the speaker's
 name, relative time resolved against the turn's time ("yesterday" → that date), with the turn
 and the quoted words as evidence. Greetings, thanks, reactions, questions, wishes and
-hypotheticals, farewells and talk about the chat itself form nothing. Pure and fast (no I/O)."""
+hypotheticals, farewells and talk about the chat itself form nothing. Pure and fast (no I/O).
+
+Besides "I …" clauses: a time or place said first ("Yesterday I went …"), a subject left out
+("Just reading my textbook", "… And slept in on Sunday"), "we" (the speaker and others), "he"/
+"she" back to "my uncle" in this turn or the speaker's last, a reply read against the question
+before it (``replies``: "have you served a mission?" — "I haven't"), the speaker's people named
+in passing ("traveling with my wife" → "Sam has a wife"), and judgements of a named thing
+("Java is cool" → "Sam thinks Java is cool")."""
 
 from __future__ import annotations
 
@@ -15,7 +22,7 @@ from gateway.core.model.models import Turn
 from gateway.extractors import replies, timeref
 from gateway.extractors.grammar import IRREGULAR_PAST, STOP, plural, third_person
 
-NAME = "observe/1"
+NAME = "observe/2"
 
 #: where a turn splits into statements: sentence ends, line breaks (one chat message each),
 #: laughter and emoticons that end a thought
