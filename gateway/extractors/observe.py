@@ -30,8 +30,9 @@ _SENTENCES = re.compile(
     r"[^.!?\n;]+[.!?;]*|\n",
 )
 _BREAKS = re.compile(
-    r"\s+(?:lol|lmao|haha+|hahaha\w*|ha ha|hehe+|omg|:\)|:\(|:D|;\))(?=\s|$)[.!]*|\s*\.\.\.+\s*|\s+-+\s+"
-    r"|(?:(?<=\bit)|(?<=\bthis)|(?<=\bthem)|(?<=\btoo)|(?<=\bnow)|(?<=\byes)|"
+    r"\s+(?:lol|lmao|haha+|hahaha\w*|ha ha|hehe+|omg|:\)|:\(|:D|;\))(?=\s|$)[.!]*|\.\.\.+\s*|"
+    r"\s+\.\.\.+\s*|\s+-+\s+"
+    r"|(?=\s+I(?:\s|'m\b))(?:(?<=\bit)|(?<=\bthis)|(?<=\bthem)|(?<=\btoo)|(?<=\bnow)|(?<=\byes)|"
     r"(?<=\byeah)|(?<=\bno)|(?<=\btho))\s+(?=I\s|I'm\b)",
     re.I,
 )
@@ -134,8 +135,8 @@ _THINK = re.compile(
     re.I,
 )
 _TAIL = re.compile(
-    r"[\s,]*(?:lol|lmao|haha\w*|ha|hehe\w*|:\)|:\(|:D|;\)|!+|\.+|haha|xd|too|as well|though|"
-    r"tho|honestly|hahaha|lololol|lolol|ahha|hah)\s*$",
+    r"[\s,]*(?:(?<!\w)(?:lol|lmao|haha\w*|ha|hehe\w*|haha|xd|too|as well|though|tho|honestly|"
+    r"hahaha|lololol|lolol|ahha|hah)|:\)|:\(|:D|;\)|!+|\.+)\s*$",
     re.I,
 )
 #: a statement needs at least this many content words past its subject

@@ -281,6 +281,8 @@ def test_vague_feelings_views_and_ellipsis_form_nothing(text: str) -> None:
 def test_typed_contractions_and_weekends() -> None:
     [o] = observe([_turn("i just wont have a car")])
     assert o.text == "Sam just won't have a car."
+    [t] = observe([_turn("I love my new tattoo")])  # "too" at its end is no "too"
+    assert t.text == "Sam loves Sam's new tattoo."
     [w] = observe([_turn("I was in Montana over the weekend")])
     assert w.text == "Sam was in Montana over the weekend of 2018-11-03." and w.when == "2018-W44"
     [d] = observe([_turn("My last day isn't until May 30th")])
