@@ -420,7 +420,9 @@ def speed(split: str = "dev", rounds: int = 5) -> str:
             for conv in convs:
                 observe(conv.turns)
         best = max(best, 10 * n / (time.perf_counter() - start))
-    return f"rules: {best:,.0f} user turns/s ({n} user turns of the {split} split, best of {rounds})"
+    return (
+        f"rules: {best:,.0f} user turns/s ({n} user turns of the {split} split, best of {rounds})"
+    )
 
 
 def _report(r: dict[str, Any], verbose: bool) -> Iterator[str]:
