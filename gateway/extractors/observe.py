@@ -353,8 +353,7 @@ def _kin(
             known.add(who)
             continue
         known.add(who)
-        plural = who.endswith("s") and who.split()[-1] not in ("boss",) or who.endswith("children")
-        article = "" if plural else "an " if who[0] in "aeiou" else "a "
+        article = "" if who.endswith(("s", "children")) else "an " if who[0] in "aeiou" else "a "
         yield _made(f"{name} has {article}{who}.", "fact", turn, m.group(0), name)
 
 
@@ -454,8 +453,7 @@ _BARE = {
         "he's",
         "she's",
         "they're",
-        "it's",
-    ]
+    ]  # not "its": a word of its own
 }
 _BARE_RX = re.compile(r"\b(?:" + "|".join(_BARE) + r")\b", re.I)
 
