@@ -18,6 +18,7 @@ the annotated one.
 
     python -m bench.observation_eval                    # rules, in process, both splits
     python -m bench.observation_eval --backend both     # replayed through the gateway
+    taskset -c 0 python -m bench.observation_eval --speed   # user turns/s mined on one core
 """
 
 from __future__ import annotations
@@ -405,6 +406,25 @@ def run(
     return {"split": split, "backend": backend, **score(gold, predicted), **extra}
 
 
+def speed(split: str = "dev", rounds: int = 5) -> str:
+    """User turns mined per second by the rules in this process (best of ``rounds`` passes of
+    ten over the split's chats; formation runs them on one core of the formation lane)."""
+    import time
+
+    convs = conversations(load_set()["splits"][split])
+    n = sum(1 for c in convs for t in c.turns if t.role == "user")
+    best = 0.0
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(10):
+            for conv in convs:
+                observe(conv.turns)
+        best = max(best, 10 * n / (time.perf_counter() - start))
+    return (
+        f"rules: {best:,.0f} user turns/s ({n} user turns of the {split} split, best of {rounds})"
+    )
+
+
 def _report(r: dict[str, Any], verbose: bool) -> Iterator[str]:
     yield (
         f"{r['backend']:>9} {r['split']:>5}: turns {r['turns']}, annotated {r['annotated']}, "
@@ -428,7 +448,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--limit", type=int, default=0, help="first N chats of each split")
     ap.add_argument("--split", choices=["dev", "test", "all"], default="all")
     ap.add_argument("-v", "--verbose", action="store_true", help="list wrong and missed ones")
+    ap.add_argument(
+        "--speed", action="store_true", help="time the rules in process (one core: taskset -c 0)"
+    )
     args = ap.parse_args(argv)
+    if args.speed:
+        print(speed(args.split if args.split != "all" else "dev"))
+        return
     backends = ["embedded", "real"] if args.backend == "both" else [args.backend]
     splits = ["dev", "test"] if args.split == "all" else [args.split]
     for backend in backends:

@@ -312,6 +312,19 @@ _ADVERB = (
 )
 
 
+def plural(text: str, name: str) -> str:
+    """A statement of "we" as one of the speaker and others: "We won 3 of 4" → "Sam and others
+    won 3 of 4"; "our" and "us" are theirs."""
+    m = re.match(r"^we(?:'re|'ve|'ll)?\b", text, re.I)
+    if m is None:
+        return text
+    verb = {"we're": " are", "we've": " have", "we'll": " will"}.get(m.group(0).lower(), "")
+    rest = re.sub(r"\bour\b", "their", text[m.end() :], flags=re.I)
+    rest = re.sub(r"\bus\b", "them", rest, flags=re.I)
+    rest = re.sub(r"\bwe(?='re|'ve|'ll|\b)", "they", rest, flags=re.I)
+    return f"{name} and others{verb}{rest}"
+
+
 def third_person(text: str, name: str) -> str:
     """``text`` with the speaker as ``name``: "I really love my dog" → "Sam really loves
     Sam's dog"."""
@@ -340,3 +353,35 @@ def _agree(m: re.Match[str], name: str) -> str:
     else:
         conj = verb + "s"
     return f"{name} {adverbs}{conj}"
+
+
+#: the past tense of common irregular verbs (the rest add -ed)
+_IRREGULAR = {
+    "be": "was", "become": "became", "begin": "began", "break": "broke", "bring": "brought",
+    "build": "built", "buy": "bought", "catch": "caught", "choose": "chose", "come": "came",
+    "do": "did", "draw": "drew", "drink": "drank", "drive": "drove", "eat": "ate", "fall": "fell",
+    "feel": "felt", "find": "found", "fly": "flew", "forget": "forgot", "get": "got",
+    "give": "gave", "go": "went", "grow": "grew", "have": "had", "hear": "heard", "keep": "kept",
+    "know": "knew", "leave": "left", "lose": "lost", "make": "made", "meet": "met", "pay": "paid",
+    "put": "put", "read": "read", "ride": "rode", "run": "ran", "say": "said", "see": "saw",
+    "sell": "sold", "send": "sent", "sing": "sang", "sit": "sat", "sleep": "slept",
+    "speak": "spoke", "spend": "spent", "stand": "stood", "swim": "swam", "take": "took",
+    "teach": "taught", "tell": "told", "think": "thought", "throw": "threw", "wear": "wore",
+    "win": "won", "write": "wrote",
+}  # fmt: skip
+
+
+def past(verb: str) -> str:
+    """The past tense of ``verb`` ("go" → "went", "visit" → "visited", "try" → "tried")."""
+    low = verb.lower()
+    if not low:
+        return verb
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if low.endswith("e"):
+        return verb + "d"
+    if re.search(r"[^aeiou]y$", low):
+        return verb[:-1] + "ied"
+    if re.search(r"(?:^|[^aeiou])[aeiou][bdgmnpt]$", low) and len(low) <= 4:
+        return verb + verb[-1] + "ed"  # stop → stopped, plan → planned
+    return verb + "ed"

@@ -3,7 +3,14 @@ speaker makes in the first person — about themselves, the people and things in
 events, plans, preferences, work and places — rewritten in the third person with the speaker's
 name, relative time resolved against the turn's time ("yesterday" → that date), with the turn
 and the quoted words as evidence. Greetings, thanks, reactions, questions, wishes and
-hypotheticals, farewells and talk about the chat itself form nothing. Pure and fast (no I/O)."""
+hypotheticals, farewells and talk about the chat itself form nothing. Pure and fast (no I/O).
+
+Besides "I …" clauses: a time or place said first ("Yesterday I went …"), a subject left out
+("Just reading my textbook", "… And slept in on Sunday"), "we" (the speaker and others), "he"/
+"she" back to "my uncle" in this turn or the speaker's last, a reply read against the question
+before it (``replies``: "have you served a mission?" — "I haven't"), the speaker's people named
+in passing ("traveling with my wife" → "Sam has a wife"), and judgements of a named thing
+("Java is cool" → "Sam thinks Java is cool")."""
 
 from __future__ import annotations
 
@@ -12,10 +19,10 @@ from collections.abc import Iterator, Sequence
 
 from gateway.core.model.candidates import Observation
 from gateway.core.model.models import Turn
-from gateway.extractors import timeref
-from gateway.extractors.grammar import IRREGULAR_PAST, STOP, third_person
+from gateway.extractors import replies, timeref
+from gateway.extractors.grammar import IRREGULAR_PAST, STOP, plural, third_person
 
-NAME = "observe/1"
+NAME = "observe/2"
 
 #: where a turn splits into statements: sentence ends, line breaks (one chat message each),
 #: laughter and emoticons that end a thought
@@ -23,15 +30,18 @@ _SENTENCES = re.compile(
     r"[^.!?\n;]+[.!?;]*|\n",
 )
 _BREAKS = re.compile(
-    r"\s+(?:lol|lmao|haha+|hahaha\w*|ha ha|hehe+|omg|:\)|:\(|:D|;\))(?=\s|$)[.!]*|\s*\.\.\.+\s*|\s+-+\s+"
-    r"|(?:(?<=\bit)|(?<=\bthat)|(?<=\bthis)|(?<=\bthem)|(?<=\btoo)|(?<=\bnow)|(?<=\byes)|"
+    r"\s+(?:lol|lmao|haha+|hahaha\w*|ha ha|hehe+|omg|:\)|:\(|:D|;\))(?=\s|$)[.!]*|\.\.\.+\s*|"
+    r"\s+\.\.\.+\s*|\s+-+\s+"
+    r"|(?=\s+I(?:\s|'m\b))(?:(?<=\bit)|(?<=\bthis)|(?<=\bthem)|(?<=\btoo)|(?<=\bnow)|(?<=\byes)|"
     r"(?<=\byeah)|(?<=\bno)|(?<=\btho))\s+(?=I\s|I'm\b)",
     re.I,
 )
 #: a clause boundary before a new first-person statement ("…, but I …", "… and my brother …")
 _CLAUSE = re.compile(
     r"\s*(?:,\s*|\s+)(?:but|and|so|because|cause|cuz|since|though|although|plus|then|while)\s+"
-    r"(?=(?:i|i'm|im|i've|ive|i'll|my|me and|he|she|they)\b)|,\s+(?=(?:i|i'm|i've|my)\s)",
+    r"(?=(?:i|i'm|im|i've|ive|i'll|my|me and|he|she|they)\b)|,\s+(?=(?:i|i'm|i've|my)\s)"
+    r"|,\s+(?=(?:there is|there's|there was|it is|it's|it was|that's|that is|this is)\s)"
+    r"|(?:(?<=\bis)|(?<=\bwas))\s+that\s+(?=(?:i|i'm|i've)\s)",
     re.I,
 )
 #: discourse markers before a statement
@@ -40,7 +50,8 @@ _LEAD = re.compile(
     r"honestly|actually|haha\w*|ha|lol|lmao|wow|um+|uh+|hmm+|plus|then|now|sure|cool|nice|"
     r"same|totally|definitely|really|though|because|cause|like|anyway|anyways|oh well|"
     r"ah+|aw+|omg|dude|man|bro|hey|hi|hello|true|right|exactly|awesome|great|ooh|lucky|"
-    r"luckily|sadly|unfortunately|fortunately|basically|personally|i mean|of course)"
+    r"luckily|sadly|unfortunately|fortunately|basically|personally|i mean|of course|sir|k|kk|"
+    r"idk|tbh|imo|(?:oh )?my (?:goodness|gosh|god|heck|word))"
     r"\b[\s,!.:;-]*)+",
     re.I,
 )
@@ -53,6 +64,8 @@ _FIRST = re.compile(
 _WANT = re.compile(
     r"^i(?:'d| would)(?: \w+ly| really| also| just)? (?:love|like|prefer|enjoy) to\b", re.I
 )
+#: a hope for oneself is a plan ("I hope to get an Australian Shepherd once I graduate")
+_HOPE = re.compile(r"^i(?:'m| am)? (?:really |still )?(?:hope|hoping) to\b", re.I)
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|are|is|was|were|can|could|would|will|what|how|why|where|when|who|which|"
     r"have you|has|should|shall|may)\b",
@@ -60,21 +73,27 @@ _QUESTION_START = re.compile(
 )
 #: wishes, hypotheticals, guesses and hedges: not a statement of fact
 _IRREALIS = re.compile(
-    r"\b(?:would|wouldn't|could|couldn't|should|shouldn't|might|may|wish|if|"
+    r"\b(?:would|wouldn't|could|couldn't|should|shouldn't|might|may(?!\s+\d)|wish|if|"
     r"someday|hopefully|hope|i'd|id|imagine|suppose|pretend|unless|whether)\b",
     re.I,
 )
 #: reactions and small talk: "I agree", "I'm good", "I love that", "I know right"
 _REACTION = re.compile(
-    r"^i(?:'m| am|m)?\s+(?:"
+    r"^i(?:'m| am|m)?\s+(?:not\s+)?(?:"
     r"agree|bet|know|guess|mean|see|understand|feel you|hear you|get it|get that|get you|"
     r"think so|believe it|believe you|suppose|totally agree|remember|forgot|"
+    r"(?:feel|felt) (?:so |really |pretty |kinda |kind of )?(?:bad|good|sad|happy|terrible|awful|"
+    r"better|worse|great|fine)|had (?:so much |a lot of |lots of |a ton of )?fun|had a blast|"
     r"(?:so |really |very |pretty |just )?(?:good|fine|well|great|okay|ok|alright|doing \w+|"
     r"sorry|glad|happy for|excited for|jealous|not sure|sure|down|in|here|back|ready|done|"
-    r"confused|curious|kidding|joking|serious|impressed|honored|flattered|lost|so lucky|lucky)|"
+    r"confused|curious|kidding|joking|serious|impressed|honored|flattered|lost|so lucky|lucky|"
+    r"terrified|scared|afraid|excited|nervous|stressed|tired|exhausted|bored|sad|upset|mad|angry|"
+    r"jealous|thrilled|relieved|surprised|shocked|worried|amazed|dying|dead)|"
     r"(?:can't|cannot|don't|do not) (?:even )?(?:remember|know|pick|decide|tell|wait|say)"
     r"[\w\s]*|"
     r"(?:totally |completely )?understand (?:that|the|what)[\w\s]*|"
+    r"not (?:really |totally |entirely |too |so |quite )?sure (?:what|if|whether|how|why|where|when|"
+    r"who|about)\b[\w\s']*|"
     r"was (?:just )?wondering[\w\s]*|(?:have|had) no idea[\w\s]*|"
     r"(?:have|had) (?:heard|seen|thought|done)(?: (?:a lot )?about (?:it|that|this))?"
     r")(?:\s+(?:too|then|now|though|tho|lol|haha|thanks|man|dude|ha|right))*[\s.!,]*$",
@@ -84,13 +103,14 @@ _DEICTIC_OBJECT = re.compile(
     r"^i\s+(?:\w+ly\s+|just\s+|really\s+|also\s+|totally\s+)?(?:love|like|loved|liked|enjoy|"
     r"enjoyed|hate|hated|agree with|feel|felt|think|thought|did|do|have|had|know|knew|saw|"
     r"see|remember|get|got|want|need|miss|read|watched|played|tried)\s+"
-    r"(?:it|that|this|them|those|these|one|you|him|her|so|too|the same)\b",
+    r"(?:it|that|this|them|those|these|one(?=\s*(?:too|as well|also|of (?:those|them)|[.!,]|$))|"
+    r"you|him|her|so|too|the same)\b",
     re.I,
 )
 #: the chat itself, greetings, thanks and farewells
 _META = re.compile(
-    r"\b(?:chat|chatting|chats|convo|convos|conversation|talking to you|talk to you|talk with|"
-    r"talking with|matched|match|this game|this challenge|the challenge|small talk|"
+    r"\b(?:chat|chatting|chats|convo|convos|conversations?|talking to you|talk to you|talk with|"
+    r"talking with|matched|match|this game|this challenge|the challenge|"
     r"gotta go|got to go|gtg|have to go|need to go|head out|get going|going to go|"
     r"nice (?:talking|chatting|meeting)|thank|thanks|bye|good night|goodnight|"
     r"your question|that question|this question|the question|answer|typing|type|tabs?|"
@@ -101,18 +121,22 @@ _META = re.compile(
 #: "I've heard great danes are…"); "I think I'll…" was already cut to "I'll…"
 _OPINION = re.compile(
     r"^i(?:'ve| have)?\s+(?:\w+ly\s+)?(?:think|thought|feel like|felt like|guess|believe|"
-    r"suppose|heard|hear|read that|assume|doubt)\b",
+    r"suppose|heard|hear|read that|assume|doubt|"
+    r"(?:don't|do not|can't|cannot) (?:see|understand|get) (?:why|how)|"
+    r"(?:don't|do not) know (?:why|if|whether|what|how|where|who|when)|"
+    r"know (?:that )?(?!how\b)[a-z]+(?: [a-z]+){0,3} (?:is|are|was|were|will|can)\b)",
     re.I,
 )
 _YOU = re.compile(r"\b(?:you|your|you're|youre|ya|u|ur|yours)\b", re.I)
 _THINK = re.compile(
-    r"^i\s+(?:think|feel like|believe|guess|suppose|know|figure|realized|realised)\s+(?:that\s+)?"
+    r"^i(?:'ve| have)?\s+(?:always\s+|just\s+)?(?:think|feel like|believe|guess|suppose|know|"
+    r"figure|realized|realised|said|say)\s+(?:that\s+)?"
     r"(?=(?:i|i'm|im|i've|i'll|my)\b)",
     re.I,
 )
 _TAIL = re.compile(
-    r"[\s,]*(?:lol|lmao|haha\w*|ha|hehe\w*|:\)|:\(|:D|;\)|!+|\.+|haha|xd|too|as well|though|"
-    r"tho|honestly|hahaha|lololol|lolol|ahha|hah)\s*$",
+    r"[\s,]*(?:(?<!\w)(?:lol|lmao|haha\w*|ha|hehe\w*|haha|xd|too|as well|though|tho|honestly|"
+    r"hahaha|lololol|lolol|ahha|hah)|:\)|:\(|:D|;\)|!+|\.+)\s*$",
     re.I,
 )
 #: a statement needs at least this many content words past its subject
@@ -137,20 +161,35 @@ def observe(turns: Sequence[Turn], namespace: str = "", role: str = "user") -> l
     after "my brother"/"my sister" is that person."""
     out: list[Observation] = []
     before: Turn | None = None
+    known: set[str] = set()  # the speaker's people already said to be theirs
+    people = _People()  # "he" in the next turn is still "my uncle" of the last one
     for turn in turns:
         if turn.role != role:
             before = turn
+            people.heard(turn.content)
             continue
-        out.extend(from_turn(turn, speaker_for(turn, namespace), before))
+        out.extend(from_turn(turn, speaker_for(turn, namespace), before, known, people))
         before = None
     return out
 
 
-def from_turn(turn: Turn, name: str, before: Turn | None = None) -> Iterator[Observation]:
-    people = _People()  # "he"/"she"/"they" point back within the turn only
+def from_turn(
+    turn: Turn,
+    name: str,
+    before: Turn | None = None,
+    known: set[str] | None = None,
+    people: _People | None = None,
+) -> Iterator[Observation]:
+    """The observations of one turn; ``known``: the speaker's people already observed, and
+    ``people``: whom "he"/"she"/"they" point to (both shared across the turns of a
+    conversation, updated here)."""
+    people = _People() if people is None else people
     seen: set[str] = set()
     found = []
+    topic = replies.topic(before.content) if before is not None else ""
     for clause in clauses(turn.content):
+        if topic and _LIKED_IT.match(clause):  # "how do you like BYU?" — "I'm loving it!"
+            clause = _LIKED_IT.sub(lambda m: m.group(0)[:-2] + topic, clause, count=1)
         if _PRONOUN.match(clause):
             clause = people.resolve(clause)
             if not clause:
@@ -159,12 +198,23 @@ def from_turn(turn: Turn, name: str, before: Turn | None = None) -> Iterator[Obs
             people.note(clause)
         found.append(_observation(clause, name, turn))
     if before is not None:
-        found.append(_answer(before.content, turn, name))
-    for obs in found:
-        if obs is not None and obs.text.lower() not in seen:
-            seen.add(obs.text.lower())
-            yield obs
+        found.append(_answer(before.content, turn, name) or _reply(before.content, turn, name))
+    found.extend(_judged(turn, name))
+    found.extend(_kin(turn, name, [o for o in found if o is not None], known))
+    kept = [o for o in found if o is not None]
+    words = [frozenset(re.findall(r"[\w']+", o.text.lower())) for o in kept]
+    for obs, mine in zip(kept, words, strict=True):
+        if obs.text.lower() in seen or any(mine < other for other in words):
+            continue  # said already, or all of it in a fuller one ("is in X" < "is rooming in X")
+        seen.add(obs.text.lower())
+        yield obs
 
+
+_LIKED_IT = re.compile(
+    r"^i(?:'m| am)? (?:(?:\w+ly|really|so|just|also|still|totally) )*(?:love|like|enjoy|hate|"
+    r"loving|liking|enjoying|hating|loved|liked|enjoyed|hated) it\b",
+    re.I,
+)
 
 _HE = (
     "brother|dad|father|uncle|boyfriend|bf|husband|son|grandpa|grandfather|nephew|fiance|"
@@ -181,6 +231,11 @@ _RELATIVE = re.compile(
     re.I,
 )
 _PRONOUN = re.compile(r"^(he|she|they)(?:'s|'re| is| are| was| were|\s)", re.I)
+_OTHERS = {  # what in the other speaker's turn makes a pronoun unclear
+    "he": re.compile(rf"\b(?:he|him|his|he's|my (?:{_HE}))\b", re.I),
+    "she": re.compile(rf"\b(?:she|her|hers|she's|my (?:{_SHE}))\b", re.I),
+    "they": re.compile(rf"\b(?:they|them|their|they're|my (?:{_THEY}))\b", re.I),
+}
 
 
 class _People:
@@ -199,6 +254,13 @@ class _People:
             if base in ("roommate", "friend", "cousin", "boss"):  # either: not a clear referent
                 self._last.pop("he", None) if "she" in self._last else None
 
+    def heard(self, text: str) -> None:
+        """The other speaker spoke: a "he"/"she"/"they" of theirs, or a person of their own,
+        leaves that pronoun unclear in the next turn."""
+        for pronoun, rx in _OTHERS.items():
+            if rx.search(text):
+                self._last.pop(pronoun, None)
+
     def resolve(self, clause: str) -> str:
         """``clause`` with its leading pronoun as "my <person>", or '' when unclear."""
         m = _PRONOUN.match(clause)
@@ -210,6 +272,89 @@ class _People:
         rest = re.sub(r"^'s\b", " is", rest)
         rest = re.sub(r"^'re\b", " are", rest)
         return f"my {who}{rest}"
+
+
+#: the speaker's judgement of a named thing ("Java is cool though", "CS 330 is also not bad")
+_JUDGED = re.compile(
+    r"^(?P<np>(?:the )?(?:[A-Z][\w'-]*|[A-Z]{2,} \d+)(?: (?:[A-Z][\w'-]*|\d+))*"
+    r"(?: ones?| series| books?| movies?| class| classes| shows?| games?)?) "
+    r"(?P<says>(?:is|was|are|were)(?: (?:\w+ly|so|really|pretty|super|also|not|still|kind of|too|"
+    r"very|just|a little))* (?:good|great|cool|awesome|amazing|fun|funny|bad|terrible|boring|hard|"
+    r"easy|interesting|beautiful|nice|scary|weird|overrated|underrated|the best|the worst|"
+    r"fantastic|incredible|horrible|awful|delicious|gross|annoying|hilarious|difficult|"
+    r"challenging))\b",
+)
+_NOT_NAMES = frozenset(
+    [
+        "The",
+        "It",
+        "That",
+        "This",
+        "There",
+        "They",
+        "He",
+        "She",
+        "You",
+        "We",
+        "What",
+        "Which",
+        "Who",
+        "Everything",
+        "Everyone",
+        "Nothing",
+        "Something",
+        "Life",
+        "School",
+        "Work",
+        "Today",
+        "Yesterday",
+        "Tomorrow",
+    ]
+)
+
+
+def _judged(turn: Turn, name: str) -> Iterator[Observation]:
+    """What the speaker says of a thing named by its name (capitalised, or a course number):
+    "Java is cool" → "Sam thinks Java is cool"; not of "it", "that" or things in general."""
+    text = _BREAKS.sub(". ", normalise(turn.content))
+    for m in _SENTENCES.finditer(text):
+        sentence = _LEAD.sub("", m.group(0).strip()).strip()
+        j = _JUDGED.match(sentence)
+        if j is None or j.group("np").split()[-1] in _NOT_NAMES or "?" in sentence:
+            continue
+        if j.group("np").split()[0] == "The" and not re.search(r" [A-Z]", j.group("np")):
+            continue  # "The books were good": no name in it
+        yield _made(f"{name} thinks {j.group(0)}", "preference", turn, sentence, name)
+
+
+_KIN = re.compile(
+    r"\bmy ((?:twin |older |younger |little |big |baby |step ?)?(?:brothers?|sisters?|siblings?|"
+    r"dad|father|mom|mum|mother|parents|wife|husband|boyfriend|bf|girlfriend|gf|fiance|fiancee|"
+    r"sons?|daughters?|kids|children|grandma|grandpa|grandmother|grandfather|grandparents|"
+    r"uncles?|aunts?|cousins?|nephews?|nieces?|twin|dog|cat|dogs|cats))\b",
+    re.I,
+)
+_SPELLED = {"bf": "boyfriend", "gf": "girlfriend"}
+_PARTNERS = frozenset(["wife", "husband", "boyfriend", "girlfriend", "fiance", "fiancee"])
+
+
+def _kin(
+    turn: Turn, name: str, found: list[Observation], known: set[str] | None
+) -> Iterator[Observation]:
+    """The speaker's family and pets named in passing ("traveling with my wife", "that's what
+    my older sister says"): "Sam has a wife", once, when nothing else observed says it."""
+    known = set() if known is None else known
+    said = " ".join(o.text.lower() for o in found)
+    for m in _KIN.finditer(normalise(turn.content)):
+        who = m.group(1).lower()
+        who = " ".join(_SPELLED.get(w, w) for w in who.split())
+        formed = f"{name.lower()}'s {m.group(1).lower()}" in said and who not in _PARTNERS
+        if who in known or formed:  # a partner is a status of the speaker's: said on its own
+            known.add(who)
+            continue
+        known.add(who)
+        article = "" if who.endswith(("s", "children")) else "an " if who[0] in "aeiou" else "a "
+        yield _made(f"{name} has {article}{who}.", "fact", turn, m.group(0), name)
 
 
 #: questions whose short answer is a fact about the one answering, and how to say it
@@ -245,9 +390,17 @@ def _answer(asked: str, turn: Turn, name: str) -> Observation | None:
     last = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", asked.strip()) if s.strip()]
     if not last:
         return None
-    if _SAME.match(reply):
-        theirs = [c for c in clauses(asked) if re.match(r"^i\b", c, re.I)]
-        return _observation(theirs[-1], name, turn, quote=reply) if theirs else None
+    if _SAME.match(reply):  # "me too" says the other's last statement of themselves again
+        statements = [
+            _LEAD.sub("", s).strip(" .!;")
+            for line in last
+            for s in re.split(r"(?<=[.!;])\s+", normalise(line))
+            if len(s.split()) >= 3  # not a one-word correction ("*peppermint")
+        ]
+        said = statements[-1] if statements else ""
+        if not re.match(r"^i\b", said, re.I) or said.endswith("?"):
+            return None
+        return _observation(_THINK.sub("", said), name, turn, quote=reply)
     answer = _TAIL.sub("", _LEAD.sub("", reply)).strip(" .!,")
     if (
         not answer
@@ -275,18 +428,122 @@ def _answer(asked: str, turn: Turn, name: str) -> Observation | None:
     return None
 
 
+#: contractions typed without their apostrophe ("dont", "wont", "thats")
+_BARE = {
+    w.replace("'", ""): w
+    for w in [
+        "don't",
+        "doesn't",
+        "didn't",
+        "won't",
+        "can't",
+        "isn't",
+        "wasn't",
+        "aren't",
+        "weren't",
+        "haven't",
+        "hasn't",
+        "hadn't",
+        "wouldn't",
+        "couldn't",
+        "shouldn't",
+        "i've",
+        "that's",
+        "what's",
+        "he's",
+        "she's",
+        "they're",
+    ]  # not "its": a word of its own
+}
+_BARE_RX = re.compile(r"\b(?:" + "|".join(_BARE) + r")\b", re.I)
+
+
+def normalise(text: str) -> str:
+    """Curly apostrophes straightened, and the apostrophe put back in a contraction typed without
+    it ("i dont" → "i don't"); "I'ts" → "It's"."""
+    text = text.replace("\u2019", "'")
+    text = re.sub(r"\bI'ts\b", "It's", text)
+    return _BARE_RX.sub(lambda m: _case(m.group(0), _BARE[m.group(0).lower()]), text)
+
+
+def _case(typed: str, word: str) -> str:
+    return word[0].upper() + word[1:] if typed[0].isupper() else word
+
+
+def _reply(asked: str, turn: Turn, name: str) -> Observation | None:
+    """A yes or no to the other speaker's question, or a short answer that fills its gap, as
+    the statement it makes (``replies``)."""
+    reply = normalise(turn.content).strip()
+    said = replies.polar(asked, reply.split("\n")[0]) or replies.fills(asked, reply)
+    if not said or _META.search(said):
+        return None
+    return _observation(said, name, turn, quote=reply.split("\n")[0], literal=True)
+
+
 def clauses(text: str) -> Iterator[str]:
     """The statements of a turn, one per clause that starts with the speaker."""
-    text = _BREAKS.sub(". ", text)
+    text = _BREAKS.sub(". ", normalise(text))
+    mine = False  # the last statement was the speaker's: "… And slept in on Sunday" is too
     for m in _SENTENCES.finditer(text):
         sentence = m.group(0).strip()
         if not sentence or _is_question(sentence):
             continue
         for part in _CLAUSE.split(sentence):
             part = _LEAD.sub("", part.strip(" ,;:-")).strip()
-            part = _THINK.sub("", part)
-            if part and (_FIRST.match(part) or _PRONOUN.match(part)):
+            part = _THINK.sub("", _fronted(_WHEN_I.sub("", part)))
+            if part and mine and _DROPPED_PAST.match(part):
+                part = f"I {part[0].lower()}{part[1:]}"
+            elif part and _DROPPED_BE.match(part):
+                part = f"I'm {part[0].lower()}{part[1:]}"
+            if part and (_FIRST.match(part) or _PRONOUN.match(part) or _WE.match(part)):
+                mine = True
                 yield part.rstrip("?").strip()
+            elif part:
+                mine = False
+
+
+#: a time or place put before the speaker ("Yesterday I went …", "before my mission I had
+#: never …"): it goes after the statement, which then starts with the speaker
+_FRONTED = re.compile(
+    r"^(?P<adv>(?!at least\b|at first\b|in fact\b|of course\b|in general\b)"
+    r"(?:yesterday|today|tonight|tomorrow|recently|lately|last (?:night|week|month|year|"
+    r"semester|summer|weekend)|this (?:morning|afternoon|evening|week|weekend|semester|summer|"
+    r"year)|next (?:week|month|year|semester|summer)|(?:before|after|during|in|at|on|over|"
+    r"back in) [^,.!?]{1,40}?|(?:when i was|as a|since|growing up|once|as soon as|when|after|"
+    r"before|until|till) \b[^,.!?]{0,40}(?=,)))"
+    r"(?:,\s*(?P<rest>(?:i|i'm|i've|i'll|i'd|my|me and)\s.*)|"
+    r"\s+(?P<bare>(?:i|i'm|i've|i'll|i'd)\s.*))$",
+    re.I,
+)
+#: the speaker with others ("We won 3 of the 4"), not "we'll see"
+_WE = re.compile(r"^(?:we|we're|we've|we'll|we all)\s(?!see\b)", re.I)
+#: "the day I was voted homecoming queen": the time named by what the speaker did
+_WHEN_I = re.compile(
+    r"^(?:the|that) (?:day|time|night|moment|year|summer|week|weekend|semester) (?:when |that )?"
+    r"(?=(?:i|i'm|i've|my)\s)",
+    re.I,
+)
+#: "And slept in on Sunday" after "I went to Boise": the speaker said before the verb
+_DROPPED_PAST = re.compile(
+    r"^(?:"
+    + "|".join(sorted(IRREGULAR_PAST - {"read", "let", "put", "set", "cut", "hit"}))
+    + r")\s+\w",
+    re.I,
+)
+#: "Just reading my astronomy textbook": "I'm" dropped before what the speaker is doing
+_DROPPED_BE = re.compile(
+    r"^(?:just|still|currently|now|also|mostly)\s+(?!kidding|joking|saying|wondering|"
+    r"curious)[a-z]+ing\s+\w",
+    re.I,
+)
+
+
+def _fronted(part: str) -> str:
+    m = _FRONTED.match(part)
+    if m is None:
+        return part
+    rest = m.group("rest") or m.group("bare")
+    return f"{rest.rstrip(' .!')} {m.group('adv')}"
 
 
 def _is_question(sentence: str) -> bool:
@@ -296,21 +553,29 @@ def _is_question(sentence: str) -> bool:
     )
 
 
-def _observation(clause: str, name: str, turn: Turn, quote: str = "") -> Observation | None:
+def _observation(
+    clause: str, name: str, turn: Turn, quote: str = "", literal: bool = False
+) -> Observation | None:
+    """``clause`` as an observation; ``literal``: built from a question and its answer, so its
+    hedges and "if"s are the question's, not doubt of the speaker's."""
     quote = quote or clause.strip()
     text = _TAIL.sub("", clause.strip()).strip()
     for _ in range(2):
         text = _TAIL.sub("", text).strip()
     if _REACTION.match(text) or _DEICTIC_OBJECT.match(text) or _OPINION.match(text):
         return None
-    text = _DANGLING.sub("", _ASIDE.sub("", _before_doubt(text))).strip()
+    text = _DANGLING.sub("", _ASIDE.sub("", text if literal else _before_doubt(text))).strip()
     if not text or _REACTION.match(text) or _DEICTIC_OBJECT.match(text):
         return None
+    if _ELLIPSIS.search(text):
+        return None
+    if len(text.split()) <= _VAGUE_WORDS and _VAGUE.search(text):
+        return None
     words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOP]
-    if len(words) < MIN_CONTENT_WORDS:
+    if len(words) + bool(_HAVE_LIKE.match(text) or _UNCONTRACTED.match(text)) < MIN_CONTENT_WORDS:
         return None
     when = timeref.resolve(text, turn.at)
-    return _made(third_person(text, name), _kind(text, when), turn, quote, name, when)
+    return _made(third_person(plural(text, name), name), _kind(text, when), turn, quote, name, when)
 
 
 def _made(
@@ -340,6 +605,26 @@ def _made(
     )
 
 
+#: a short statement whose object is no thing in particular: "I'll figure something out"
+_VAGUE = re.compile(
+    r"\b(?:something|anything|nothing|everything)(?: else)?(?: out| up)?[\s.!,]*$", re.I
+)
+_VAGUE_WORDS = 5
+#: a verb phrase left out, to be read from what was said before ("I'm glad my brother did")
+_ELLIPSIS = re.compile(
+    r"\b(?:did|do|does|didn't|don't|doesn't|is|isn't|was|wasn't|are|am|were|have|has|had|"
+    r"haven't|hasn't|can|can't|will|won't)[\s.!,]*$|^i(?:'ve|'m|'ll|'d)?[\s.!,]*$",
+    re.I,
+)
+#: "I like X", "I have a dog": the verb is the content ("like" and "have" are stop words)
+_HAVE_LIKE = re.compile(
+    r"^i\s+(?:\w+ly\s+|really\s+|also\s+|just\s+|still\s+)*(?:like|liked|have|had|"
+    r"have got|own)\s+(?!(?:it|that|this|them|those|these|one|you|to|an? (?:question|confession|"
+    r"idea|suggestion|story))\b)\w",
+    re.I,
+)
+#: "I really am going to …" counts as "I'm going to …" does ("i'm" is no stop word)
+_UNCONTRACTED = re.compile(r"^i\s+(?:\w+ly\s+|really\s+|just\s+|also\s+)?(?:am|will)\b", re.I)
 #: a trailing aside about what was just said (", loving it", ", hated that")
 _ASIDE = re.compile(r"\s*[,;-]\s*(?:\w+ing|loved|hated|liked) (?:it|that|this)\W*$", re.I)
 #: a clause cut short ends on no function word ("... for so long that")
@@ -359,7 +644,7 @@ def _before_doubt(text: str) -> str:
     """``text`` up to the clause boundary before the first wish, hedge, "you" or chat talk in
     it ("I'm not the best driver so probably I'd run into something" → "I'm not the best
     driver"); '' when that leaves nothing."""
-    want = _WANT.match(text)
+    want = _WANT.match(text) or _HOPE.match(text)
     skip = want.end() if want else 0
     hits = [
         m.start()
@@ -379,7 +664,7 @@ def _before_doubt(text: str) -> str:
 _PREFERENCE = re.compile(
     r"\b(?:love|loves|loved|like|likes|enjoy|enjoys|hate|hates|prefer|prefers|favou?rite|"
     r"fan of|into|obsessed|can't stand|cannot stand|don't like|dislike|want|wants|wanna|"
-    r"adore|addicted)\b",
+    r"adore|addicted|enjoying|loving)\b",
     re.I,
 )
 _PLAN = re.compile(
@@ -392,7 +677,7 @@ _FACT = re.compile(
     r"^i(?:'m| am|m)\s+(?:a|an|from|in|at|on|the|majoring|studying|married|engaged|single|"
     r"\d+|\w+ years old|originally|currently)\b|\b(?:major|majoring|minor|minoring|study|"
     r"studying|work|works|working|job|live|lives|living|grew up|from|born|married|engaged|"
-    r"have (?:a|an|two|three|four|\d+)|has (?:a|an|two|three|\d+)|own|owns|speak|speaks|"
+    r"have (?:a|an|one|two|three|four|\d+)|has (?:a|an|two|three|\d+)|own|owns|speak|speaks|"
     r"roommates?|brother|sister|mom|dad|mother|father|wife|husband|boyfriend|girlfriend|bf|gf|"
     r"son|daughter|family|parents|uncle|aunt|cousins?|grandma|grandpa|dog|cat|freshman|"
     r"sophomore|junior|senior|class|classes|year)\b",
@@ -404,7 +689,12 @@ _PAST = re.compile(
 )
 
 
+_DOING_NOW = re.compile(r"^i(?:'m| am) (?:just|still|currently|now|right now) \w+ing\b", re.I)
+
+
 def _kind(text: str, when: timeref.When | None) -> str:
+    if _HOPE.match(text):
+        return "plan"
     if _WANT.match(text):
         return "preference"
     first = re.match(r"^(?:i|my)\s+(\S+)", text, re.I)
@@ -416,6 +706,8 @@ def _kind(text: str, when: timeref.When | None) -> str:
     if _PREFERENCE.search(text) and not past:
         return "preference"
     if when is not None or (past and not re.search(r"\b(?:was|were) (?:born|raised)\b", text)):
+        return "event"
+    if _DOING_NOW.match(text):  # "I'm just studying for a math test": happening, not a trait
         return "event"
     if _FACT.search(text):
         return "fact"

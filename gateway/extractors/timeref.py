@@ -50,14 +50,24 @@ class When:
     def rewrite(self, text: str) -> str:
         """``text`` with the relative phrase replaced by the resolved time."""
         out, n = re.subn(
-            r"(?:\b(?:on|in|during|over|at|about|around|like|almost|roughly|just)\s+)*"
+            r"(\b(?:until|till|by|before|after|since|from)\s+)?"
+            + (
+                ""
+                if re.match(r"(?:on|in|during|over|for)\b", self.phrase, re.I)
+                else r"(?:\b(?:on|in|during|over|at|about|around|like|almost|roughly|just)\s+)?"
+            )
             + re.escape(self.phrase),
-            self.words,
+            lambda m: m.group(1) + _bare(self.words) if m.group(1) else self.words,
             text,
             count=1,
             flags=re.I,
         )
         return out if n else f"{text.rstrip('.')} ({self.words})"
+
+
+def _bare(words: str) -> str:
+    """ "on 2018-05-30" → "2018-05-30", after "until", "before", …"""
+    return re.sub(r"^(?:on|in) ", "", words)
 
 
 def resolve(text: str, at: datetime) -> When | None:
@@ -100,9 +110,9 @@ def _relative(m: re.Match[str], c: _Ctx) -> When:
         return _week(c.day + timedelta(weeks=step), ahead, c.phrase)
     if unit == "weekend":
         if step < 0:
-            return _week(c.day - timedelta(days=(c.day.weekday() - 5) % 7 or 7), False, c.phrase)
+            return _weekend_of(c.day - timedelta(days=(c.day.weekday() - 5) % 7 or 7), False, c)
         saturday = c.day + timedelta(days=(5 - c.day.weekday()) % 7 + 7 * step)
-        return _week(saturday, ahead, c.phrase)
+        return _weekend_of(saturday, ahead, c)
     if unit == "month":
         return _month(_add_months(c.day, step), ahead, c.phrase)
     return _year(c.day.year + step, ahead, c.phrase)  # a year, or a season in it
@@ -142,8 +152,18 @@ def _weekday(m: re.Match[str], c: _Ctx) -> When:
 def _weekend(m: re.Match[str], c: _Ctx) -> When:
     """The weekend just gone, or the coming one in a future statement: its ISO week."""
     if c.future:
-        return _week(c.day + timedelta(days=(5 - c.day.weekday()) % 7), True, c.phrase)
-    return _week(c.day - timedelta(days=(c.day.weekday() - 5) % 7 or 7), False, c.phrase)
+        return _weekend_of(c.day + timedelta(days=(5 - c.day.weekday()) % 7), True, c)
+    return _weekend_of(c.day - timedelta(days=(c.day.weekday() - 5) % 7 or 7), False, c)
+
+
+def _weekend_of(saturday: datetime, future: bool, c: _Ctx) -> When:
+    """A weekend: labelled by its ISO week, said as "over the weekend of <its Saturday>"."""
+    week = _week(saturday, future, c.phrase)
+    if saturday.weekday() != 5:  # "last weekend" on a Sunday is the day before
+        saturday -= timedelta(days=(saturday.weekday() - 5) % 7)
+    return When(
+        week.label, week.start, future, c.phrase, f"over the weekend of {saturday:%Y-%m-%d}"
+    )
 
 
 def _summer(m: re.Match[str], c: _Ctx) -> When:

@@ -12,9 +12,10 @@ from bench.observation_eval import run
 def test_rules_on_real_chats_hold_their_floor() -> None:
     dev, test = run("dev"), run("test")
     assert dev["turns"] >= 300 and dev["annotated"] >= 250, dev
-    assert dev["precision"] >= 0.6 and dev["recall"] >= 0.38, dev
-    assert test["precision"] >= 0.65 and test["recall"] >= 0.45, test
-    assert test["quiet_turns_quiet"] >= 0.8, test
+    # measured (observe/2): dev 0.84 / 0.62, held-out 0.70 / 0.54, quiet 0.94 / 0.88
+    assert dev["precision"] >= 0.8 and dev["recall"] >= 0.58, dev
+    assert test["precision"] >= 0.65 and test["recall"] >= 0.5, test
+    assert dev["quiet_turns_quiet"] >= 0.9 and test["quiet_turns_quiet"] >= 0.8, (dev, test)
 
 
 @pytest.mark.parametrize("backend", ["embedded", pytest.param("real", marks=pytest.mark.real)])

@@ -148,3 +148,142 @@ def test_a_view_of_the_world_or_hearsay_is_no_observation() -> None:
     assert observe(_chat(("user", "I've heard great danes are good apartment dogs"))) == []
     [o] = observe(_chat(("user", "I think I'm going to head over to Cougar Tech")))
     assert o.text == "Sam is going to head over to Cougar Tech." and o.type == "plan"
+
+
+def test_a_yes_or_no_says_the_question_as_the_speakers_own_statement() -> None:
+    turns = _chat(
+        ("assistant", "Cool! He liked it a lot, have you served a mission?"),
+        ("user", "I haven't. What about you?"),
+        ("assistant", "Is bio your major?"),
+        ("user", "Yup"),
+        ("assistant", "I take it you've seen Avengers?"),
+        ("user", "yep!"),
+        ("assistant", "Did you take the AI or Machine Learning classes?"),
+        ("user", "No I haven't!"),
+        ("assistant", "Did you do anything fun?"),  # "yes" says nothing of "anything"
+        ("user", "Yeah!"),
+        ("assistant", "Is it a windows?"),  # "it" is not named here
+        ("user", "yep haha"),
+    )
+    assert [(o.text, o.turn_ids) for o in observe(turns)] == [
+        ("Sam has not served a mission.", ("t1",)),
+        ("Sam's major is bio.", ("t3",)),
+        ("Sam has seen Avengers.", ("t5",)),
+        ("Sam didn't take the AI or Machine Learning classes.", ("t7",)),
+    ]
+
+
+def test_a_short_answer_fills_the_gap_of_the_question() -> None:
+    turns = _chat(
+        ("assistant", "Nice. What instrument do you play?"),
+        ("user", "clarinet mostly but I tried out on the french horn"),
+        ("assistant", "when do you find out if you got into the band?"),
+        ("user", "Sometime after May 15th I think"),
+        ("assistant", "What major are you studying?"),
+        ("user", "haha hard to say\nnext semester\nEditing and Publishing major"),
+        ("assistant", "Where are you rooming?"),
+        ("user", "Sorry for the delay lol. I'm in heritage"),
+    )
+    got = [o.text for o in observe(turns)]
+    assert "Sam plays clarinet mostly." in got
+    assert "Sam tried out on the french horn." in got
+    assert "Sam will find out if Sam got into the band sometime after 2019-05-15." in got
+    assert "Sam is studying Editing and Publishing major." in got
+    assert "Sam is rooming in heritage." in got and "Sam is in heritage." not in got
+
+
+def test_times_said_first_and_subjects_left_out() -> None:
+    got = [
+        o.text
+        for o in observe(
+            _chat(
+                ("user", "Yesterday I went to the farmers market."),
+                ("user", "before my mission i had never even seen the ocean"),
+                ("user", "So once I graduate, I'll be doing the mowing full time."),
+                ("user", "I went to Boise for a tournament. And slept in on Sunday."),
+                ("user", "Just reading my astronomy textbook"),
+                ("user", "the day I was voted homecoming queen"),
+                ("user", "Just kidding"),
+            )
+        )
+    ]
+    assert got == [
+        "Sam went to the farmers market on 2018-11-04.",
+        "Sam had never even seen the ocean before Sam's mission.",
+        "Sam will be doing the mowing full time once Sam graduates.",
+        "Sam went to Boise for a tournament.",
+        "Sam slept in on 2018-11-04.",
+        "Sam is just reading Sam's astronomy textbook.",
+        "Sam was voted homecoming queen.",
+    ]
+
+
+def test_people_and_things_of_the_speakers_life() -> None:
+    got = [
+        o.text
+        for o in observe(
+            _chat(
+                ("user", "Reading, and traveling with my wife probably"),
+                ("user", "my bf just started texting me"),
+                ("user", "My brother served in Mexico"),
+                ("assistant", "Cool, where does he live now?"),  # "he": the other's now
+                ("user", "He lives in Provo"),
+                ("user", "My uncle moved to Tokyo"),
+                ("assistant", "Well that's a cool place to live."),
+                ("user", "But he works in Tokyo and travels a lot"),
+                ("user", "We won 3 of the 4 games. Java is cool though. The plot was good."),
+            )
+        )
+    ]
+    assert got == [
+        "Sam has a wife.",
+        "Sam's bf just started texting Sam.",
+        "Sam has a boyfriend.",  # a partner is said on its own
+        "Sam's brother served in Mexico.",  # "Sam has a brother" is in it already
+        "Sam's uncle moved to Tokyo.",
+        "Sam's uncle works in Tokyo and travels a lot.",
+        "Sam and others won 3 of the 4 games.",
+        "Sam thinks Java is cool.",
+    ]
+
+
+def test_me_too_takes_the_last_statement_only() -> None:
+    turns = _chat(
+        ("assistant", "I also really like peppermint and chocolate\n*peppermint"),
+        ("user", "Me too!!"),
+        ("assistant", "I was sad. When I read about Percy I about died!"),
+        ("user", "Yeah, me too actually!"),
+    )
+    assert [o.text for o in observe(turns)] == ["Sam also really likes peppermint and chocolate."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll figure something out.",
+        "I've never known anything else",
+        "I feel bad",
+        "I am TERRIFIED",
+        "I had fun",
+        "I'm not sure what the prompt is talking about",
+        "I don't see why bad robots is that big of a fear",
+        "I know small talk is super awkward",
+        "I have a confession.",
+        "I'm glad she did!",
+        "Oh my goodness that sounds like so much fun.",
+        "Tomorrow is my last day?",
+    ],
+)
+def test_vague_feelings_views_and_ellipsis_form_nothing(text: str) -> None:
+    assert observe([_turn(text)]) == []
+
+
+def test_typed_contractions_and_weekends() -> None:
+    [o] = observe([_turn("i just wont have a car")])
+    assert o.text == "Sam just won't have a car."
+    [t] = observe([_turn("I love my new tattoo")])  # "too" at its end is no "too"
+    assert t.text == "Sam loves Sam's new tattoo."
+    [w] = observe([_turn("I was in Montana over the weekend")])
+    assert w.text == "Sam was in Montana over the weekend of 2018-11-03." and w.when == "2018-W44"
+    [d] = observe([_turn("My last day isn't until May 30th")])
+    assert d.text == "Sam's last day isn't until 2019-05-30."
