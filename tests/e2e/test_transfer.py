@@ -13,6 +13,7 @@ import pytest
 
 from gateway.client import GatewayClient, InvalidArgument, NotFound, PermissionDenied
 from gateway.client import types as t
+from gateway.core.model.control import ERASED_TEXT
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
 
 
@@ -185,7 +186,7 @@ def test_review_queue_is_resolved_with_a_reason(gw: RunningGateway) -> None:
         assert ("review_approved", keep, "a quote from a security article") in actions
         # rejecting forgets the memory: the rows about it lose their text, whenever they reach
         # the ledger; the forget's own record keeps who, when and why
-        assert ("review_rejected", drop, "") in actions
+        assert ("review_rejected", drop, ERASED_TEXT) in actions
         assert "an attack" in {d for a, _, d in actions if a == "forget"}
 
 
