@@ -97,6 +97,8 @@ def ranking(
     weights = {t: idf(rows, counts.get(t, 0)) for t in terms}
     parts: list[str] = []
     params: list[Any] = []
+    # a window is one namespace's: named unless that namespace is the whole index
+    several = bool(scope) or len(set(namespaces)) > 1
     pick = "SELECT rowid, ? AS s FROM memory_fts WHERE memory_fts MATCH ?"
     for term in terms:
         held = windows.get(term, [])
@@ -110,7 +112,7 @@ def ranking(
                 "ORDER BY rowid DESC LIMIT ?)"
             )
             params.extend(
-                (weights[term], match([term], scope_of([ns], layers) if scope else ""), window)
+                (weights[term], match([term], scope_of([ns], layers) if several else ""), window)
             )
     best = conn.execute(
         f"SELECT rowid FROM ({' UNION ALL '.join(parts)}) GROUP BY rowid "
