@@ -226,7 +226,8 @@ def most_documents(searched: int, common: float) -> int | None:
     fewer than ``COMMON_MIN_DOCS`` memories are searched). The same rule on every record store.
     (An absolute bound was measured and left out: at 2,000 it cut the lexical search in one
     namespace of 1M turns from 144 to 22 ms, but a user's few memories searched beside a large
-    ``global`` lost their names to it: docs/SCALING.md, "Vectors on demand".)"""
+    ``global`` lost their names to it. Large scopes are searched in two steps instead:
+    ``LEXICAL_APPROX_MIN``; docs/SCALING.md, "Vectors on demand".)"""
     if common <= 0 or searched < COMMON_MIN_DOCS:
         return None
     return int(common * searched)
