@@ -38,7 +38,7 @@ B = 0.75
 
 def candidates(limit: int) -> int:
     """How many of the best candidates by idf sum get their exact BM25."""
-    return max(8 * limit, 256)
+    return max(4 * limit, 128)
 
 
 def varints(blob: bytes) -> list[int]:

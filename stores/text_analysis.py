@@ -216,7 +216,7 @@ COMMON_MIN_DOCS = 200
 LEXICAL_APPROX_MIN = 32_768
 #: past ``LEXICAL_APPROX_MIN``, a query term in more than this many memories of a searched
 #: namespace has its newest ``TERM_WINDOW`` matches there as candidates
-TERM_WINDOW = 2_000
+TERM_WINDOW = 1_000
 
 
 def most_documents(searched: int, common: float) -> int | None:
@@ -275,14 +275,15 @@ class ScopeStats:
         return hit[1]
 
     def remember(self, key: tuple[tuple[str, ...], tuple[str, ...]], size: int) -> int:
-        """Keep ``size`` for ``ttl_s``; a scope past ``LEXICAL_APPROX_MIN`` for 12x longer: its
-        count walks an index of that many entries (~30 ms at 1M), and a few more or fewer
-        memories move no line that matters there."""
+        """Keep ``size`` for ``ttl_s``; a scope past ``LEXICAL_APPROX_MIN`` for 120x longer
+        (10 min by default): its count walks an index of that many entries (50-100 ms at 1M, the
+        SQLite thread held), and a few thousand more or fewer memories move no line that
+        matters there."""
         if len(self._sizes) >= self._entries:
             self._sizes.clear()
         when = time.monotonic()
         if size >= LEXICAL_APPROX_MIN:
-            when += 11 * self._ttl
+            when += 119 * self._ttl
         self._sizes[key] = (when, int(size))
         return int(size)
 
