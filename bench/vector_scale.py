@@ -496,27 +496,51 @@ def _lap_free(content: str) -> str:
     return head if head and tail.endswith(")") and tail[:-1].isdigit() else content
 
 
+def _evidence() -> dict[str, set[str]]:
+    """Each question's evidence turns as ``turns`` writes them ("Speaker: text")."""
+    from bench.recall_speed import DATA, load
+
+    out: dict[str, set[str]] = {}
+    for conv in load(DATA)["conversations"]:
+        said = {
+            t["id"]: f"{t['speaker']}: {t['text']}" for s in conv["sessions"] for t in s["turns"]
+        }
+        for q in conv["questions"]:
+            out.setdefault(q["question"], set()).update(said[e] for e in q["evidence"] if e in said)
+    return out
+
+
+def _r10(hits: dict[str, list[str]], evidence: dict[str, set[str]]) -> float:
+    """R@10 by text: the share of a question's evidence turns among its hits (any copy)."""
+    scored = [len(evidence[q] & set(h)) / len(evidence[q]) for q, h in hits.items() if evidence[q]]
+    return round(100 * sum(scored) / max(1, len(scored)), 1)
+
+
 def _exact_too(c: Any, qs: list[str], hits: dict[str, list[str]]) -> dict[str, float]:
     """The same questions with the lexical search exact at any size (the gateway runs in this
-    process): its p50, and how many answers agree with the two-step search's. Compared by text
-    without the lap number: ``turns`` stores copies of one conversation, equal but for it."""
+    process): its p50, how many answers agree with the two-step search's, and R@10 of each
+    against the questions' evidence. Compared by text without the lap number: ``turns`` stores
+    copies of one conversation, equal but for it."""
     from stores import text_analysis
 
     kept = text_analysis.LEXICAL_APPROX_MIN
     text_analysis.LEXICAL_APPROX_MIN = 1 << 62
+    exact: dict[str, list[str]] = {}
     try:
         times, top1, top10 = [], 0, 0.0
         for q in qs:
             t = time.perf_counter()
             r = c.recall(q, namespaces=["user/speed"], top_k=10)
             times.append(time.perf_counter() - t)
-            want = [_lap_free(h.content) for h in r.hits]
+            exact[q] = want = [_lap_free(h.content) for h in r.hits]
             top1 += want[:1] == hits[q][:1]
             top10 += len(set(want) & set(hits[q])) / max(1, len(set(want)))
     finally:
         text_analysis.LEXICAL_APPROX_MIN = kept
+    evidence = _evidence()
     return {"exact_lexical_p50_ms": round(_pcts(times)[0], 1),
-            "same_top1": round(top1 / len(qs), 3), "top10_overlap": round(top10 / len(qs), 3)}  # fmt: skip
+            "same_top1": round(top1 / len(qs), 3), "top10_overlap": round(top10 / len(qs), 3),
+            "r10": _r10(hits, evidence), "r10_exact": _r10(exact, evidence)}  # fmt: skip
 
 
 # -- affinity ----------------------------------------------------------------------------------
