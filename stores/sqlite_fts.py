@@ -150,7 +150,7 @@ def distinctive(
     todo = [t for t in terms if t not in found]
     if todo:
         # in how many documents of the whole index: an upper bound of the searched ones
-        anywhere = index_counts(conn, todo)
+        anywhere = index_counts(conn, todo, stats)
         shared = bool(scope) and everything > searched  # other memories share the index
         for term in todo:
             found[term] = n = anywhere.get(term, 0)
