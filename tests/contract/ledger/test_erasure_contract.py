@@ -146,7 +146,8 @@ async def test_erasure_drops_the_ids_of_mined_turns(ledger: ErasedTurns) -> None
     namespace, is a new one."""
     for session, ids in (("s1", ["t1", "t2"]), ("s2", ["t4"])):
         await ledger.record_turns("user/a", session, [Turn(i, "user", "x") for i in ids])
-        await ledger.mark_formed("user/a", session, 10**12)
+        mined = await ledger.unformed_turns("user/a", session)
+        await ledger.mark_formed("user/a", session, mined.upto)
     await ledger.scrub(["t1"])
     await ledger.record_turns("user/a", "s1", [Turn("t1", "user", "x"), Turn("t2", "user", "x")])
     assert [t.id for t in (await ledger.unformed_turns("user/a", "s1")).turns] == ["t1"]
