@@ -31,6 +31,20 @@ def test_names_matches_whole_words_only() -> None:
     assert not query_text.names("What does Leo eat?", "")
 
 
+def test_names_finds_a_name_inside_a_chinese_sentence() -> None:
+    # CJK has no word boundaries: a Chinese name is found inside the sentence
+    assert query_text.names("陈静的家在上海哪一片？", "陈静")
+    assert query_text.names("你知道陈静是干哪一行的吗", "陈静")
+    assert not query_text.names("陈晨的家在上海哪一片？", "陈静")
+    # a name in Latin letters beside Chinese characters (a mixed question)
+    assert query_text.names("Alice在哪里工作？", "Alice")
+    assert query_text.names("你认识Leo吗", "Leo")
+    assert query_text.names("Chen Jing住在哪里", "Chen Jing")
+    # ... and still as a whole word of its own script
+    assert not query_text.names("Leona在哪里工作？", "Leo")
+    assert not query_text.names("你认识Leo2吗", "Leo")
+
+
 def test_a_turn_is_embedded_without_its_speaker_name() -> None:
     meta = {"speaker": "Leo"}
     assert dialogue.said(Layer.EPISODIC, "s1", "Leo: I got a cat", meta) == "I got a cat"
