@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from gateway.core.recall import cjk_names
 from gateway.core.screening import memo
 
 # A word that does not start the question (after a word, a comma... and a space), with its
@@ -25,7 +26,10 @@ _PLACE_WORDS = frozenset(
 
 def dense_text(query: str) -> str:
     """The query with the names of people in it replaced by "they"/"their": capitalised words
-    (any script with case: "Tomás", "Lucía") that do not start it or follow a preposition."""
+    (any script with case: "Tomás", "Lucía") that do not start it or follow a preposition; and
+    Chinese names by "他" (``cjk_names``)."""
+    if _CJK.search(query):
+        query = cjk_names.masked(query)
 
     def mask(m: re.Match[str]) -> str:
         word = m.group(1)
