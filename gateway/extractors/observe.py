@@ -574,8 +574,10 @@ def _observation(
     words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOP]
     if len(words) + bool(_HAVE_LIKE.match(text) or _UNCONTRACTED.match(text)) < MIN_CONTENT_WORDS:
         return None
-    when = timeref.resolve(text, turn.at)
-    return _made(third_person(plural(text, name), name), _kind(text, when), turn, quote, name, when)
+    whens = timeref.resolve_all(text, turn.at)
+    when = whens[0] if whens else None
+    body = third_person(plural(text, name), name)
+    return _made(timeref.rewrite(body, whens), _kind(text, when), turn, quote, name, when, True)
 
 
 def _made(
@@ -585,8 +587,9 @@ def _made(
     quote: str,
     name: str,
     when: timeref.When | None = None,
+    rewritten: bool = False,
 ) -> Observation:
-    if when is not None:
+    if when is not None and not rewritten:
         body = when.rewrite(body)
     body = body[0].upper() + body[1:]
     if not body.endswith("."):
