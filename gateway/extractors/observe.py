@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from gateway.core.model.candidates import Observation
 from gateway.core.model.models import Turn
@@ -63,6 +64,12 @@ _FIRST = re.compile(
 #: a wish stated as one ("I'd love to go to Greece", "I would like to travel"): a preference
 _WANT = re.compile(
     r"^i(?:'d| would)(?: \w+ly| really| also| just)? (?:love|like|prefer|enjoy) to\b", re.I
+)
+#: an expectation of one's own milestone is a plan ("I should graduate in April if …")
+_EXPECT = re.compile(
+    r"^i should (?:be able to )?(?:graduate|finish|be done|be back|be home|start|get there|"
+    r"hear back|find out)\b",
+    re.I,
 )
 #: a hope for oneself is a plan ("I hope to get an Australian Shepherd once I graduate")
 _HOPE = re.compile(r"^i(?:'m| am)? (?:really |still )?(?:hope|hoping) to\b", re.I)
@@ -202,12 +209,31 @@ def from_turn(
     found.extend(_judged(turn, name))
     found.extend(_kin(turn, name, [o for o in found if o is not None], known))
     kept = [o for o in found if o is not None]
+    asked = _asked_when(before) if before is not None else None
+    if asked is not None:  # "what did you do over the weekend?" — "I went to Boise"
+        kept = [_dated(o, asked) for o in kept]
     words = [frozenset(re.findall(r"[\w']+", o.text.lower())) for o in kept]
     for obs, mine in zip(kept, words, strict=True):
         if obs.text.lower() in seen or any(mine < other for other in words):
             continue  # said already, or all of it in a fuller one ("is in X" < "is rooming in X")
         seen.add(obs.text.lower())
         yield obs
+
+
+def _asked_when(before: Turn) -> timeref.When | None:
+    """The time the other speaker's last question asks about ("did you do anything fun over
+    the weekend?"), resolved against when they asked."""
+    questions = [q for q in re.findall(r"[^.!?\n]*\?", before.content) if q.strip()]
+    return timeref.resolve(questions[-1], before.at) if questions else None
+
+
+def _dated(o: Observation, asked: timeref.When) -> Observation:
+    """``o`` at the time the question asked about, when it said none of its own and is of
+    that time: a past event for a question about the past, a plan for one about the future."""
+    if o.when or o.type != ("plan" if asked.future else "event"):
+        return o
+    text = f"{o.text.rstrip('.')} {asked.words}."
+    return replace(o, text=text, when=asked.label, event_time=asked.start)
 
 
 _LIKED_IT = re.compile(
@@ -647,7 +673,7 @@ def _before_doubt(text: str) -> str:
     """``text`` up to the clause boundary before the first wish, hedge, "you" or chat talk in
     it ("I'm not the best driver so probably I'd run into something" → "I'm not the best
     driver"); '' when that leaves nothing."""
-    want = _WANT.match(text) or _HOPE.match(text)
+    want = _WANT.match(text) or _HOPE.match(text) or _EXPECT.match(text)
     skip = want.end() if want else 0
     hits = [
         m.start()
@@ -659,6 +685,8 @@ def _before_doubt(text: str) -> str:
         return text
     cut = min(hits)
     bounds = [m.start() for m in _BOUNDARY.finditer(text, 0, cut) if m.start() > skip]
+    if not bounds and want and re.match(r"(?:if|unless)\b", text[cut:], re.I):
+        return text[:cut].strip()  # "I should graduate in April if …": the plan, not its proviso
     if not bounds:
         return ""
     return text[: bounds[-1]].strip()
@@ -696,7 +724,7 @@ _DOING_NOW = re.compile(r"^i(?:'m| am) (?:just|still|currently|now|right now) \w
 
 
 def _kind(text: str, when: timeref.When | None) -> str:
-    if _HOPE.match(text):
+    if _HOPE.match(text) or _EXPECT.match(text):
         return "plan"
     if _WANT.match(text):
         return "preference"

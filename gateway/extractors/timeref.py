@@ -2,7 +2,7 @@
 of 2018-05-08 is 2018-05-07, "next month" is 2018-06, "last year" 2017, "on Friday" the Friday
 before a past-tense turn or after a future one, "two weeks ago" that ISO week, "last summer" the
 latest summer gone, "next semester" the coming term (January-April or September-December),
-"right now" the turn's day. Labels: a day ``YYYY-MM-DD``, a week ``YYYY-Www``, a month
+"right now" (and "now" in a plan) the turn's day. Labels: a day ``YYYY-MM-DD``, a week ``YYYY-Www``, a month
 ``YYYY-MM``, a year ``YYYY`` (a season or a semester: its year)."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ _PAST_TENSE = re.compile(r"\b(?:was|were|did|had|went|got|came|saw|took|made|\w+
 
 _PATTERNS = re.compile(
     r"\b(?:(?P<dby>the day before yesterday)|(?P<yday>yesterday|last night)|"
-    r"(?P<today>today|tonight|this (?:morning|afternoon|evening)|right now)|"
+    r"(?P<today>today|tonight|this (?:morning|afternoon|evening)|right now)|(?P<now>now)|"
     r"(?P<tmrw>tomorrow|tmrw|tmr)|"
     r"(?P<rel>last|this|next) (?P<unit>week|month|year|weekend)|"
     r"(?P<srel>last|this|next|(?:for|in|over|during) the) (?P<season>summer|winter|spring|fall|"
@@ -61,10 +61,10 @@ class When:
         """``text`` with the first relative phrase past ``start`` replaced by the resolved
         time ("right now" is kept, the date said beside it), and where the replacement ends;
         the time added at the end when the phrase is not in ``text``."""
-        if self.phrase.lower() == "right now":
-            at = text.lower().find("right now", start)
+        if self.phrase.lower() in ("right now", "now"):
+            at = text.lower().find(self.phrase.lower(), start)
             if at >= 0:
-                end = at + len("right now")
+                end = at + len(self.phrase)
                 return f"{text[:end]}, {self.words}{text[end:]}", end + len(self.words) + 2
         else:
             m = re.compile(
@@ -137,6 +137,12 @@ def _near_day(m: re.Match[str], c: _Ctx) -> When:
     if m.group("tmrw"):
         return _day(c.day + timedelta(days=1), True, c.phrase)
     return _day(c.day, c.future, c.phrase)
+
+
+def _now(m: re.Match[str], c: _Ctx) -> When | None:
+    """A bare "now" dates a plan ("I'm going to do homework now"), not a state ("I drink
+    coffee now")."""
+    return _day(c.day, True, c.phrase) if c.future else None
 
 
 def _relative(m: re.Match[str], c: _Ctx) -> When:
@@ -271,6 +277,7 @@ def _named_year(m: re.Match[str], c: _Ctx) -> When:
 
 
 _READERS = (
+    ("now", _now),
     ("dby", _near_day),
     ("yday", _near_day),
     ("today", _near_day),
