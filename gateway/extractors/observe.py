@@ -118,7 +118,8 @@ _DEICTIC_OBJECT = re.compile(
 _META = re.compile(
     r"\b(?:chat|chatting|chats|convo|convos|conversations?|talking to you|talk to you|talk with|"
     r"talking with|matched|match|this game|this challenge|the challenge|"
-    r"gotta go|got to go|gtg|have to go|need to go|head out|get going|going to go|"
+    r"(?:gotta|got to|have to|need to|going to) go(?=\s*(?:now|soon|[.!,]|$))|gtg|head out|"
+    r"get going|"
     r"nice (?:talking|chatting|meeting)|thank|thanks|bye|good night|goodnight|"
     r"your question|that question|this question|the question|answer|typing|type|tabs?|"
     r"respond|responding|reply|message|messages|sorry for|prompt|prompts)\b",
@@ -128,10 +129,16 @@ _META = re.compile(
 #: "I've heard great danes are…"); "I think I'll…" was already cut to "I'll…"
 _OPINION = re.compile(
     r"^i(?:'ve| have)?\s+(?:\w+ly\s+)?(?:think|thought|feel like|felt like|guess|believe|"
-    r"suppose|heard|hear|read that|assume|doubt|"
+    r"suppose|heard|hear|read that|assume|doubt|didn't know|did not know|"
     r"(?:don't|do not|can't|cannot) (?:see|understand|get) (?:why|how)|"
     r"(?:don't|do not) know (?:why|if|whether|what|how|where|who|when)|"
     r"know (?:that )?(?!how\b)[a-z]+(?: [a-z]+){0,3} (?:is|are|was|were|will|can)\b)",
+    re.I,
+)
+#: certainty about the world ("I'm almost positive we will have a new president")
+_CERTAIN = re.compile(
+    r"^i(?:'m|m| am)\s+(?:almost |pretty |fairly |so |very )?(?:positive|sure|certain|"
+    r"convinced)\b(?! (?:of|about) (?:my|it|that|this)\b)",
     re.I,
 )
 _YOU = re.compile(r"\b(?:you|your|you're|youre|ya|u|ur|yours)\b", re.I)
@@ -304,11 +311,11 @@ class _People:
 _JUDGED = re.compile(
     r"^(?P<np>(?:the )?(?:[A-Z][\w'-]*|[A-Z]{2,} \d+)(?: (?:[A-Z][\w'-]*|\d+))*"
     r"(?: ones?| series| books?| movies?| class| classes| shows?| games?)?) "
-    r"(?P<says>(?:is|was|are|were)(?: (?:\w+ly|so|really|pretty|super|also|not|still|kind of|too|"
+    r"(?P<says>(?:is|was|are|were|sounds|seems|looks)(?: (?:\w+ly|so|really|pretty|super|also|not|still|kind of|too|"
     r"very|just|a little))* (?:good|great|cool|awesome|amazing|fun|funny|bad|terrible|boring|hard|"
     r"easy|interesting|beautiful|nice|scary|weird|overrated|underrated|the best|the worst|"
     r"fantastic|incredible|horrible|awful|delicious|gross|annoying|hilarious|difficult|"
-    r"challenging))\b",
+    r"challenging|crazy))\b",
 )
 _NOT_NAMES = frozenset(
     [
@@ -393,7 +400,7 @@ _ASKED = [
         ),
         "{name}'s {what} is {answer}.",
     ),
-    (re.compile(r"where (?:are|r) (?:you|u) from\b", re.I), "{name} is from {answer}."),
+    (re.compile(r"where (?:are |r )?(?:you|u) from\b", re.I), "{name} is from {answer}."),
     (re.compile(r"where do (?:you|u) live\b", re.I), "{name} lives in {answer}."),
     (
         re.compile(r"what (?:are|r) (?:you|u) (?:studying|majoring in)\b", re.I),
@@ -515,7 +522,7 @@ def clauses(text: str) -> Iterator[str]:
         if not sentence or _is_question(sentence):
             continue
         for part in _CLAUSE.split(sentence):
-            part = _LEAD.sub("", part.strip(" ,;:-")).strip()
+            part = _LEAD.sub("", _UNSURE.sub("", part.strip(" ,;:-()"))).strip()
             part = _THINK.sub("", _fronted(_WHEN_I.sub("", part)))
             if part and mine and _DROPPED_PAST.match(part):
                 part = f"I {part[0].lower()}{part[1:]}"
@@ -528,6 +535,8 @@ def clauses(text: str) -> Iterator[str]:
                 mine = False
 
 
+#: "I don't know, it just seems right": a shrug before what is said, not a statement
+_UNSURE = re.compile(r"^(?:i (?:don't|do not) know|i dunno|i guess|i mean)\s*[,.!]+\s*", re.I)
 #: a time or place put before the speaker ("Yesterday I went …", "before my mission I had
 #: never …"): it goes after the statement, which then starts with the speaker
 _FRONTED = re.compile(
@@ -590,10 +599,12 @@ def _observation(
         text = _TAIL.sub("", text).strip()
     if _REACTION.match(text) or _DEICTIC_OBJECT.match(text) or _OPINION.match(text):
         return None
+    if _CERTAIN.match(text):
+        return None
     text = _DANGLING.sub("", _ASIDE.sub("", text if literal else _before_doubt(text))).strip()
     if not text or _REACTION.match(text) or _DEICTIC_OBJECT.match(text):
         return None
-    if _ELLIPSIS.search(text):
+    if _ELLIPSIS.search(text) or _BARE_PREDICATE.match(text) or _VERBLESS.match(text):
         return None
     if len(text.split()) <= _VAGUE_WORDS and _VAGUE.search(text):
         return None
@@ -641,10 +652,19 @@ _VAGUE = re.compile(
 _VAGUE_WORDS = 5
 #: a verb phrase left out, to be read from what was said before ("I'm glad my brother did")
 _ELLIPSIS = re.compile(
-    r"\b(?:did|do|does|didn't|don't|doesn't|is|isn't|was|wasn't|are|am|were|have|has|had|"
+    r"(?<!\bto )\b(?:did|do|does|didn't|don't|doesn't|is|isn't|was|wasn't|are|am|were|have|has|had|"
     r"haven't|hasn't|can|can't|will|won't)[\s.!,]*$|^i(?:'ve|'m|'ll|'d)?[\s.!,]*$",
     re.I,
 )
+#: one word past the subject and its auxiliaries says nothing on its own ("I've wanted",
+#: "I'm crying", "I didn't care"); "I surf" is already too short
+_BARE_PREDICATE = re.compile(
+    r"^i(?:'ve|'m|'d|'ll)?(?:\s+(?:am|have|had|do|did|don't|didn't|do not|did not|not|really|"
+    r"just|also|still|never|kinda|so|was|will))*\s+[a-z]+[\s.!,]*$",
+    re.I,
+)
+#: "my personal opinion", "my bad": the speaker's thing, said of nothing
+_VERBLESS = re.compile(r"^my(?: [a-z]+){1,2}[\s.!,]*$", re.I)
 #: "I like X", "I have a dog": the verb is the content ("like" and "have" are stop words)
 _HAVE_LIKE = re.compile(
     r"^i\s+(?:\w+ly\s+|really\s+|also\s+|just\s+|still\s+)*(?:like|liked|have|had|"
