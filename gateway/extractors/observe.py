@@ -96,7 +96,8 @@ _REACTION = re.compile(
     r"confused|curious|kidding|joking|serious|impressed|honored|flattered|lost|so lucky|lucky|"
     r"terrified|scared|afraid|excited|nervous|stressed|tired|exhausted|bored|sad|upset|mad|angry|"
     r"jealous|thrilled|relieved|surprised|shocked|worried|amazed|dying|dead)|"
-    r"(?:can't|cannot|don't|do not) (?:even )?(?:remember|know|pick|decide|tell|wait|say)"
+    r"(?:can't|cannot|don't|do not) (?:even )?(?:remember|know(?! (?:too |very |that )?(?:much|"
+    r"a lot|a thing|anything) about)|pick|decide|tell|wait|say)"
     r"[\w\s]*|"
     r"(?:totally |completely )?understand (?:that|the|what)[\w\s]*|"
     r"not (?:really |totally |entirely |too |so |quite )?sure (?:what|if|whether|how|why|where|when|"
@@ -231,7 +232,14 @@ def _asked_when(before: Turn) -> timeref.When | None:
     """The time the other speaker's last question asks about ("did you do anything fun over
     the weekend?"), resolved against when they asked."""
     questions = [q for q in re.findall(r"[^.!?\n]*\?", before.content) if q.strip()]
-    return timeref.resolve(questions[-1], before.at) if questions else None
+    if not questions or not _ASKS_WHAT_DONE.search(questions[-1]):
+        return None  # "excited for BYU in the fall?" asks no time of an answer
+    return timeref.resolve(questions[-1], before.at)
+
+
+_ASKS_WHAT_DONE = re.compile(
+    r"\b(?:do|doing|did|done|up to|plans?|planning|how was|how'd|how did|go|going|went)\b", re.I
+)
 
 
 def _dated(o: Observation, asked: timeref.When) -> Observation:
@@ -528,7 +536,9 @@ def clauses(text: str) -> Iterator[str]:
                 part = f"I {part[0].lower()}{part[1:]}"
             elif part and _DROPPED_BE.match(part):
                 part = f"I'm {part[0].lower()}{part[1:]}"
-            if part and (_FIRST.match(part) or _PRONOUN.match(part) or _WE.match(part)):
+            if part and (
+                _FIRST.match(part) or _PRONOUN.match(part) or _WE.match(part) or _MINE.match(part)
+            ):
                 mine = True
                 yield part.rstrip("?").strip()
             elif part:
@@ -536,7 +546,9 @@ def clauses(text: str) -> Iterator[str]:
 
 
 #: "I don't know, it just seems right": a shrug before what is said, not a statement
-_UNSURE = re.compile(r"^(?:i (?:don't|do not) know|i dunno|i guess|i mean)\s*[,.!]+\s*", re.I)
+_UNSURE = re.compile(
+    r"^(?:i (?:don't|do not) know|i dunno|i guess|i mean|(?:like |as )?i said)\s*[,.!]+\s*", re.I
+)
 #: a time or place put before the speaker ("Yesterday I went …", "before my mission I had
 #: never …"): it goes after the statement, which then starts with the speaker
 _FRONTED = re.compile(
@@ -548,6 +560,13 @@ _FRONTED = re.compile(
     r"before|until|till) \b[^,.!?]{0,40}(?=,)))"
     r"(?:,\s*(?P<rest>(?:i|i'm|i've|i'll|i'd|my|me and)\s.*)|"
     r"\s+(?P<bare>(?:i|i'm|i've|i'll|i'd)\s.*))$",
+    re.I,
+)
+#: a thing said to be the speaker's ("Math is my best subject", "Inception is my favorite")
+_MINE = re.compile(
+    r"^(?!(?:it|that|this|there|which|what|who|he|she|they|you|everything|nothing)\b)"
+    r"[a-z][\w'-]*(?: [\w'-]+){0,2} (?:is|are|was|were)(?: (?:definitely|probably|also|still|"
+    r"always|totally))? my \w",
     re.I,
 )
 #: the speaker with others ("We won 3 of the 4"), not "we'll see"

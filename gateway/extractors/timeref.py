@@ -223,7 +223,7 @@ def _season(m: re.Match[str], c: _Ctx) -> When:
         when = year if month >= start + 3 else year - 1
     elif rel == "next":
         when = year if month < start else year + 1
-    elif rel == "this" or c.future or (rel == "for the" and not c.past):
+    elif rel == "this" or c.future or not c.past:  # "in the fall": the coming one
         when = year if month < start + 3 else year + 1
         when = year - 1 if start == 12 and month <= 2 else when
     else:
