@@ -501,9 +501,10 @@ _BARE_RX = re.compile(r"\b(?:" + "|".join(_BARE) + r")\b", re.I)
 
 def normalise(text: str) -> str:
     """Curly apostrophes straightened, and the apostrophe put back in a contraction typed without
-    it ("i dont" → "i don't"); "I'ts" → "It's"."""
+    it ("i dont" → "i don't"); "I'ts" → "It's"; "I gtg to a lab" → "I have to go to a lab"."""
     text = text.replace("\u2019", "'")
     text = re.sub(r"\bI'ts\b", "It's", text)
+    text = re.sub(r"\b(?:gtg|gotta go) to\b", "have to go to", text, flags=re.I)
     return _BARE_RX.sub(lambda m: _case(m.group(0), _BARE[m.group(0).lower()]), text)
 
 

@@ -334,7 +334,9 @@ def test_a_bare_now_dates_a_plan_not_a_state() -> None:
 
 
 def test_every_time_said_in_a_statement_is_resolved() -> None:
-    [o] = observe([_turn("My last day isn't until May 30th and graduation isn't until June 3rd", MAY)])
+    [o] = observe(
+        [_turn("My last day isn't until May 30th and graduation isn't until June 3rd", MAY)]
+    )
     assert o.text == "Sam's last day isn't until 2018-05-30 and graduation isn't until 2018-06-03."
     assert o.when == "2018-05-30"
 
@@ -346,3 +348,42 @@ def test_an_answer_takes_the_time_the_question_asked_about() -> None:
     assert went.text == "Sam went to Boise for a tournament over the weekend of 2018-11-03."
     assert went.when == "2018-W44" and went.event_time == datetime(2018, 10, 29, tzinfo=UTC)
     assert major.when == "" and major.text == "Sam is a CS major."
+
+
+def test_a_question_that_asks_no_activity_lends_no_time() -> None:
+    asked = Turn("a1", "assistant", "you excited for BYU in the Fall?", at=MAY)
+    [o] = observe([asked, _turn("I'm actually going on my mission first", MAY)])
+    assert o.when == "" and o.text == "Sam is actually going on Sam's mission first."
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (  # "going to go" is a farewell only at the end of what is said
+            "i am actually going to go on a temple walk with some people in my ward",
+            ["Sam is actually going to go on a temple walk with some people in Sam's ward."],
+        ),
+        (
+            "my wife normally plans fun things to do",
+            ["Sam's wife normally plans fun things to do.", "Sam has a wife."],
+        ),
+        ("Math is my best subject and favorite", ["Math is Sam's best subject and favorite."]),
+        ("I don't know too much about wars", ["Sam does not know too much about wars."]),
+        ("I dont know, It just kinda seems right", []),
+        ("I've wanted to", []),
+        ("I'm crying", []),
+        ("Yeah I didn't care. My personal opinion.", []),
+        ("I'm almost positive we will have a NEW president", []),
+        ("I didn't know they were doing that", []),
+        ("(I'm the youngest, that's why I ask)", ["Sam is the youngest."]),
+        ("Oh, I'm going to go now", []),
+    ],
+)
+def test_what_a_statement_says_and_what_says_nothing(text: str, said: list[str]) -> None:
+    assert [o.text for o in observe([_turn(text)])] == said
+
+
+def test_where_you_from_without_are() -> None:
+    asked = Turn("a1", "assistant", "cool\nso where you from?", at=MONDAY)
+    [o] = observe([asked, _turn("va")])
+    assert o.text == "Sam is from va." and o.type == "fact"
