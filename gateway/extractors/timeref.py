@@ -2,13 +2,13 @@
 of 2018-05-08 is 2018-05-07, "next month" is 2018-06, "last year" 2017, "on Friday" the Friday
 before a past-tense turn or after a future one, "two weeks ago" that ISO week, "last summer" the
 latest summer gone, "next semester" the coming term (January-April or September-December),
-"right now" (and "now" in a plan) the turn's day. Labels: a day ``YYYY-MM-DD``, a week ``YYYY-Www``, a month
+"right now" (and "now" in a plan) the turn's day, "15 days till graduation" that day. Labels: a day ``YYYY-MM-DD``, a week ``YYYY-Www``, a month
 ``YYYY-MM``, a year ``YYYY`` (a season or a semester: its year)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from gateway.core.recall.timecues import MONTHS
@@ -34,6 +34,9 @@ _PATTERNS = re.compile(
     r"autumn)|(?P<term>last|this|next) (?P<semester>semester|term)|"
     r"(?P<n>\d+|a couple of|a couple|couple|a few|few|an|a|one|two|three|four|five|six|seven|"
     r"eight|nine|ten) (?P<agounit>day|week|month|year)s? ago|"
+    r"(?P<tilln>\d+|a couple of|a couple|a few|two|three|four|five|six|seven|eight|nine|ten) "
+    r"(?P<tillunit>day|week|month|year)s? (?:till|until|left (?:till|until|before)|before) "
+    r"(?:my |the |our )?[a-z]+|"
     r"in (?P<inn>\d+|a couple of|a couple|a few|an|a|one|two|three|four|five|six|seven|eight|"
     r"nine|ten) (?P<inunit>day|week|month|year)s?|"
     r"(?:(?P<wrel>last|this|next|on) )?(?P<wday>monday|tuesday|wednesday|thursday|friday|"
@@ -52,6 +55,7 @@ class When:
     future: bool
     phrase: str  # the words that said it
     words: str  # how the rewritten statement says it: "on 2018-05-07"
+    kept: bool = False  # the phrase stays, the time said after it ("right now, on 2018-05-07")
 
     def rewrite(self, text: str) -> str:
         """``text`` with the relative phrase replaced by the resolved time."""
@@ -61,7 +65,7 @@ class When:
         """``text`` with the first relative phrase past ``start`` replaced by the resolved
         time ("right now" is kept, the date said beside it), and where the replacement ends;
         the time added at the end when the phrase is not in ``text``."""
-        if self.phrase.lower() in ("right now", "now"):
+        if self.kept:
             at = text.lower().find(self.phrase.lower(), start)
             if at >= 0:
                 end = at + len(self.phrase)
@@ -136,13 +140,14 @@ def _near_day(m: re.Match[str], c: _Ctx) -> When:
         return _day(c.day - timedelta(days=1), False, c.phrase)
     if m.group("tmrw"):
         return _day(c.day + timedelta(days=1), True, c.phrase)
-    return _day(c.day, c.future, c.phrase)
+    when = _day(c.day, c.future, c.phrase)
+    return replace(when, kept=True) if m.group("today").lower() == "right now" else when
 
 
 def _now(m: re.Match[str], c: _Ctx) -> When | None:
     """A bare "now" dates a plan ("I'm going to do homework now"), not a state ("I drink
     coffee now")."""
-    return _day(c.day, True, c.phrase) if c.future else None
+    return replace(_day(c.day, True, c.phrase), kept=True) if c.future else None
 
 
 def _relative(m: re.Match[str], c: _Ctx) -> When:
@@ -174,6 +179,12 @@ def _shifted(c: _Ctx, n: int, unit: str) -> When:
 def _ago(m: re.Match[str], c: _Ctx) -> When:
     n = _NUM.get(m.group("n").lower()) or int(m.group("n"))
     return _shifted(c, -n, m.group("agounit").lower())
+
+
+def _till(m: re.Match[str], c: _Ctx) -> When:
+    """ "15 days till graduation": the day (week, …) it comes, said after the phrase."""
+    n = _NUM.get(m.group("tilln").lower()) or int(m.group("tilln"))
+    return replace(_shifted(c, n, m.group("tillunit").lower()), kept=True)
 
 
 def _in(m: re.Match[str], c: _Ctx) -> When:
@@ -284,6 +295,7 @@ _READERS = (
     ("tmrw", _near_day),
     ("unit", _relative),
     ("agounit", _ago),
+    ("tillunit", _till),
     ("inunit", _in),
     ("wday", _weekday),
     ("wkend", _weekend),

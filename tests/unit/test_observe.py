@@ -315,6 +315,7 @@ MAY = datetime(2018, 5, 11, 15, 0, tzinfo=UTC)  # a Friday
         ("I'm going to tennis practice right now", MAY, "2018-05-11", "right now, on 2018-05-11"),
         ("I'm going to do my homework now", MAY, "2018-05-11", "now, on 2018-05-11"),
         ("I should graduate in April if all goes well", MONDAY, "2019-04", "in April 2019"),
+        ("I got 15 days till graduation", MAY, "2018-05-26", "graduation, on 2018-05-26"),
     ],
 )
 def test_each_kind_of_relative_time_is_resolved_in_the_observation(
