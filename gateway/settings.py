@@ -213,8 +213,9 @@ class Settings:
     #: shared name: the cosine decides (bench/multilingual_eval.py)
     w_fact_dense: float = 1.0
     w_fact_lexical: float = 0.02
-    #: ... for a query written mostly in CJK, under a multilingual embedder (every layer: dense 1)
-    w_cjk_lexical: float = 0.02
+    #: ... for a query written mostly in CJK, under a multilingual embedder (every layer: dense 1;
+    #: 0: the cosine alone, once Chinese names are masked in the query)
+    w_cjk_lexical: float = 0.0
     rank_nudge: float = 0.02
     #: a query term in more than this fraction of the searched memories (at least 200 of them)
     #: is searched like a stop word: a speaker's name in every turn adds thousands of matches

@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,7 @@ from gateway.core.model.errors import BackendUnavailable
 from gateway.core.model.events import EVERY_NAMESPACE
 from gateway.core.model.models import Layer, VectorItem
 from gateway.core.ports.ports import RecordStore, VectorIndex
+from gateway.core.ports.wrapped_index import WrappedIndex
 from gateway.core.screening import memo
 from stores.codec import dump_json_ascii, parse_json
 from stores.redis_client import connect, disconnect
@@ -65,7 +66,7 @@ FOREIGN_WARNING_EVERY_S = 60.0
 Listener = Callable[[frozenset[str]], None]
 
 
-class ReplicatedIndex:
+class ReplicatedIndex(WrappedIndex[VectorIndex]):
     """``VectorIndex``: ``inner`` (this replica's shards) plus the shared change stream.
     ``dim``: the embedder's vector size (a rebuild leaves out records of another size)."""
 
@@ -80,7 +81,7 @@ class ReplicatedIndex:
         on_change: Listener | None = None,
         cluster: bool = False,
     ) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._cluster = cluster
         self._url = url
         self._records = records
@@ -118,18 +119,8 @@ class ReplicatedIndex:
             await disconnect(self._r, self._cluster)
             self._r = None
 
-    async def durability(self) -> str:
-        """Derived from the records (rebuilt when behind): as durable as the inner index."""
-        return await self._inner.durability()
-
-    async def ping(self) -> None:
-        await self._inner.ping()
-
     def needs_rebuild(self) -> bool:
         return True  # other replicas changed the records while this one was away
-
-    def on_demand(self) -> bool:
-        return self._inner.on_demand()
 
     async def reset(self) -> None:
         self._live = False
@@ -138,9 +129,6 @@ class ReplicatedIndex:
     async def flush(self) -> None:
         await self._inner.flush()
         self._live = True
-
-    async def count(self) -> int:
-        return await self._inner.count()
 
     async def upsert(self, items: Sequence[VectorItem]) -> None:
         await self._inner.upsert(items)
@@ -155,25 +143,10 @@ class ReplicatedIndex:
         if self._live and ids:
             await self._publish("d", list(ids), b"", kept=not erased)
 
-    async def search(
-        self,
-        vector: np.ndarray,
-        namespaces: Sequence[str],
-        k: int,
-        layers: Sequence[Layer] | None = None,
-    ) -> list[tuple[str, float]]:
-        await self.sync()
-        return await self._inner.search(vector, namespaces, k, layers)
-
-    async def search_many(
-        self,
-        vectors: np.ndarray,
-        namespaces: Sequence[str],
-        k: int,
-        layers: Sequence[Layer] | None = None,
-    ) -> list[list[tuple[str, float]]]:
-        await self.sync()
-        return await self._inner.search_many(vectors, namespaces, k, layers)
+    @contextlib.asynccontextmanager
+    async def _searching(self, namespaces: Sequence[str]) -> AsyncIterator[Sequence[str]]:
+        await self.sync()  # read-your-writes: every change published before the search
+        yield namespaces
 
     async def sync(self) -> None:
         """Apply every change other replicas published before this call. Concurrent callers

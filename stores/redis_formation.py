@@ -1,17 +1,19 @@
 """The Redis ledger's memory-formation records: dialogue turns kept until they are mined for facts
 (shared by every replica, so a session whose turns came through several replicas is mined as one),
-and per session how far mining got and when its last turn came. One Lua script per operation on
+the ids of the last mined ones (a turn recorded again is not kept twice), and per session how far
+mining got and when its last turn came. One Lua script per operation on
 the formation area's slot (``<prefix>:{lx}:``)::
 
     pos              string  the last position given to a turn
     o:<sk>           zset    positions of a session's unmined turns (sk = "<ns>\\x1f<session>")
     r:<sk>           hash    position -> "<turn id>\\x1f<turn JSON>"
     id:<sk>          hash    turn id -> position (a replayed turn is kept once)
+    f:<sk>           zset    ids of the session's last mined turns, by position
     m:<sk>           hash    formed_upto, last_turn
     act              zset    sessions with unmined turns, by last turn (the idle trigger)
     cnt              zset    the same sessions by unmined turns (the every-N trigger)
     ns:<ns>          set     a namespace's sessions (erasure)
-    tu:<turn id>     set     sessions holding that turn (erasure by turn id)
+    tu:<turn id>     set     sessions holding that turn or its id (erasure by turn id)
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from gateway.core.model.candidates import DueSession, SessionTurns
+from gateway.core.model.candidates import FORMED_IDS_KEPT, DueSession, SessionTurns
 from gateway.core.model.models import Turn, Zone
 from stores.codec import dump_json, parse_json
 from stores.redis_client import s
@@ -45,6 +47,7 @@ local function drop_turn(b, sk, tid)
     redis.call('HDEL', b .. 'r:' .. sk, pos)
     redis.call('ZREM', b .. 'o:' .. sk, pos)
   end
+  redis.call('ZREM', b .. 'f:' .. sk, tid)
   redis.call('SREM', b .. 'tu:' .. tid, sk)
 end
 """
@@ -56,7 +59,8 @@ _RECORD = (
 local b, sk = ARGV[1], ARGV[2]
 for i = 5, #ARGV, 2 do
   local tid = ARGV[i]
-  if redis.call('HEXISTS', b .. 'id:' .. sk, tid) == 0 then
+  if redis.call('HEXISTS', b .. 'id:' .. sk, tid) == 0
+      and not redis.call('ZSCORE', b .. 'f:' .. sk, tid) then
     local pos = redis.call('INCR', b .. 'pos')
     redis.call('HSET', b .. 'id:' .. sk, tid, pos)
     redis.call('HSET', b .. 'r:' .. sk, pos, tid .. '\\31' .. ARGV[i + 1])
@@ -95,8 +99,8 @@ return out
 _MARK_FORMED = (
     _TALLY
     + """
-local b, sk, upto = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local m = b .. 'm:' .. sk
+local b, sk, upto, kept = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local m, f = b .. 'm:' .. sk, b .. 'f:' .. sk
 if redis.call('EXISTS', m) == 1 then
   local prev = tonumber(redis.call('HGET', m, 'formed_upto') or '0')
   if upto > prev then redis.call('HSET', m, 'formed_upto', upto) end
@@ -104,8 +108,15 @@ end
 for _, p in ipairs(redis.call('ZRANGEBYSCORE', b .. 'o:' .. sk, '-inf', upto)) do
   local row = redis.call('HGET', b .. 'r:' .. sk, p)
   local tid = string.match(row, '^([^\\31]*)\\31')
-  drop_turn(b, sk, tid)
+  redis.call('HDEL', b .. 'id:' .. sk, tid)
+  redis.call('HDEL', b .. 'r:' .. sk, p)
+  redis.call('ZREM', b .. 'o:' .. sk, p)
+  redis.call('ZADD', f, p, tid)  -- the id stays (and in tu:<tid>, for erasure)
 end
+for _, tid in ipairs(redis.call('ZRANGE', f, 0, -kept - 1)) do
+  redis.call('SREM', b .. 'tu:' .. tid, sk)
+end
+redis.call('ZREMRANGEBYRANK', f, 0, -kept - 1)
 tally(b, sk)
 return 0
 """
@@ -156,7 +167,11 @@ for i = 3, #ARGV do
       for _, tid in ipairs(redis.call('HKEYS', b .. 'id:' .. sk)) do
         redis.call('SREM', b .. 'tu:' .. tid, sk)
       end
-      redis.call('DEL', b .. 'o:' .. sk, b .. 'r:' .. sk, b .. 'id:' .. sk, b .. 'm:' .. sk)
+      for _, tid in ipairs(redis.call('ZRANGE', b .. 'f:' .. sk, 0, -1)) do
+        redis.call('SREM', b .. 'tu:' .. tid, sk)
+      end
+      redis.call('DEL', b .. 'o:' .. sk, b .. 'r:' .. sk, b .. 'id:' .. sk, b .. 'm:' .. sk,
+                 b .. 'f:' .. sk)
       redis.call('ZREM', b .. 'act', sk); redis.call('ZREM', b .. 'cnt', sk)
     end
     redis.call('DEL', nskey)
@@ -208,7 +223,9 @@ class RedisFormation(RedisLedgerBase):
         return SessionTurns(namespace, session_id, after, last, turns)
 
     async def mark_formed(self, namespace: str, session_id: str, upto: int) -> None:
-        await self._run("mark_formed", self._base("x"), namespace + SEP + session_id, upto)
+        await self._run(
+            "mark_formed", self._base("x"), namespace + SEP + session_id, upto, FORMED_IDS_KEPT
+        )
 
     async def due_sessions(
         self, idle_before: float, every_turns: int, limit: int

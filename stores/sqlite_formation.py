@@ -1,5 +1,6 @@
-"""The ledger's memory-formation tables: dialogue turns kept until they are mined for facts, and
-per session how far mining got and when the last turn came (for the idle trigger)."""
+"""The ledger's memory-formation tables: dialogue turns kept until they are mined for facts, the
+ids of the last mined ones (a turn recorded again is not kept twice), and per session how far
+mining got and when the last turn came (for the idle trigger)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from gateway.core.model.candidates import DueSession, SessionTurns
+from gateway.core.model.candidates import FORMED_IDS_KEPT, DueSession, SessionTurns
 from gateway.core.model.models import Turn, Zone
 from stores.codec import dump_json_spaced, parse_json
 from stores.sqlite_base import SqliteDb
@@ -22,6 +23,11 @@ CREATE TABLE IF NOT EXISTS transcript (
     turn_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL, at TEXT NOT NULL,
     metadata TEXT NOT NULL, UNIQUE(namespace, session_id, turn_id));
 CREATE INDEX IF NOT EXISTS transcript_session ON transcript(namespace, session_id, pos);
+CREATE TABLE IF NOT EXISTS formed_turn (
+    namespace TEXT NOT NULL, session_id TEXT NOT NULL, turn_id TEXT NOT NULL, pos INTEGER NOT NULL,
+    PRIMARY KEY (namespace, session_id, turn_id));
+CREATE INDEX IF NOT EXISTS formed_turn_session ON formed_turn(namespace, session_id, pos);
+CREATE INDEX IF NOT EXISTS formed_turn_id ON formed_turn(turn_id);
 CREATE TABLE IF NOT EXISTS formation (
     namespace TEXT NOT NULL, session_id TEXT NOT NULL, formed_upto INTEGER NOT NULL DEFAULT 0,
     last_turn REAL NOT NULL, PRIMARY KEY (namespace, session_id));
@@ -44,7 +50,8 @@ class FormationRecords:
         def run(c: sqlite3.Connection) -> None:
             c.executemany(
                 "INSERT OR IGNORE INTO transcript(namespace, session_id, turn_id, role, content,"
-                " at, metadata) VALUES (?,?,?,?,?,?,?)",
+                " at, metadata) SELECT ?1,?2,?3,?4,?5,?6,?7 WHERE NOT EXISTS (SELECT 1 FROM"
+                " formed_turn WHERE namespace=?1 AND session_id=?2 AND turn_id=?3)",
                 [
                     (
                         namespace,
@@ -98,9 +105,20 @@ class FormationRecords:
                 " WHERE namespace=? AND session_id=?",
                 (upto, namespace, session_id),
             )
+            mined = (namespace, session_id, upto)
             c.execute(
-                "DELETE FROM transcript WHERE namespace=? AND session_id=? AND pos<=?",
-                (namespace, session_id, upto),
+                "INSERT OR IGNORE INTO formed_turn SELECT namespace, session_id, turn_id, pos"
+                " FROM transcript WHERE namespace=? AND session_id=? AND pos<=?",
+                mined,
+            )
+            c.execute(
+                "DELETE FROM transcript WHERE namespace=? AND session_id=? AND pos<=?", mined
+            )
+            c.execute(
+                "DELETE FROM formed_turn WHERE namespace=?1 AND session_id=?2 AND pos <="
+                " (SELECT pos FROM formed_turn WHERE namespace=?1 AND session_id=?2"
+                " ORDER BY pos DESC LIMIT 1 OFFSET ?3)",
+                (namespace, session_id, FORMED_IDS_KEPT),
             )
 
         await self._run(run)

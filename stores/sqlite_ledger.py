@@ -198,6 +198,7 @@ class SqliteLedger(FormationRecords, SqliteBacked):
                 c.execute(f"UPDATE review_decisions SET reason = '' WHERE memory_id IN ({q})", part)
                 c.execute(f"DELETE FROM review WHERE memory_id IN ({q})", part)
                 c.execute(f"DELETE FROM transcript WHERE turn_id IN ({q})", part)
+                c.execute(f"DELETE FROM formed_turn WHERE turn_id IN ({q})", part)
 
         await self._db.write(run)
         await self._db.checkpoint()
@@ -224,6 +225,7 @@ class SqliteLedger(FormationRecords, SqliteBacked):
             c.execute("DELETE FROM review WHERE namespace = ?", (namespace,))
             # dialogue kept for memory formation until mined
             c.execute("DELETE FROM transcript WHERE namespace = ?", (namespace,))
+            c.execute("DELETE FROM formed_turn WHERE namespace = ?", (namespace,))
             c.execute("DELETE FROM formation WHERE namespace = ?", (namespace,))
             if namespace.startswith("task/"):
                 c.execute("DELETE FROM task_steps WHERE task_id = ?", (namespace[5:],))

@@ -140,12 +140,12 @@ _SEGMENTER_LOCK = threading.Lock()
 
 @functools.cache
 def _segmenter() -> jieba.Tokenizer:
-    """jieba's tokenizer, its dictionary loaded once (~0.7 s, at the first CJK text)."""
+    """jieba's default tokenizer, its dictionary loaded once (~0.7 s, at the first CJK text;
+    ``gateway.core.recall.cjk_names`` reads the same one)."""
     with _SEGMENTER_LOCK:
         jieba.setLogLevel(logging.WARNING)
-        tokenizer = jieba.Tokenizer()
-        tokenizer.initialize()
-        return tokenizer
+        jieba.dt.initialize()
+        return jieba.dt
 
 
 def _cjk_document_terms(run: str) -> list[str]:

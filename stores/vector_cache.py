@@ -23,16 +23,16 @@ Staying true to the records (read-your-write, erasure)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-import numpy as np
-
-from gateway.core.model.models import Layer, VectorItem
+from gateway.core.model.models import VectorItem
 from gateway.core.ports.ports import RecordStore
+from gateway.core.ports.wrapped_index import WrappedIndex
 from stores.faiss_index import ShardedFaissIndex
 
 log = logging.getLogger("memgate.vector_cache")
@@ -47,7 +47,7 @@ LOAD_BATCH = 2000
 OVERHEAD_BYTES = 700
 
 
-class OnDemandVectorIndex:
+class OnDemandVectorIndex(WrappedIndex[ShardedFaissIndex]):
     """``VectorIndex`` over ``records``: namespaces loaded on first use, evicted LRU past
     ``budget_mb``; ``pinned`` namespaces are loaded at start and never evicted."""
 
@@ -63,8 +63,8 @@ class OnDemandVectorIndex:
     ) -> None:
         if budget_mb <= 0:
             raise ValueError("budget_mb must be positive")
+        super().__init__(ShardedFaissIndex(None, dim=dim, shards=shards, threads=threads))
         self._records = records
-        self._index = ShardedFaissIndex(None, dim=dim, shards=shards, threads=threads)
         self.dim = dim
         self._budget = budget_mb * 1024 * 1024
         self._per_vector = dim * 4 + OVERHEAD_BYTES
@@ -85,13 +85,13 @@ class OnDemandVectorIndex:
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        await self._index.start()
+        await self._inner.start()
         await self._load_pinned()
 
     async def close(self) -> None:
         for task in list(self._loading.values()):
             task.cancel()
-        await self._index.close()
+        await self._inner.close()
 
     async def ping(self) -> None:
         return None
@@ -119,12 +119,8 @@ class OnDemandVectorIndex:
         self._loading.clear()
         self._queued.clear()
         self._loaded.clear()
-        await self._index.reset()
+        await self._inner.reset()
         await self._load_pinned()
-
-    async def count(self) -> int:
-        """The vectors held now (not the store's total)."""
-        return await self._index.count()
 
     # -- changes -------------------------------------------------------------------------------
 
@@ -140,7 +136,7 @@ class OnDemandVectorIndex:
             elif ns in self._loaded:
                 held.append(item)
         if held:
-            await self._index.upsert(held)
+            await self._inner.upsert(held)
             self._recount({i.namespace for i in held})
             self._evict()
 
@@ -153,36 +149,18 @@ class OnDemandVectorIndex:
             self._gone[mid] = until
         for queue in self._queued.values():
             queue.append(("d", list(ids)))
-        await self._index.delete(ids, erased)
+        await self._inner.delete(ids, erased)
         self._recount(set(self._loaded))
 
     # -- searches ------------------------------------------------------------------------------
 
-    async def search(
-        self,
-        vector: np.ndarray,
-        namespaces: Sequence[str],
-        k: int,
-        layers: Sequence[Layer] | None = None,
-    ) -> list[tuple[str, float]]:
+    @contextlib.asynccontextmanager
+    async def _searching(self, namespaces: Sequence[str]) -> AsyncIterator[Sequence[str]]:
+        """The namespaces held (those not held yet loaded first) while a search runs."""
         nss = list(dict.fromkeys(namespaces))
         await self._acquire(nss)
         try:
-            return await self._index.search(vector, nss, k, layers)
-        finally:
-            self._release(nss)
-
-    async def search_many(
-        self,
-        vectors: np.ndarray,
-        namespaces: Sequence[str],
-        k: int,
-        layers: Sequence[Layer] | None = None,
-    ) -> list[list[tuple[str, float]]]:
-        nss = list(dict.fromkeys(namespaces))
-        await self._acquire(nss)
-        try:
-            return await self._index.search_many(vectors, nss, k, layers)
+            yield nss
         finally:
             self._release(nss)
 
@@ -238,16 +216,16 @@ class OnDemandVectorIndex:
             if generation != self._generation:
                 return
             now = time.monotonic()
-            await self._index.upsert([i for i in items if self._gone.get(i.id, 0.0) < now])
+            await self._inner.upsert([i for i in items if self._gone.get(i.id, 0.0) < now])
             # changes made while it was read, in order (a later one wins); none can slip in
             # between the last empty queue seen and the namespace counting as loaded
             while queue := self._queued.get(ns):
                 self._queued[ns] = []
                 for op, arg in queue:
                     if op == "u":
-                        await self._index.upsert([arg])
+                        await self._inner.upsert([arg])
                     else:
-                        await self._index.delete(arg)
+                        await self._inner.delete(arg)
             if generation != self._generation:
                 return
             self._loaded[ns] = 0
@@ -267,7 +245,7 @@ class OnDemandVectorIndex:
             self.misses = misses  # not a recall's miss
 
     def _recount(self, namespaces: set[str]) -> None:
-        sizes = self._index.sizes(namespaces)
+        sizes = self._inner.sizes(namespaces)
         for ns in namespaces:
             if ns in self._loaded:
                 self._loaded[ns] = sizes.get(ns, 0)
@@ -291,7 +269,7 @@ class OnDemandVectorIndex:
         for ns in victims:
             del self._loaded[ns]
         if victims:
-            self._index.drop_namespaces(victims)
+            self._inner.drop_namespaces(victims)
             self.evictions += len(victims)
 
     def _prune_bars(self) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from gateway.core.model.candidates import Observation
 from gateway.core.model.models import Turn
@@ -64,6 +65,12 @@ _FIRST = re.compile(
 _WANT = re.compile(
     r"^i(?:'d| would)(?: \w+ly| really| also| just)? (?:love|like|prefer|enjoy) to\b", re.I
 )
+#: an expectation of one's own milestone is a plan ("I should graduate in April if …")
+_EXPECT = re.compile(
+    r"^i should (?:be able to )?(?:graduate|finish|be done|be back|be home|start|get there|"
+    r"hear back|find out)\b",
+    re.I,
+)
 #: a hope for oneself is a plan ("I hope to get an Australian Shepherd once I graduate")
 _HOPE = re.compile(r"^i(?:'m| am)? (?:really |still )?(?:hope|hoping) to\b", re.I)
 _QUESTION_START = re.compile(
@@ -89,7 +96,8 @@ _REACTION = re.compile(
     r"confused|curious|kidding|joking|serious|impressed|honored|flattered|lost|so lucky|lucky|"
     r"terrified|scared|afraid|excited|nervous|stressed|tired|exhausted|bored|sad|upset|mad|angry|"
     r"jealous|thrilled|relieved|surprised|shocked|worried|amazed|dying|dead)|"
-    r"(?:can't|cannot|don't|do not) (?:even )?(?:remember|know|pick|decide|tell|wait|say)"
+    r"(?:can't|cannot|don't|do not) (?:even )?(?:remember|know(?! (?:too |very |that )?(?:much|"
+    r"a lot|a thing|anything) about)|pick|decide|tell|wait|say)"
     r"[\w\s]*|"
     r"(?:totally |completely )?understand (?:that|the|what)[\w\s]*|"
     r"not (?:really |totally |entirely |too |so |quite )?sure (?:what|if|whether|how|why|where|when|"
@@ -111,7 +119,8 @@ _DEICTIC_OBJECT = re.compile(
 _META = re.compile(
     r"\b(?:chat|chatting|chats|convo|convos|conversations?|talking to you|talk to you|talk with|"
     r"talking with|matched|match|this game|this challenge|the challenge|"
-    r"gotta go|got to go|gtg|have to go|need to go|head out|get going|going to go|"
+    r"(?:gotta|got to|have to|need to|going to) go(?=\s*(?:now|soon|[.!,]|$))|gtg|head out|"
+    r"get going|"
     r"nice (?:talking|chatting|meeting)|thank|thanks|bye|good night|goodnight|"
     r"your question|that question|this question|the question|answer|typing|type|tabs?|"
     r"respond|responding|reply|message|messages|sorry for|prompt|prompts)\b",
@@ -121,10 +130,16 @@ _META = re.compile(
 #: "I've heard great danes are…"); "I think I'll…" was already cut to "I'll…"
 _OPINION = re.compile(
     r"^i(?:'ve| have)?\s+(?:\w+ly\s+)?(?:think|thought|feel like|felt like|guess|believe|"
-    r"suppose|heard|hear|read that|assume|doubt|"
+    r"suppose|heard|hear|read that|assume|doubt|didn't know|did not know|"
     r"(?:don't|do not|can't|cannot) (?:see|understand|get) (?:why|how)|"
     r"(?:don't|do not) know (?:why|if|whether|what|how|where|who|when)|"
     r"know (?:that )?(?!how\b)[a-z]+(?: [a-z]+){0,3} (?:is|are|was|were|will|can)\b)",
+    re.I,
+)
+#: certainty about the world ("I'm almost positive we will have a new president")
+_CERTAIN = re.compile(
+    r"^i(?:'m|m| am)\s+(?:almost |pretty |fairly |so |very )?(?:positive|sure|certain|"
+    r"convinced)\b(?! (?:of|about) (?:my|it|that|this)\b)",
     re.I,
 )
 _YOU = re.compile(r"\b(?:you|your|you're|youre|ya|u|ur|yours)\b", re.I)
@@ -202,12 +217,38 @@ def from_turn(
     found.extend(_judged(turn, name))
     found.extend(_kin(turn, name, [o for o in found if o is not None], known))
     kept = [o for o in found if o is not None]
+    asked = _asked_when(before) if before is not None else None
+    if asked is not None:  # "what did you do over the weekend?" — "I went to Boise"
+        kept = [_dated(o, asked) for o in kept]
     words = [frozenset(re.findall(r"[\w']+", o.text.lower())) for o in kept]
     for obs, mine in zip(kept, words, strict=True):
         if obs.text.lower() in seen or any(mine < other for other in words):
             continue  # said already, or all of it in a fuller one ("is in X" < "is rooming in X")
         seen.add(obs.text.lower())
         yield obs
+
+
+def _asked_when(before: Turn) -> timeref.When | None:
+    """The time the other speaker's last question asks about ("did you do anything fun over
+    the weekend?"), resolved against when they asked."""
+    questions = [q for q in re.findall(r"[^.!?\n]*\?", before.content) if q.strip()]
+    if not questions or not _ASKS_WHAT_DONE.search(questions[-1]):
+        return None  # "excited for BYU in the fall?" asks no time of an answer
+    return timeref.resolve(questions[-1], before.at)
+
+
+_ASKS_WHAT_DONE = re.compile(
+    r"\b(?:do|doing|did|done|up to|plans?|planning|how was|how'd|how did|go|going|went)\b", re.I
+)
+
+
+def _dated(o: Observation, asked: timeref.When) -> Observation:
+    """``o`` at the time the question asked about, when it said none of its own and is of
+    that time: a past event for a question about the past, a plan for one about the future."""
+    if o.when or o.type != ("plan" if asked.future else "event"):
+        return o
+    text = f"{o.text.rstrip('.')} {asked.words}."
+    return replace(o, text=text, when=asked.label, event_time=asked.start)
 
 
 _LIKED_IT = re.compile(
@@ -278,11 +319,11 @@ class _People:
 _JUDGED = re.compile(
     r"^(?P<np>(?:the )?(?:[A-Z][\w'-]*|[A-Z]{2,} \d+)(?: (?:[A-Z][\w'-]*|\d+))*"
     r"(?: ones?| series| books?| movies?| class| classes| shows?| games?)?) "
-    r"(?P<says>(?:is|was|are|were)(?: (?:\w+ly|so|really|pretty|super|also|not|still|kind of|too|"
+    r"(?P<says>(?:is|was|are|were|sounds|seems|looks)(?: (?:\w+ly|so|really|pretty|super|also|not|still|kind of|too|"
     r"very|just|a little))* (?:good|great|cool|awesome|amazing|fun|funny|bad|terrible|boring|hard|"
     r"easy|interesting|beautiful|nice|scary|weird|overrated|underrated|the best|the worst|"
     r"fantastic|incredible|horrible|awful|delicious|gross|annoying|hilarious|difficult|"
-    r"challenging))\b",
+    r"challenging|crazy))\b",
 )
 _NOT_NAMES = frozenset(
     [
@@ -367,7 +408,7 @@ _ASKED = [
         ),
         "{name}'s {what} is {answer}.",
     ),
-    (re.compile(r"where (?:are|r) (?:you|u) from\b", re.I), "{name} is from {answer}."),
+    (re.compile(r"where (?:are |r )?(?:you|u) from\b", re.I), "{name} is from {answer}."),
     (re.compile(r"where do (?:you|u) live\b", re.I), "{name} lives in {answer}."),
     (
         re.compile(r"what (?:are|r) (?:you|u) (?:studying|majoring in)\b", re.I),
@@ -460,9 +501,10 @@ _BARE_RX = re.compile(r"\b(?:" + "|".join(_BARE) + r")\b", re.I)
 
 def normalise(text: str) -> str:
     """Curly apostrophes straightened, and the apostrophe put back in a contraction typed without
-    it ("i dont" → "i don't"); "I'ts" → "It's"."""
+    it ("i dont" → "i don't"); "I'ts" → "It's"; "I gtg to a lab" → "I have to go to a lab"."""
     text = text.replace("\u2019", "'")
     text = re.sub(r"\bI'ts\b", "It's", text)
+    text = re.sub(r"\b(?:gtg|gotta go) to\b", "have to go to", text, flags=re.I)
     return _BARE_RX.sub(lambda m: _case(m.group(0), _BARE[m.group(0).lower()]), text)
 
 
@@ -489,19 +531,25 @@ def clauses(text: str) -> Iterator[str]:
         if not sentence or _is_question(sentence):
             continue
         for part in _CLAUSE.split(sentence):
-            part = _LEAD.sub("", part.strip(" ,;:-")).strip()
+            part = _LEAD.sub("", _UNSURE.sub("", part.strip(" ,;:-()"))).strip()
             part = _THINK.sub("", _fronted(_WHEN_I.sub("", part)))
             if part and mine and _DROPPED_PAST.match(part):
                 part = f"I {part[0].lower()}{part[1:]}"
             elif part and _DROPPED_BE.match(part):
                 part = f"I'm {part[0].lower()}{part[1:]}"
-            if part and (_FIRST.match(part) or _PRONOUN.match(part) or _WE.match(part)):
+            if part and (
+                _FIRST.match(part) or _PRONOUN.match(part) or _WE.match(part) or _MINE.match(part)
+            ):
                 mine = True
                 yield part.rstrip("?").strip()
             elif part:
                 mine = False
 
 
+#: "I don't know, it just seems right": a shrug before what is said, not a statement
+_UNSURE = re.compile(
+    r"^(?:i (?:don't|do not) know|i dunno|i guess|i mean|(?:like |as )?i said)\s*[,.!]+\s*", re.I
+)
 #: a time or place put before the speaker ("Yesterday I went …", "before my mission I had
 #: never …"): it goes after the statement, which then starts with the speaker
 _FRONTED = re.compile(
@@ -513,6 +561,13 @@ _FRONTED = re.compile(
     r"before|until|till) \b[^,.!?]{0,40}(?=,)))"
     r"(?:,\s*(?P<rest>(?:i|i'm|i've|i'll|i'd|my|me and)\s.*)|"
     r"\s+(?P<bare>(?:i|i'm|i've|i'll|i'd)\s.*))$",
+    re.I,
+)
+#: a thing said to be the speaker's ("Math is my best subject", "Inception is my favorite")
+_MINE = re.compile(
+    r"^(?!(?:it|that|this|there|which|what|who|he|she|they|you|everything|nothing)\b)"
+    r"[a-z][\w'-]*(?: [\w'-]+){0,2} (?:is|are|was|were)(?: (?:definitely|probably|also|still|"
+    r"always|totally))? my \w",
     re.I,
 )
 #: the speaker with others ("We won 3 of the 4"), not "we'll see"
@@ -564,18 +619,22 @@ def _observation(
         text = _TAIL.sub("", text).strip()
     if _REACTION.match(text) or _DEICTIC_OBJECT.match(text) or _OPINION.match(text):
         return None
+    if _CERTAIN.match(text):
+        return None
     text = _DANGLING.sub("", _ASIDE.sub("", text if literal else _before_doubt(text))).strip()
     if not text or _REACTION.match(text) or _DEICTIC_OBJECT.match(text):
         return None
-    if _ELLIPSIS.search(text):
+    if _ELLIPSIS.search(text) or _BARE_PREDICATE.match(text) or _VERBLESS.match(text):
         return None
     if len(text.split()) <= _VAGUE_WORDS and _VAGUE.search(text):
         return None
     words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOP]
     if len(words) + bool(_HAVE_LIKE.match(text) or _UNCONTRACTED.match(text)) < MIN_CONTENT_WORDS:
         return None
-    when = timeref.resolve(text, turn.at)
-    return _made(third_person(plural(text, name), name), _kind(text, when), turn, quote, name, when)
+    whens = timeref.resolve_all(text, turn.at)
+    when = whens[0] if whens else None
+    body = third_person(plural(text, name), name)
+    return _made(timeref.rewrite(body, whens), _kind(text, when), turn, quote, name, when, True)
 
 
 def _made(
@@ -585,8 +644,9 @@ def _made(
     quote: str,
     name: str,
     when: timeref.When | None = None,
+    rewritten: bool = False,
 ) -> Observation:
-    if when is not None:
+    if when is not None and not rewritten:
         body = when.rewrite(body)
     body = body[0].upper() + body[1:]
     if not body.endswith("."):
@@ -612,10 +672,19 @@ _VAGUE = re.compile(
 _VAGUE_WORDS = 5
 #: a verb phrase left out, to be read from what was said before ("I'm glad my brother did")
 _ELLIPSIS = re.compile(
-    r"\b(?:did|do|does|didn't|don't|doesn't|is|isn't|was|wasn't|are|am|were|have|has|had|"
+    r"(?<!\bto )\b(?:did|do|does|didn't|don't|doesn't|is|isn't|was|wasn't|are|am|were|have|has|had|"
     r"haven't|hasn't|can|can't|will|won't)[\s.!,]*$|^i(?:'ve|'m|'ll|'d)?[\s.!,]*$",
     re.I,
 )
+#: one word past the subject and its auxiliaries says nothing on its own ("I've wanted",
+#: "I'm crying", "I didn't care"); "I surf" is already too short
+_BARE_PREDICATE = re.compile(
+    r"^i(?:'ve|'m|'d|'ll)?(?:\s+(?:am|have|had|do|did|don't|didn't|do not|did not|not|really|"
+    r"just|also|still|never|kinda|so|was|will))*\s+[a-z]+[\s.!,]*$",
+    re.I,
+)
+#: "my personal opinion", "my bad": the speaker's thing, said of nothing
+_VERBLESS = re.compile(r"^my(?: [a-z]+){1,2}[\s.!,]*$", re.I)
 #: "I like X", "I have a dog": the verb is the content ("like" and "have" are stop words)
 _HAVE_LIKE = re.compile(
     r"^i\s+(?:\w+ly\s+|really\s+|also\s+|just\s+|still\s+)*(?:like|liked|have|had|"
@@ -644,7 +713,7 @@ def _before_doubt(text: str) -> str:
     """``text`` up to the clause boundary before the first wish, hedge, "you" or chat talk in
     it ("I'm not the best driver so probably I'd run into something" → "I'm not the best
     driver"); '' when that leaves nothing."""
-    want = _WANT.match(text) or _HOPE.match(text)
+    want = _WANT.match(text) or _HOPE.match(text) or _EXPECT.match(text)
     skip = want.end() if want else 0
     hits = [
         m.start()
@@ -656,6 +725,8 @@ def _before_doubt(text: str) -> str:
         return text
     cut = min(hits)
     bounds = [m.start() for m in _BOUNDARY.finditer(text, 0, cut) if m.start() > skip]
+    if not bounds and want and re.match(r"(?:if|unless)\b", text[cut:], re.I):
+        return text[:cut].strip()  # "I should graduate in April if …": the plan, not its proviso
     if not bounds:
         return ""
     return text[: bounds[-1]].strip()
@@ -693,7 +764,7 @@ _DOING_NOW = re.compile(r"^i(?:'m| am) (?:just|still|currently|now|right now) \w
 
 
 def _kind(text: str, when: timeref.When | None) -> str:
-    if _HOPE.match(text):
+    if _HOPE.match(text) or _EXPECT.match(text):
         return "plan"
     if _WANT.match(text):
         return "preference"

@@ -1,12 +1,14 @@
 """Relative time in what someone said, resolved against when they said it: "yesterday" in a turn
 of 2018-05-08 is 2018-05-07, "next month" is 2018-06, "last year" 2017, "on Friday" the Friday
-before a past-tense turn or after a future one, "two weeks ago" that ISO week. Labels: a day
-``YYYY-MM-DD``, a week ``YYYY-Www``, a month ``YYYY-MM``, a year ``YYYY``."""
+before a past-tense turn or after a future one, "two weeks ago" that ISO week, "last summer" the
+latest summer gone, "next semester" the coming term (January-April or September-December),
+"right now" (and "now" in a plan) the turn's day, "15 days till graduation" that day. Labels: a day ``YYYY-MM-DD``, a week ``YYYY-Www``, a month
+``YYYY-MM``, a year ``YYYY`` (a season or a semester: its year)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from gateway.core.recall.timecues import MONTHS
@@ -18,21 +20,28 @@ _NUM = {
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a couple": 2,
     "couple": 2, "a few": 3, "few": 3,
 }  # fmt: skip
-_FUTURE_TENSE = re.compile(r"\b(?:will|'ll|going to|gonna|plan|planning|about to)\b", re.I)
+_FUTURE_TENSE = re.compile(
+    r"\b(?:will|'ll|going to|gonna|plans?|planning|about to|hoping to|hope to)\b", re.I
+)
 _PAST_TENSE = re.compile(r"\b(?:was|were|did|had|went|got|came|saw|took|made|\w+ed|ago)\b", re.I)
 
 _PATTERNS = re.compile(
     r"\b(?:(?P<dby>the day before yesterday)|(?P<yday>yesterday|last night)|"
-    r"(?P<today>today|tonight|this (?:morning|afternoon|evening))|(?P<tmrw>tomorrow)|"
-    r"(?P<rel>last|this|next) (?P<unit>week|month|year|weekend|summer|winter|spring|fall|"
-    r"autumn)|"
+    r"(?P<today>today|tonight|this (?:morning|afternoon|evening)|right now)|(?P<now>now)|"
+    r"(?P<tmrw>tomorrow|tmrw|tmr)|"
+    r"(?P<rel>last|this|next) (?P<unit>week|month|year|weekend)|"
+    r"(?P<srel>last|this|next|(?:for|in|over|during) the) (?P<season>summer|winter|spring|fall|"
+    r"autumn)|(?P<term>last|this|next) (?P<semester>semester|term)|"
     r"(?P<n>\d+|a couple of|a couple|couple|a few|few|an|a|one|two|three|four|five|six|seven|"
     r"eight|nine|ten) (?P<agounit>day|week|month|year)s? ago|"
+    r"(?P<tilln>\d+|a couple of|a couple|a few|two|three|four|five|six|seven|eight|nine|ten) "
+    r"(?P<tillunit>day|week|month|year)s? (?:till|until|left (?:till|until|before)|before) "
+    r"(?:my |the |our )?[a-z]+|"
     r"in (?P<inn>\d+|a couple of|a couple|a few|an|a|one|two|three|four|five|six|seven|eight|"
     r"nine|ten) (?P<inunit>day|week|month|year)s?|"
     r"(?:(?P<wrel>last|this|next|on) )?(?P<wday>monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday)|"
-    r"(?P<wkend>(?:over|on|during) the weekend)|(?P<season>(?:for|in|over|during) the summer)|"
+    r"(?P<wkend>(?:over|on|during) the weekend)|"
     r"(?P<dmonth>" + "|".join(_MONTHS) + r") (?P<dday>[12]?\d|3[01])(?:st|nd|rd|th)?|"
     r"in (?P<month>" + "|".join(_MONTHS) + r")|in (?P<year>(?:19|20)\d\d))\b",
     re.I,
@@ -46,23 +55,46 @@ class When:
     future: bool
     phrase: str  # the words that said it
     words: str  # how the rewritten statement says it: "on 2018-05-07"
+    kept: bool = False  # the phrase stays, the time said after it ("right now, on 2018-05-07")
 
     def rewrite(self, text: str) -> str:
         """``text`` with the relative phrase replaced by the resolved time."""
-        out, n = re.subn(
-            r"(\b(?:until|till|by|before|after|since|from)\s+)?"
-            + (
-                ""
-                if re.match(r"(?:on|in|during|over|for)\b", self.phrase, re.I)
-                else r"(?:\b(?:on|in|during|over|at|about|around|like|almost|roughly|just)\s+)?"
-            )
-            + re.escape(self.phrase),
-            lambda m: m.group(1) + _bare(self.words) if m.group(1) else self.words,
-            text,
-            count=1,
-            flags=re.I,
-        )
-        return out if n else f"{text.rstrip('.')} ({self.words})"
+        return self.rewrite_from(text, 0)[0]
+
+    def rewrite_from(self, text: str, start: int) -> tuple[str, int]:
+        """``text`` with the first relative phrase past ``start`` replaced by the resolved
+        time ("right now" is kept, the date said beside it), and where the replacement ends;
+        the time added at the end when the phrase is not in ``text``."""
+        if self.kept:
+            at = text.lower().find(self.phrase.lower(), start)
+            if at >= 0:
+                end = at + len(self.phrase)
+                return f"{text[:end]}, {self.words}{text[end:]}", end + len(self.words) + 2
+        else:
+            m = re.compile(
+                r"(\b(?:until|till|by|before|after|since|from)\s+)?"
+                + (
+                    ""
+                    if re.match(r"(?:on|in|during|over|for)\b", self.phrase, re.I)
+                    else r"(?:\b(?:on|in|during|over|at|about|around|like|almost|roughly|"
+                    r"just|for)\s+)?"
+                )
+                + re.escape(self.phrase),
+                re.I,
+            ).search(text, start)
+            if m is not None:
+                said = m.group(1) + _bare(self.words) if m.group(1) else self.words
+                return text[: m.start()] + said + text[m.end() :], m.start() + len(said)
+        out = f"{text.rstrip('.')} ({self.words})"
+        return out, len(out)
+
+
+def rewrite(text: str, whens: list[When]) -> str:
+    """``text`` with each of its relative phrases, in order, replaced by its resolved time."""
+    at = 0
+    for when in whens:
+        text, at = when.rewrite_from(text, at)
+    return text
 
 
 def _bare(words: str) -> str:
@@ -72,17 +104,25 @@ def _bare(words: str) -> str:
 
 def resolve(text: str, at: datetime) -> When | None:
     """The first time reference in ``text``, resolved against ``at``; None when there is none."""
-    m = _PATTERNS.search(text)
-    if m is None:
-        return None
+    found = resolve_all(text, at, first=True)
+    return found[0] if found else None
+
+
+def resolve_all(text: str, at: datetime, first: bool = False) -> list[When]:
+    """Every time reference in ``text``, in order, resolved against ``at``."""
     at = at.astimezone(UTC) if at.tzinfo else at.replace(tzinfo=UTC)
     day = at.replace(hour=0, minute=0, second=0, microsecond=0)
     future = bool(_FUTURE_TENSE.search(text))
-    past = bool(_PAST_TENSE.search(text, 0, m.start())) and not future
-    for group, read in _READERS:
-        if m.group(group):
-            return read(m, _Ctx(day, future, past, m.group(0)))
-    return None
+    out = []
+    for m in _PATTERNS.finditer(text):
+        past = bool(_PAST_TENSE.search(text, 0, m.start())) and not future
+        c = _Ctx(day, future, past, m.group(0))
+        when = next((read(m, c) for group, read in _READERS if m.group(group)), None)
+        if when is not None:
+            out.append(when)
+            if first:
+                break
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +140,14 @@ def _near_day(m: re.Match[str], c: _Ctx) -> When:
         return _day(c.day - timedelta(days=1), False, c.phrase)
     if m.group("tmrw"):
         return _day(c.day + timedelta(days=1), True, c.phrase)
-    return _day(c.day, c.future, c.phrase)
+    when = _day(c.day, c.future, c.phrase)
+    return replace(when, kept=True) if m.group("today").lower() == "right now" else when
+
+
+def _now(m: re.Match[str], c: _Ctx) -> When | None:
+    """A bare "now" dates a plan ("I'm going to do homework now"), not a state ("I drink
+    coffee now")."""
+    return replace(_day(c.day, True, c.phrase), kept=True) if c.future else None
 
 
 def _relative(m: re.Match[str], c: _Ctx) -> When:
@@ -132,6 +179,12 @@ def _shifted(c: _Ctx, n: int, unit: str) -> When:
 def _ago(m: re.Match[str], c: _Ctx) -> When:
     n = _NUM.get(m.group("n").lower()) or int(m.group("n"))
     return _shifted(c, -n, m.group("agounit").lower())
+
+
+def _till(m: re.Match[str], c: _Ctx) -> When:
+    """ "15 days till graduation": the day (week, …) it comes, said after the phrase."""
+    n = _NUM.get(m.group("tilln").lower()) or int(m.group("tilln"))
+    return replace(_shifted(c, n, m.group("tillunit").lower()), kept=True)
 
 
 def _in(m: re.Match[str], c: _Ctx) -> When:
@@ -166,8 +219,49 @@ def _weekend_of(saturday: datetime, future: bool, c: _Ctx) -> When:
     )
 
 
-def _summer(m: re.Match[str], c: _Ctx) -> When:
-    return _year(c.day.year, c.future, c.phrase)
+_SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+
+
+def _season(m: re.Match[str], c: _Ctx) -> When:
+    """ "last summer": the latest one begun and over; "next"/"this"/"for the" summer in a
+    future statement: the coming (or current) one; "over the summer" told in the past: the
+    latest begun. Labelled by its year, said as "in summer 2018"."""
+    name = m.group("season").lower()
+    start, month, year = _SEASON_START[name], c.day.month, c.day.year
+    rel = m.group("srel").lower()
+    begun = year if month >= start else year - 1
+    if rel == "last":
+        when = year if month >= start + 3 else year - 1
+    elif rel == "next":
+        when = year if month < start else year + 1
+    elif rel == "this" or c.future or not c.past:  # "in the fall": the coming one
+        when = year if month < start + 3 else year + 1
+        when = year - 1 if start == 12 and month <= 2 else when
+    else:
+        when = begun
+    ahead = (when, start) > (year, month)
+    label = datetime(when, start, 1, tzinfo=UTC)
+    return When(str(when), label, ahead, c.phrase, f"in {name} {when}")
+
+
+#: the terms of a school year: January-April, May-August (summer), September-December
+_TERMS = (1, 5, 9)
+
+
+def _semester(m: re.Match[str], c: _Ctx) -> When:
+    """ "next semester" in November 2018: the one starting January 2019 (the summer term is
+    passed over: "next semester" in March is September's); labelled by its year."""
+    rel, year = m.group("term").lower(), c.day.year
+    now = max(t for t in _TERMS if t <= c.day.month)
+    if rel == "next":
+        year, start = (year + 1, 1) if now == 9 else (year, 9)
+    elif rel == "last":
+        year, start = (year - 1, 9) if now == 1 else (year, 1)
+    else:
+        start = now
+    first = datetime(year, start, 1, tzinfo=UTC)
+    ahead = rel == "next" or (rel == "this" and c.future)
+    return When(str(year), first, ahead, c.phrase, f"in the semester starting {first:%B %Y}")
 
 
 def _dated(m: re.Match[str], c: _Ctx) -> When | None:
@@ -194,16 +288,19 @@ def _named_year(m: re.Match[str], c: _Ctx) -> When:
 
 
 _READERS = (
+    ("now", _now),
     ("dby", _near_day),
     ("yday", _near_day),
     ("today", _near_day),
     ("tmrw", _near_day),
     ("unit", _relative),
     ("agounit", _ago),
+    ("tillunit", _till),
     ("inunit", _in),
     ("wday", _weekday),
     ("wkend", _weekend),
-    ("season", _summer),
+    ("season", _season),
+    ("semester", _semester),
     ("dmonth", _dated),
     ("month", _named_month),
     ("year", _named_year),

@@ -1,5 +1,6 @@
 """VectorIndex contract (gateway.core.ports.ports.VectorIndex), run against every way it is deployed:
-FAISS in memory, FAISS persisted to a data dir, and the persisted one behind the circuit breaker.
+FAISS in memory, FAISS persisted to a data dir, the persisted one behind the circuit breaker, inside
+``BroadcastIndex`` (recall workers) and inside ``ReplicatedIndex`` (replicas).
 (FAISS internals — sharding, crash points — are in tests/unit/test_faiss_index.py.)"""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 
 from gateway.core.model.models import Layer, VectorItem
 from gateway.core.ports.ports import VectorIndex
+from gateway.recall_workers.broadcast import BroadcastIndex
 from stores.breaker import Breaker, BreakerPolicy, guard
 from stores.faiss_index import ShardedFaissIndex
 
@@ -30,7 +32,13 @@ def near(v: np.ndarray, seed: int, noise: float) -> np.ndarray:
 
 
 @pytest.fixture(
-    params=["memory", "disk", "disk+breaker", pytest.param("replicated", marks=pytest.mark.real)]
+    params=[
+        "memory",
+        "disk",
+        "disk+breaker",
+        "disk+broadcast",
+        pytest.param("replicated", marks=pytest.mark.real),
+    ]
 )
 async def index(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[VectorIndex]:
     data = None if request.param == "memory" else tmp_path / "faiss"
@@ -41,6 +49,8 @@ async def index(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         url = request.getfixturevalue("redis_url")
         prefix = f"mgtest-{uuid.uuid4().hex[:10]}"
         raw = ReplicatedIndex(raw, url, records=None, origin="a", dim=DIM, prefix=prefix)  # type: ignore[arg-type]
+    if request.param.endswith("+broadcast"):  # the index recall workers follow
+        raw = BroadcastIndex(raw, lambda change: None)
     await raw.start()
     store: VectorIndex = raw
     if request.param.endswith("+breaker"):

@@ -2,11 +2,12 @@
 semantic memories with their evidence and provenance, nobody calling propose_fact; a one-off
 small-talk mention does not; "remember" promotes at once; a contradiction supersedes only when
 it is at least as strong, else it goes to review; EndSession's rules; the idle and every-N
-triggers; a journaled job survives a restart."""
+triggers; a journaled job survives a restart; a turn replayed after it was mined forms nothing."""
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 import uuid
 from pathlib import Path
@@ -14,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from gateway import client as gc
+from gateway.core.model import commands
 from gateway.core.model.candidates import EXTRACTOR, SESSION, SESSIONS, TURNS
-from gateway.core.model.commands import FormSession
+from gateway.core.model.commands import FormSession, TurnAppend
 from gateway.core.model.control import NewEntry
 from stores.sqlite_journal import SqliteJournal
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
@@ -247,3 +249,62 @@ def test_a_journaled_job_runs_after_a_restart(tmp_path: Path, ns: str) -> None:
         assert mem.content == "The user is allergic to shellfish"
         # the range is mined: ending the session now finds nothing new
         assert c.end_session(ns, "s1").job_id == ""
+
+
+ALLERGY = "Remember: I'm allergic to shellfish."
+
+
+def _form_runs(c: gc.GatewayClient, ns: str) -> int:
+    return sum(e.action == "formed" for e in c.audit(agent_id="memgate.formation", namespace=ns))
+
+
+def test_a_turn_replayed_after_its_session_was_mined_forms_nothing(
+    gw: RunningGateway, ns: str
+) -> None:
+    """A client retrying (or re-importing) turns of a session already mined, with their keys:
+    each is the same turn, acknowledged as a duplicate, and mined no second time."""
+    said = [("user", ALLERGY), ("assistant", "Noted.")]
+    with gw.client("master") as c:
+        first = [
+            c.append_turn(ns, "s1", role=role, content=text, idempotency_key=f"turn-{i}")
+            for i, (role, text) in enumerate(said)
+        ]
+        mined = c.end_session(ns, "s1", wait=True)
+        assert mined.turns == 2 and mined.outcomes.get("promoted") == 1
+        [mem] = _formed(c, ns)
+        again = [
+            c.append_turn(ns, "s1", role=role, content=text, idempotency_key=f"turn-{i}")
+            for i, (role, text) in enumerate(said)
+        ]
+        assert [(a.id, a.duplicate) for a in again] == [(f.id, True) for f in first]
+        ended = c.end_session(ns, "s1", wait=True)
+        assert (ended.job_id, ended.turns) == ("", 0)
+        assert [m.id for m in _formed(c, ns)] == [mem.id] and len(c.history(mem.id)) == 1
+        assert _form_runs(c, ns) == 1
+
+
+def test_a_turn_applied_again_after_a_crash_is_not_mined_again(tmp_path: Path, ns: str) -> None:
+    """The gateway stopped after formation mined a turn but before the turn's own lane marked it
+    applied: the next start applies the turn again, and formation knows it is mined."""
+    settings = gateway_settings(tmp_path, formation_idle_s=0, formation_every_turns=0)
+    with running_gateway(settings) as gw, gw.client("master") as c:
+        turn = c.append_turn(ns, "s1", role="user", content=ALLERGY).id
+        assert c.end_session(ns, "s1", wait=True).outcomes.get("promoted") == 1
+        [mem] = _formed(c, ns)
+    journal = sqlite3.connect(settings.data_dir / "journal.db")
+    with journal:  # the turn as the journal held it before its lane marked it applied
+        payload = commands.dumps(TurnAppend(ns, "s1", ALLERGY))
+        journal.execute(
+            "UPDATE journal SET applied=0, payload=? WHERE write_id=?", (payload, turn)
+        )
+    journal.close()
+    with running_gateway(settings) as gw, gw.client("master") as c:
+        deadline = time.monotonic() + 15
+        while c.stats().journal_pending and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert c.stats().journal_pending == 0
+        assert [t.id for t in c.window(ns, "s1")] == [turn]
+        ended = c.end_session(ns, "s1", wait=True)
+        assert (ended.job_id, ended.turns) == ("", 0)
+        assert [m.id for m in _formed(c, ns)] == [mem.id] and len(c.history(mem.id)) == 1
+        assert _form_runs(c, ns) == 1

@@ -20,9 +20,10 @@ def test_short_facts_keep_the_embedders_own_ranking() -> None:
 
 @pytest.mark.slow
 def test_chinese_and_cross_language_recall_with_the_paired_embedder() -> None:
-    """Measured 2026-12-03 (these two people): facts R@5 en→en 98.3, zh→zh 86.7, en→zh 85.0,
-    mixed store with Chinese questions 71.7 (its embedder alone 71.7); chat turns zh→zh 85.0
-    (alone 86.7), mixed with Chinese questions 80.0 (alone 80.0)."""
+    """Measured 2026-12-03 (these two people): facts R@5 en→en 98.3, zh→zh 93.3 (before Chinese
+    names were masked in the query's vector: 86.7), en→zh 85.0, mixed store with Chinese
+    questions 91.7 (before: 71.7; its embedder alone 71.7); chat turns zh→zh 85.0 (alone 86.7),
+    mixed with Chinese questions 80.0 (alone 80.0)."""
     t = run(
         "embedded",
         "minilm+use",
@@ -32,9 +33,11 @@ def test_chinese_and_cross_language_recall_with_the_paired_embedder() -> None:
     )["table"]
     en, zh, cross = t["fact en→en"], t["fact zh→zh"], t["fact en→zh"]
     assert en["r5"] >= 90 and en["r1"] >= en["alone_r1"], t
-    assert zh["r5"] >= 80 and zh["r5"] >= en["r5"] - 15, t
+    # Chinese names masked in the question's vector (``cjk_names``): a fact is no longer
+    # outranked by the person's other facts that say little but the name
+    assert zh["r5"] >= 88 and zh["r5"] >= en["r5"] - 8 and zh["r1"] > zh["alone_r1"], t
     assert cross["r5"] >= 80, t
-    assert t["fact mixed (zh q)"]["r5"] >= 65, t
+    assert t["fact mixed (zh q)"]["r5"] >= 85, t
     # a Chinese question over chat turns ranks them as the embedder does: the lexical side no
     # longer hands a turn that merely shares "什么" or "上班" the first place (before: 56.7 R@5
     # on the dev people against 84.4 for the embedder alone)

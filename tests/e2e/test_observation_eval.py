@@ -11,11 +11,21 @@ from bench.observation_eval import run
 
 def test_rules_on_real_chats_hold_their_floor() -> None:
     dev, test = run("dev"), run("test")
-    assert dev["turns"] >= 300 and dev["annotated"] >= 250, dev
-    # measured (observe/2): dev 0.84 / 0.62, held-out 0.70 / 0.54, quiet 0.94 / 0.88
-    assert dev["precision"] >= 0.8 and dev["recall"] >= 0.58, dev
-    assert test["precision"] >= 0.65 and test["recall"] >= 0.5, test
-    assert dev["quiet_turns_quiet"] >= 0.9 and test["quiet_turns_quiet"] >= 0.8, (dev, test)
+    assert dev["turns"] >= 420 and dev["annotated"] >= 350, dev
+    # measured (round 3, 34 dev chats): dev 0.85 / 0.62, held-out 0.72 / 0.54, quiet 0.94 / 0.91
+    assert dev["precision"] >= 0.82 and dev["recall"] >= 0.6, dev
+    assert test["precision"] >= 0.68 and test["recall"] >= 0.5, test
+    assert dev["quiet_turns_quiet"] >= 0.9 and test["quiet_turns_quiet"] >= 0.85, (dev, test)
+
+
+def test_relative_dates_are_resolved_in_the_dev_chats() -> None:
+    """Every dated annotation of the first 24 dev chats that an observation finds has its date
+    (measured 12/12); the widened split 15/16 (a time said in the next sentence is not read)."""
+    old, dev = run("dev", limit=24), run("dev")
+    right, dated = map(int, old["dates_right"].split("/"))
+    assert right == dated >= 12, old
+    right, dated = map(int, dev["dates_right"].split("/"))
+    assert dated >= 16 and right >= dated - 1, dev
 
 
 @pytest.mark.parametrize("backend", ["embedded", pytest.param("real", marks=pytest.mark.real)])

@@ -96,3 +96,45 @@ def test_a_turn_time_in_the_future_is_refused(gw: RunningGateway) -> None:
             ns, "s1", role="user", content="hello", at=datetime.now(UTC) + timedelta(seconds=30)
         )
         assert len(c.window(ns, "s1")) == 1  # within the clock skew allowed
+
+
+def test_a_backfilled_answer_is_dated_by_its_own_time_and_its_question(gw: RunningGateway) -> None:
+    """Turns of May 2018 imported in 2026: "next semester" and the weekend the question asked
+    about resolve against the turns' times, not the clock."""
+    ns = f"user/sam{uuid.uuid4().hex[:6]}"
+    friday = datetime(2018, 5, 11, 20, 0, tzinfo=UTC)
+    chat = [
+        ("assistant", "Did you do anything fun over the weekend?"),
+        ("user", "Yeah! I went to Boise for a tournament"),
+        ("assistant", "nice"),
+        ("user", "I'm taking physics next semester and I'm going to tennis practice right now"),
+    ]
+    with gw.client("master") as c:
+        for n, (role, text) in enumerate(chat):
+            c.append_turn(
+                ns,
+                "s1",
+                role=role,
+                content=text,
+                at=friday + timedelta(minutes=n),
+                metadata={"speaker": "Sam" if role == "user" else "Alex"},
+            )
+        c.end_session(ns, "s1", wait=True)
+        got = {}
+        for e in c.timeline(ns, limit=50, types=["observation"]):
+            m = c.get(e.id)
+            got[m.content] = (m.metadata[WHEN], m.event_time)
+    assert got == {
+        "Sam went to Boise for a tournament over the weekend of 2018-05-05.": (
+            "2018-W18",
+            datetime(2018, 4, 30, tzinfo=UTC),
+        ),
+        "Sam is taking physics in the semester starting September 2018.": (
+            "2018",
+            datetime(2018, 9, 1, tzinfo=UTC),
+        ),
+        "Sam is going to tennis practice right now, on 2018-05-11.": (
+            "2018-05-11",
+            datetime(2018, 5, 11, tzinfo=UTC),
+        ),
+    }, got

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gateway.core.model.candidates import DueSession, SessionTurns
+from gateway.core.model.candidates import FORMED_IDS_KEPT, DueSession, SessionTurns
 from gateway.core.model.control import (
     ERASED_TEXT,
     ERASURE_SKEW_S,
@@ -35,9 +35,11 @@ class _Decision:
 
 @dataclass
 class _Session:
-    """A session's turns waiting to be mined, by position; how far mining got; its last turn."""
+    """A session's turns waiting to be mined, by position; the ids of the last mined ones (with
+    their positions, oldest first); how far mining got; its last turn."""
 
     turns: dict[int, Turn] = field(default_factory=dict)
+    formed: dict[str, int] = field(default_factory=dict)
     formed_upto: int = 0
     last_turn: float = 0.0
 
@@ -198,6 +200,7 @@ class InMemoryLedger:
         self._drop_review(ids)
         for s in r.sessions.values():
             s.turns = {pos: t for pos, t in s.turns.items() if t.id not in ids}
+            s.formed = {tid: pos for tid, pos in s.formed.items() if tid not in ids}
 
     async def scrub_namespace(self, namespace: str) -> None:
         r = self.records
@@ -277,7 +280,7 @@ class InMemoryLedger:
         r = self.records
         s = r.sessions.setdefault((namespace, session_id), _Session())
         for t in turns:
-            if all(kept.id != t.id for kept in s.turns.values()):
+            if t.id not in s.formed and all(kept.id != t.id for kept in s.turns.values()):
                 r.position += 1
                 s.turns[r.position] = replace(t, zone=Zone.DIALOGUE, metadata=dict(t.metadata))
         s.last_turn = time.time()
@@ -299,6 +302,8 @@ class InMemoryLedger:
         s = self.records.sessions.get((namespace, session_id))
         if s is not None:
             s.formed_upto = max(s.formed_upto, upto)
+            s.formed.update((t.id, pos) for pos, t in sorted(s.turns.items()) if pos <= upto)
+            s.formed = dict(sorted(s.formed.items(), key=lambda kv: kv[1])[-FORMED_IDS_KEPT:])
             s.turns = {pos: t for pos, t in s.turns.items() if pos > upto}
 
     async def due_sessions(

@@ -287,3 +287,104 @@ def test_typed_contractions_and_weekends() -> None:
     assert w.text == "Sam was in Montana over the weekend of 2018-11-03." and w.when == "2018-W44"
     [d] = observe([_turn("My last day isn't until May 30th")])
     assert d.text == "Sam's last day isn't until 2019-05-30."
+
+
+MAY = datetime(2018, 5, 11, 15, 0, tzinfo=UTC)  # a Friday
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "label", "said"),
+    [
+        ("I went home yesterday", MONDAY, "2018-11-04", "Sam went home on 2018-11-04."),
+        ("I'm going to a concert tonight", MONDAY, "2018-11-05", "on 2018-11-05"),
+        ("I will fly home tmrw", MONDAY, "2018-11-06", "Sam will fly home on 2018-11-06."),
+        ("I went home two days ago", MONDAY, "2018-11-03", "Sam went home on 2018-11-03."),
+        ("I went to Utah last week", MONDAY, "2018-W44", "in the week of 2018-10-29"),
+        ("I saw my aunt a few weeks ago", MONDAY, "2018-W42", "in the week of 2018-10-15"),
+        ("I'm going camping this weekend", MONDAY, "2018-W45", "over the weekend of 2018-11-10"),
+        ("I'm moving to Denver next month", MONDAY, "2018-12", "in December 2018"),
+        ("I graduated from high school last year", MONDAY, "2017", "in 2017"),
+        ("I moved to Provo in March", MONDAY, "2018-03", "in March 2018"),
+        ("I saw my sister on Friday", MONDAY, "2018-11-02", "on 2018-11-02"),
+        ("I worked at a summer camp last summer", MONDAY, "2018", "in summer 2018"),
+        ("I worked at a summer camp last summer", MAY, "2017", "in summer 2017"),
+        ("I have big plans for the summer", MONDAY, "2019", "in summer 2019"),
+        ("I have big plans for the summer", MAY, "2018", "in summer 2018"),
+        ("I'm taking physics next semester", MONDAY, "2019", "semester starting January 2019"),
+        ("I'm taking physics next semester", MAY, "2018", "semester starting September 2018"),
+        ("I'm going to tennis practice right now", MAY, "2018-05-11", "right now, on 2018-05-11"),
+        ("I'm going to do my homework now", MAY, "2018-05-11", "now, on 2018-05-11"),
+        ("I should graduate in April if all goes well", MONDAY, "2019-04", "in April 2019"),
+        ("I got 15 days till graduation", MAY, "2018-05-26", "graduation, on 2018-05-26"),
+    ],
+)
+def test_each_kind_of_relative_time_is_resolved_in_the_observation(
+    text: str, at: datetime, label: str, said: str
+) -> None:
+    """Against the turn's time, not the clock's: the label, the event time and the words."""
+    [o] = observe([_turn(text, at=at)])
+    assert o.when == label and said in o.text, o
+    assert o.event_time == resolve(text, at).start  # type: ignore[union-attr]
+    assert o.event_time <= at or o.type == "plan", o
+
+
+def test_a_bare_now_dates_a_plan_not_a_state() -> None:
+    assert resolve("I drink coffee now", MONDAY) is None
+    [o] = observe([_turn("I drink coffee now")])
+    assert o.when == "" and o.event_time == MONDAY
+
+
+def test_every_time_said_in_a_statement_is_resolved() -> None:
+    [o] = observe(
+        [_turn("My last day isn't until May 30th and graduation isn't until June 3rd", MAY)]
+    )
+    assert o.text == "Sam's last day isn't until 2018-05-30 and graduation isn't until 2018-06-03."
+    assert o.when == "2018-05-30"
+
+
+def test_an_answer_takes_the_time_the_question_asked_about() -> None:
+    asked = Turn("a1", "assistant", "Did you do anything fun over the weekend?", at=MONDAY)
+    said = _turn("Yeah! I went to Boise for a tournament. I'm a CS major")
+    went, major = observe([asked, said])
+    assert went.text == "Sam went to Boise for a tournament over the weekend of 2018-11-03."
+    assert went.when == "2018-W44" and went.event_time == datetime(2018, 10, 29, tzinfo=UTC)
+    assert major.when == "" and major.text == "Sam is a CS major."
+
+
+def test_a_question_that_asks_no_activity_lends_no_time() -> None:
+    asked = Turn("a1", "assistant", "you excited for BYU in the Fall?", at=MAY)
+    [o] = observe([asked, _turn("I'm actually going on my mission first", MAY)])
+    assert o.when == "" and o.text == "Sam is actually going on Sam's mission first."
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (  # "going to go" is a farewell only at the end of what is said
+            "i am actually going to go on a temple walk with some people in my ward",
+            ["Sam is actually going to go on a temple walk with some people in Sam's ward."],
+        ),
+        (
+            "my wife normally plans fun things to do",
+            ["Sam's wife normally plans fun things to do.", "Sam has a wife."],
+        ),
+        ("Math is my best subject and favorite", ["Math is Sam's best subject and favorite."]),
+        ("I don't know too much about wars", ["Sam does not know too much about wars."]),
+        ("I dont know, It just kinda seems right", []),
+        ("I've wanted to", []),
+        ("I'm crying", []),
+        ("Yeah I didn't care. My personal opinion.", []),
+        ("I'm almost positive we will have a NEW president", []),
+        ("I didn't know they were doing that", []),
+        ("(I'm the youngest, that's why I ask)", ["Sam is the youngest."]),
+        ("Oh, I'm going to go now", []),
+    ],
+)
+def test_what_a_statement_says_and_what_says_nothing(text: str, said: list[str]) -> None:
+    assert [o.text for o in observe([_turn(text)])] == said
+
+
+def test_where_you_from_without_are() -> None:
+    asked = Turn("a1", "assistant", "cool\nso where you from?", at=MONDAY)
+    [o] = observe([asked, _turn("va")])
+    assert o.text == "Sam is from va." and o.type == "fact"

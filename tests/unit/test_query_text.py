@@ -25,10 +25,38 @@ def test_dense_text_masks_names_but_not_the_first_word() -> None:
     )
 
 
+def test_dense_text_masks_chinese_names() -> None:
+    assert query_text.dense_text("陈静的另一半叫什么？") == "他的另一半叫什么？"
+    assert query_text.dense_text("梁家豪以前是做什么工作的？") == "他以前是做什么工作的？"
+    assert query_text.dense_text("想联系王芳，用什么方式最好？") == "想联系他，用什么方式最好？"
+    # a two-character name before a word of its own keeps that word
+    assert query_text.dense_text("何森住在伦敦哪一带？") == "他住在伦敦哪一带？"
+    assert query_text.dense_text("陈静存钱是打算干什么用？") == "他存钱是打算干什么用？"
+    assert query_text.dense_text("陈静和王芳是同事吗") == "他和他是同事吗"
+    # a surname character inside a common word is not a name
+    assert query_text.dense_text("王芳周末去哪里？") == "他周末去哪里？"
+    for text in ("我每周去一次", "今天很高兴", "马上到", "白天在哪", "用户不吃什么？"):
+        assert query_text.dense_text(text) == text
+
+
 def test_names_matches_whole_words_only() -> None:
     assert query_text.names("What does Leo's cat eat?", "Leo")
     assert not query_text.names("What does Leona eat?", "Leo")
     assert not query_text.names("What does Leo eat?", "")
+
+
+def test_names_finds_a_name_inside_a_chinese_sentence() -> None:
+    # CJK has no word boundaries: a Chinese name is found inside the sentence
+    assert query_text.names("陈静的家在上海哪一片？", "陈静")
+    assert query_text.names("你知道陈静是干哪一行的吗", "陈静")
+    assert not query_text.names("陈晨的家在上海哪一片？", "陈静")
+    # a name in Latin letters beside Chinese characters (a mixed question)
+    assert query_text.names("Alice在哪里工作？", "Alice")
+    assert query_text.names("你认识Leo吗", "Leo")
+    assert query_text.names("Chen Jing住在哪里", "Chen Jing")
+    # ... and still as a whole word of its own script
+    assert not query_text.names("Leona在哪里工作？", "Leo")
+    assert not query_text.names("你认识Leo2吗", "Leo")
 
 
 def test_a_turn_is_embedded_without_its_speaker_name() -> None:

@@ -103,6 +103,11 @@ class SessionTurns:
     turns: list[Turn] = field(default_factory=list)
 
 
+#: per session, the ids of the last this many mined turns are remembered (then dropped with the
+#: session's transcript by erasure), so a turn recorded again after it was mined stores nothing
+FORMED_IDS_KEPT = 4096
+
+
 @dataclass(frozen=True, slots=True)
 class DueSession:
     """A session with turns waiting to be mined, and why it is due."""

@@ -180,8 +180,9 @@ class FormationTurnLedger(Protocol):
     """Dialogue turns kept until memory formation has mined them."""
 
     async def record_turns(self, namespace: str, session_id: str, turns: Sequence[Turn]) -> None:
-        """Keep dialogue turns for memory formation until they are mined. Idempotent by turn id;
-        each new turn gets the next position of the ledger."""
+        """Keep dialogue turns for memory formation until they are mined. Idempotent by turn id,
+        mined turns too (the session's last ``FORMED_IDS_KEPT`` of them); each new turn gets the
+        next position of the ledger."""
 
     async def unformed_turns(
         self, namespace: str, session_id: str, upto: int = 0, limit: int = 0
@@ -190,7 +191,8 @@ class FormationTurnLedger(Protocol):
         at most ``limit`` of them (0: no limit)."""
 
     async def mark_formed(self, namespace: str, session_id: str, upto: int) -> None:
-        """Turns up to position ``upto`` were mined: drop them, never mine them again."""
+        """Turns up to position ``upto`` were mined: drop them but remember their ids, never
+        keep or mine them again."""
 
     async def due_sessions(
         self, idle_before: float, every_turns: int, limit: int

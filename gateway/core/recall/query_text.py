@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from gateway.core.recall import cjk_names
 from gateway.core.screening import memo
 
 # A word that does not start the question (after a word, a comma... and a space), with its
@@ -25,7 +26,10 @@ _PLACE_WORDS = frozenset(
 
 def dense_text(query: str) -> str:
     """The query with the names of people in it replaced by "they"/"their": capitalised words
-    (any script with case: "Tomás", "Lucía") that do not start it or follow a preposition."""
+    (any script with case: "Tomás", "Lucía") that do not start it or follow a preposition; and
+    Chinese names by "他" (``cjk_names``)."""
+    if _CJK.search(query):
+        query = cjk_names.masked(query)
 
     def mask(m: re.Match[str]) -> str:
         word = m.group(1)
@@ -39,14 +43,24 @@ def dense_text(query: str) -> str:
     return _WORD.sub(mask, query)
 
 
+_CJK_RANGES = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK = re.compile(f"[{_CJK_RANGES}]")
+#: a letter or digit of a script that separates its words (not CJK)
+_SPACED_WORD_CHAR = f"[^\\W{_CJK_RANGES}]"
+
+
 @memo.remembered(4096)
 def names(query: str, person: str) -> bool:
-    """Whether ``query`` names ``person`` (as a whole word, case as written). Remembered: one
-    recall asks it of every candidate, for the same two or three speakers."""
-    return bool(person) and re.search(rf"(?<!\w){re.escape(person)}(?!\w)", query) is not None
-
-
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+    """Whether ``query`` names ``person``, case as written: a name in a script that separates
+    words as a whole word of that script ("Leo", not "Leona"; a CJK character next to it is a
+    boundary: "Alice在哪里工作？"); a name in CJK, which has no word boundaries, as a substring
+    ("陈静的家在哪？"). Remembered: one recall asks it of every candidate, for the same two or
+    three speakers."""
+    if not person:
+        return False
+    before = "" if _CJK.match(person[0]) else f"(?<!{_SPACED_WORD_CHAR})"
+    after = "" if _CJK.match(person[-1]) else f"(?!{_SPACED_WORD_CHAR})"
+    return re.search(f"{before}{re.escape(person)}{after}", query) is not None
 
 
 def mostly_cjk(query: str) -> bool:

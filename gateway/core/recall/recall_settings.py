@@ -27,7 +27,7 @@ class RecallSettings:
     #: the embedder reads Chinese as well as English: a CJK query ranks by its cosine, with this
     #: lexical weight (``fusion.FusionWeights.multilingual_cjk_lexical``)
     multilingual: bool = False
-    w_cjk_lexical: float = 0.02
+    w_cjk_lexical: float = 0.0
     query_embed_threads: int = 1
     query_embed_batch: int = 32
     #: the lexical search runs after the vector search, in the load's round trip (Neo4j)

@@ -141,6 +141,21 @@ async def test_erasure_drops_turns_waiting_to_be_mined(ledger: ErasedTurns) -> N
     assert [(d.namespace, d.session_id) for d in due] == [("user/b", "s1")]
 
 
+async def test_erasure_drops_the_ids_of_mined_turns(ledger: ErasedTurns) -> None:
+    """The ids kept of mined turns go with the turns: a turn of an erased id, or in an erased
+    namespace, is a new one."""
+    for session, ids in (("s1", ["t1", "t2"]), ("s2", ["t4"])):
+        await ledger.record_turns("user/a", session, [Turn(i, "user", "x") for i in ids])
+        mined = await ledger.unformed_turns("user/a", session)
+        await ledger.mark_formed("user/a", session, mined.upto)
+    await ledger.scrub(["t1"])
+    await ledger.record_turns("user/a", "s1", [Turn("t1", "user", "x"), Turn("t2", "user", "x")])
+    assert [t.id for t in (await ledger.unformed_turns("user/a", "s1")).turns] == ["t1"]
+    await ledger.scrub_namespace("user/a")
+    await ledger.record_turns("user/a", "s2", [Turn("t4", "user", "x")])
+    assert [t.id for t in (await ledger.unformed_turns("user/a", "s2")).turns] == ["t4"]
+
+
 async def test_scrub_keeps_who_when_what_but_no_text(ledger: Ledger, tmp_path: Path) -> None:
     """Every area at once: an erasure reaches all of them."""
     secret = "zebra-ledger-9c1d"

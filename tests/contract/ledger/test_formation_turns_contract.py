@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from gateway.core.model.candidates import FORMED_IDS_KEPT
 from gateway.core.model.models import Turn
 from gateway.core.ports.control_ports import FormationTurnLedger
 from tests.contract.ledger.opening import Opens, opened
@@ -39,6 +40,35 @@ async def test_turns_wait_to_be_mined_once(ledger: FormationTurnLedger) -> None:
     assert (await ledger.unformed_turns("user/a", "s1")).turns == []
     await ledger.mark_formed("user/a", "s1", first.upto)  # never goes back
     assert (await ledger.unformed_turns("user/a", "s1")).turns == []
+
+
+async def test_a_turn_recorded_again_after_it_was_mined_is_kept_no_more(
+    ledger: FormationTurnLedger,
+) -> None:
+    """A replay after mining (the journal re-applying a turn, a client retry) stores nothing:
+    the mined rows are gone, their ids are not."""
+    turns = [Turn(f"t{i}", "user", f"line {i}") for i in range(3)]
+    await ledger.record_turns("user/a", "s1", turns)
+    mined = await ledger.unformed_turns("user/a", "s1")
+    await ledger.mark_formed("user/a", "s1", mined.upto)
+    await ledger.record_turns("user/a", "s1", [*turns, Turn("t3", "user", "line 3")])
+    again = await ledger.unformed_turns("user/a", "s1")
+    assert [t.id for t in again.turns] == ["t3"] and again.after == mined.upto
+    [due] = await ledger.due_sessions(time.time() + 1, 0, 10)
+    assert (due.session_id, due.new_turns) == ("s1", 1)
+    # per session: another session may hold a turn of the same id
+    await ledger.record_turns("user/a", "s2", turns[:1])
+    assert [t.id for t in (await ledger.unformed_turns("user/a", "s2")).turns] == ["t0"]
+
+
+async def test_mined_turn_ids_are_remembered_up_to_a_bound(ledger: FormationTurnLedger) -> None:
+    turns = [Turn(f"t{i}", "user", "x") for i in range(FORMED_IDS_KEPT + 1)]
+    await ledger.record_turns("user/a", "s1", turns[:2])
+    await ledger.mark_formed("user/a", "s1", (await ledger.unformed_turns("user/a", "s1")).upto)
+    await ledger.record_turns("user/a", "s1", turns[2:])
+    await ledger.mark_formed("user/a", "s1", (await ledger.unformed_turns("user/a", "s1")).upto)
+    await ledger.record_turns("user/a", "s1", turns[:2])  # t0 is the oldest: forgotten
+    assert [t.id for t in (await ledger.unformed_turns("user/a", "s1")).turns] == ["t0"]
 
 
 async def test_due_sessions_idle_or_many_new_turns(ledger: FormationTurnLedger) -> None:
