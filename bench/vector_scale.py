@@ -6,6 +6,7 @@ affinity buys.
     python -m bench.vector_scale startup --memories 1000000 --namespaces 10000          # embedded
     python -m bench.vector_scale startup --memories 1000000 --namespaces 10000 \\
         --neo4j-uri bolt://127.0.0.1:7702 --redis-url redis://127.0.0.1:6401/0 --replicas 2
+    python -m bench.vector_scale onens --sizes 10000,1000000 --stages --exact-too --keep DIR
     python -m bench.vector_scale affinity
 
 ann       one namespace of N vectors near real dialogue (MiniLM vectors of the project's dialogue
@@ -19,6 +20,10 @@ startup   N memories over M namespaces (hash-embedder vectors of short notes; ``
           on hot (second recall) and cold (first) namespaces, the same hit ids in both modes on a
           sample. Embedded: the index alone in a child process (start = open + fill or pin).
           Neo4j: ``--replicas`` real gateways (Redis journal) started side by side, through gRPC.
+onens     one namespace of N dialogue turns (``turns``: the project's conversations, copied with a
+          lap number) through a gateway: recall p50 at each size (``--stages``: the gateway in
+          this process, each stage's p50; ``--exact-too``: the same questions again with the
+          lexical search exact at any size, its p50 and how many answers agree).
 affinity  the hit rate of a replica's cache when recalls reach replicas round robin against one
           namespace always to the same replica (the client's target list ordered by a hash of the
           namespace), on a Zipf workload, simulated over the cache's own LRU policy.
@@ -464,15 +469,18 @@ async def _onens(args: argparse.Namespace) -> None:
                     times = []
                     if timer:
                         timer.take()
+                    hits: dict[str, list[str]] = {}
                     for q in qs:
                         t = time.perf_counter()
-                        c.recall(q, namespaces=["user/speed"], top_k=10)
+                        r = c.recall(q, namespaces=["user/speed"], top_k=10)
                         times.append(time.perf_counter() - t)
+                        hits[q] = [_lap_free(h.content) for h in r.hits]
                         for name, ms in (timer.take() if timer else {}).items():
                             stages.setdefault(name, []).append(ms)
+                    exact = _exact_too(c, qs, hits) if args.exact_too and timer else {}
             p50, p95, _ = _pcts(times)
             row = {"memories": size, "recall_p50_ms": round(p50, 1), "p95_ms": round(p95, 1),
-                   "start_s": round(start_s, 1), "written_s": round(load, 1)}  # fmt: skip
+                   "start_s": round(start_s, 1), "written_s": round(load, 1), **exact}  # fmt: skip
             rows.append(row)
             print(json.dumps(row), flush=True)
             for name, ms in sorted(stages.items(), key=lambda kv: -float(np.median(kv[1]))):
@@ -480,6 +488,59 @@ async def _onens(args: argparse.Namespace) -> None:
     if len(rows) > 1:
         print(f"p50 at {rows[-1]['memories']:,} / p50 at {rows[0]['memories']:,}: "
               f"{rows[-1]['recall_p50_ms'] / rows[0]['recall_p50_ms']:.2f}x")  # fmt: skip
+
+
+def _lap_free(content: str) -> str:
+    """A turn's text without the lap number ``turns`` adds to its copies (" (12)")."""
+    head, _, tail = content.rpartition(" (")
+    return head if head and tail.endswith(")") and tail[:-1].isdigit() else content
+
+
+def _evidence() -> dict[str, set[str]]:
+    """Each question's evidence turns as ``turns`` writes them ("Speaker: text")."""
+    from bench.recall_speed import DATA, load
+
+    out: dict[str, set[str]] = {}
+    for conv in load(DATA)["conversations"]:
+        said = {
+            t["id"]: f"{t['speaker']}: {t['text']}" for s in conv["sessions"] for t in s["turns"]
+        }
+        for q in conv["questions"]:
+            out.setdefault(q["question"], set()).update(said[e] for e in q["evidence"] if e in said)
+    return out
+
+
+def _r10(hits: dict[str, list[str]], evidence: dict[str, set[str]]) -> float:
+    """R@10 by text: the share of a question's evidence turns among its hits (any copy)."""
+    scored = [len(evidence[q] & set(h)) / len(evidence[q]) for q, h in hits.items() if evidence[q]]
+    return round(100 * sum(scored) / max(1, len(scored)), 1)
+
+
+def _exact_too(c: Any, qs: list[str], hits: dict[str, list[str]]) -> dict[str, float]:
+    """The same questions with the lexical search exact at any size (the gateway runs in this
+    process): its p50, how many answers agree with the two-step search's, and R@10 of each
+    against the questions' evidence. Compared by text without the lap number: ``turns`` stores
+    copies of one conversation, equal but for it."""
+    from stores import text_analysis
+
+    kept = text_analysis.LEXICAL_APPROX_MIN
+    text_analysis.LEXICAL_APPROX_MIN = 1 << 62
+    exact: dict[str, list[str]] = {}
+    try:
+        times, top1, top10 = [], 0, 0.0
+        for q in qs:
+            t = time.perf_counter()
+            r = c.recall(q, namespaces=["user/speed"], top_k=10)
+            times.append(time.perf_counter() - t)
+            exact[q] = want = [_lap_free(h.content) for h in r.hits]
+            top1 += want[:1] == hits[q][:1]
+            top10 += len(set(want) & set(hits[q])) / max(1, len(set(want)))
+    finally:
+        text_analysis.LEXICAL_APPROX_MIN = kept
+    evidence = _evidence()
+    return {"exact_lexical_p50_ms": round(_pcts(times)[0], 1),
+            "same_top1": round(top1 / len(qs), 3), "top10_overlap": round(top10 / len(qs), 3),
+            "r10": _r10(hits, evidence), "r10_exact": _r10(exact, evidence)}  # fmt: skip
 
 
 # -- affinity ----------------------------------------------------------------------------------
@@ -557,6 +618,11 @@ def main() -> None:
     o.add_argument("--queries", type=int, default=200)
     o.add_argument("--stages", action="store_true", help="gateway in a thread, each stage's p50")
     o.add_argument("--keep", default="", help="keep (and re-use) the written stores under DIR")
+    o.add_argument(
+        "--exact-too",
+        action="store_true",
+        help="with --stages: the same questions with the lexical search exact (p50, agreement)",
+    )
     f = sub.add_parser("affinity")
     f.add_argument("--namespaces", type=int, default=20_000)
     f.add_argument("--recalls", type=int, default=200_000)

@@ -131,7 +131,7 @@ CALL () {
 """
 
 _KEYWORD = f"""
-CALL db.index.fulltext.queryNodes('{MEMORY_TEXT_INDEX}', $lucene) YIELD node, score
+CALL db.index.fulltext.queryNodes('{MEMORY_TEXT_INDEX}', $lucene, $options) YIELD node, score
 WHERE node.search_ns IN $namespaces AND node.status = $active {{layers}}
 WITH node, score
 ORDER BY score DESC, node.when_at DESC, node.id
@@ -158,7 +158,8 @@ CALL () {{
 CALL (kept) {{
   WITH kept WHERE $search AND size(kept) > 0
   CALL db.index.fulltext.queryNodes('{MEMORY_TEXT_INDEX}',
-    'search_text:(' + reduce(q = head(kept), x IN tail(kept) | q + ' OR ' + x) + ')' + $scope)
+    'search_text:(' + reduce(q = head(kept), x IN tail(kept) | q + ' OR ' + x) + ')' + $scope,
+    $options)
   YIELD node, score
   WHERE node.search_ns IN $namespaces AND node.status = $active {{layers}}
   WITH node, score
@@ -306,6 +307,20 @@ def _lucene_scope(namespaces: Sequence[str]) -> str:
     if len(scoped) == len(namespaces) and 0 < len(scoped) <= _MAX_LUCENE_NAMESPACES:
         return " AND search_ns:(" + " OR ".join(map(_lucene_phrase, scoped)) + ")^0"
     return ""
+
+
+def _lucene_options(
+    namespaces: Sequence[str], layers: Sequence[Layer], limit: int
+) -> dict[str, int]:
+    """The options of the search's ``queryNodes``: a limit when every Cypher filter after it is
+    already said in the Lucene query (the namespaces are, ``_lucene_scope``; only active
+    memories are indexed; a layer is not; a namespace is one whitespace token), so Lucene keeps a top-N and skips what cannot reach
+    it instead of handing every match to Cypher to sort (BM25's cost grew with the matches:
+    a term in 50,000 memories of one namespace). Twice the limit: ties at the cut go to the
+    newer memory among those Lucene kept."""
+    if layers or not _lucene_scope(namespaces) or any(len(ns.split()) != 1 for ns in namespaces):
+        return {}  # a namespace of several words is a phrase: it can match another one
+    return {"limit": 2 * max(1, limit) + 16}
 
 
 def _relative(rows: list[tuple[T, float]]) -> list[tuple[T, float]]:
@@ -542,6 +557,7 @@ class Neo4jRecordStore(Neo4jBacked):
             "namespaces": list(namespaces),
             "active": _ACTIVE,
             "limit": max(1, int(limit)),
+            "options": _lucene_options(namespaces, layers, limit),
             "load": unique,
         }
         layer_filter = ""
@@ -581,6 +597,7 @@ class Neo4jRecordStore(Neo4jBacked):
             "namespaces": list(namespaces),
             "active": _ACTIVE,
             "limit": int(limit),
+            "options": _lucene_options(namespaces, layers, limit),
         }
         layer_filter = ""
         if layers:

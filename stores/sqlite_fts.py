@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from gateway.core.model.models import Layer, Memory, Status
-from stores import text_analysis
+from stores import sqlite_fts_window, text_analysis
 from stores.sqlite_base import chunks, marks
 
 log = logging.getLogger("memgate.records")
@@ -40,6 +40,8 @@ CREATE = (
 )
 #: MATCH expressions longer than this many terms are cut (the first terms are kept)
 MAX_MATCH_TERMS = 64
+#: ``index_counts``' bound: every count is exact
+_ANY = 1 << 62
 #: ``bm25()`` with the weights of ``terms`` and ``scope``
 _BM25 = "bm25(memory_fts, 1.0, 0.0)"
 
@@ -148,15 +150,7 @@ def distinctive(
     todo = [t for t in terms if t not in found]
     if todo:
         # in how many documents of the whole index: an upper bound of the searched ones
-        vocab = f"SELECT term, doc FROM temp.memory_fts_vocab WHERE term IN ({marks(len(todo))})"
-        try:
-            anywhere = dict(conn.execute(vocab, todo).fetchall())
-        except sqlite3.OperationalError:  # the connection's first search: its view of the index
-            conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_fts_vocab "
-                "USING fts5vocab(main, 'memory_fts', 'row')"
-            )
-            anywhere = dict(conn.execute(vocab, todo).fetchall())
+        anywhere = index_counts(conn, todo, stats)
         shared = bool(scope) and everything > searched  # other memories share the index
         for term in todo:
             found[term] = n = anywhere.get(term, 0)
@@ -174,6 +168,69 @@ def distinctive(
     return [t for t in terms if found[t] <= most]
 
 
+def index_counts(
+    conn: sqlite3.Connection, terms: Sequence[str], stats: text_analysis.ScopeStats | None = None
+) -> dict[str, int]:
+    """In how many documents of the whole index each of ``terms`` is (absent: none); with
+    ``stats``, a count made less than its ``term_ttl_s`` ago is not made again (``fts5vocab``
+    walks a term's whole doclist: ~4 ms for one of 48k matches at 1M)."""
+    found: dict[str, int] = {}
+    for term in terms:
+        if stats is not None and (n := stats.term_count((), term, _ANY)) is not None:
+            found[term] = n
+    todo = [t for t in dict.fromkeys(terms) if t not in found]
+    if not todo:
+        return found
+    vocab = f"SELECT term, doc FROM temp.memory_fts_vocab WHERE term IN ({marks(len(todo))})"
+    try:
+        counted = dict(conn.execute(vocab, todo).fetchall())
+    except sqlite3.OperationalError:  # the connection's first search: its view of the index
+        conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_fts_vocab "
+            "USING fts5vocab(main, 'memory_fts', 'row')"
+        )
+        counted = dict(conn.execute(vocab, todo).fetchall())
+    for term in todo:
+        found[term] = counted.get(term, 0)
+        if stats is not None:
+            stats.remember_term((), term, _ANY, found[term])
+    return {t: n for t, n in found.items() if n}
+
+
+def windowed(
+    conn: sqlite3.Connection,
+    terms: Sequence[str],
+    counts: dict[str, int],
+    namespaces: Sequence[str],
+    whole: bool,
+    stats: text_analysis.ScopeStats,
+) -> dict[str, list[str]]:
+    """The searched namespaces in which each of ``terms`` is in more than
+    ``text_analysis.TERM_WINDOW`` memories (all layers; a term over it in none is left out):
+    there the term's newest ``TERM_WINDOW`` matches are its candidates
+    (``stores.sqlite_fts_window``). Judged per namespace, so a user's few memories searched
+    beside a large ``global`` keep every match of their names. ``counts``: the terms' documents
+    in the whole index (exact per namespace when ``whole``: one namespace is the index); other
+    counts are index probes of at most ``TERM_WINDOW + 1`` matches, remembered in ``stats``."""
+    bound = text_analysis.TERM_WINDOW
+    found: dict[str, list[str]] = {}
+    for term in terms:
+        if counts.get(term, 0) <= bound:
+            continue
+        for ns in dict.fromkeys(namespaces):
+            n = counts[term] if whole else stats.term_count((ns,), term, bound)
+            if n is None:
+                (n,) = conn.execute(
+                    "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
+                    "LIMIT ?)",
+                    (match([term], scope_of([ns], ())), bound + 1),
+                ).fetchone()
+                stats.remember_term((ns,), term, bound, n)
+            if n > bound:
+                found.setdefault(term, []).append(ns)
+    return found
+
+
 def keyword_rows(
     conn: sqlite3.Connection,
     terms: Sequence[str],
@@ -189,12 +246,12 @@ def keyword_rows(
     ``layers``) as (``columns`` of the ``memories`` row, raw ``bm25()``: lower is better), best
     first; equal scores go to the newer memory, then the smaller id.
 
-    FTS5 ranks the scoped matches and keeps the best ``2 x limit`` (a top-N sort); their
-    ``memories`` rows are filtered and ordered on three lean columns, and ``columns`` are read for
-    the ``limit`` kept only (reading every column of the page cost ~2x more at 10k memories). A
-    tie at the cut reads the next page.
+    Under ``text_analysis.LEXICAL_APPROX_MIN`` searched memories, FTS5 ranks every scoped match
+    (``_exact``); past it, the two steps of ``stores.sqlite_fts_window`` (``_approximate``).
+    ``columns`` are read for the ``limit`` kept only (reading every column of the page cost ~2x
+    more at 10k memories).
     """
-    (everything,) = conn.execute("SELECT count(*) FROM memory_fts_docsize").fetchone()
+    everything, _ = sqlite_fts_window.totals(conn)  # one record, at any size
     in_namespaces = scope_size(conn, stats, namespaces, ())
     if common > 0:
         # judged within the namespaces (all layers): the rule of the Neo4j adapter too
@@ -208,31 +265,18 @@ def keyword_rows(
     # 10k); a stale size can only leave another scope's rows in, which the row filter drops
     searched = in_namespaces if not layers else scope_size(conn, stats, namespaces, layers)
     scope = scope_of(namespaces, layers) if everything > searched else ""
-    expr = match(terms, scope)
     # the unary + keeps SQLite from scanning an index on these columns: the rows are looked up
-    # by rowid; the LEFT JOIN keeps every row of the page (its length says whether more follow),
-    # with a NULL id where the row is out of scope
+    # by rowid
     on = f"+m.status = 'active' AND +m.namespace IN ({marks(len(namespaces))})"
     args: list[Any] = list(namespaces)
     if layers:
         on += f" AND +m.layer IN ({marks(len(layers))})"
         args.extend(Layer(v).value for v in layers)
-    sql = (
-        f"SELECT f.score, m.when_at, m.id, f.rowid FROM (SELECT rowid, {_BM25} AS score "
-        "FROM memory_fts WHERE memory_fts MATCH ? ORDER BY score LIMIT ? OFFSET ?) f "
-        f"LEFT JOIN memories m ON m.rowid = f.rowid AND {on}"
-    )
-    best: list[tuple[float, int, str, int]] = []  # (bm25, -when_at, id, rowid)
-    size, offset = max(2 * limit, 32), 0
-    while True:
-        page = conn.execute(sql, (expr, size, offset, *args)).fetchall()
-        best.extend((s, -when_at, mid, rowid) for s, when_at, mid, rowid in page if mid is not None)
-        best.sort()
-        del best[limit:]
-        if len(page) < size or (len(best) == limit and max(r[0] for r in page) > best[-1][0]):
-            break  # no more matches, or every later one scores worse than the last kept
-        offset += size
-        size *= 2
+    if searched >= text_analysis.LEXICAL_APPROX_MIN:
+        whole = len(namespaces) == 1 and everything <= in_namespaces
+        best = _approximate(conn, terms, namespaces, layers, scope, whole, limit, stats, on, args)
+    else:
+        best = _exact(conn, terms, scope, limit, on, args)
     rows: dict[int, tuple[Any, ...]] = {}
     for part in chunks([rowid for *_, rowid in best]):
         for row in conn.execute(
@@ -241,6 +285,79 @@ def keyword_rows(
         ):
             rows[row[-1]] = row[:-1]
     return [(rows[rowid], s) for s, _, _, rowid in best if rowid in rows]
+
+
+def _exact(
+    conn: sqlite3.Connection,
+    terms: Sequence[str],
+    scope: str,
+    limit: int,
+    on: str,
+    args: Sequence[Any],
+) -> list[tuple[float, int, str, int]]:
+    """(bm25, -when_at, id, rowid) of the ``limit`` best: FTS5 ranks the scoped matches and keeps
+    the best ``2 x limit`` (a top-N sort), their ``memories`` rows are filtered (``on``) and
+    ordered on three lean columns. A tie at the cut reads the next page."""
+    # the LEFT JOIN keeps every row of the page (its length says whether more follow), with a
+    # NULL id where the row is out of scope
+    sql = (
+        f"SELECT f.score, m.when_at, m.id, f.rowid FROM (SELECT rowid, {_BM25} AS score "
+        "FROM memory_fts WHERE memory_fts MATCH ? ORDER BY score LIMIT ? OFFSET ?) f "
+        f"LEFT JOIN memories m ON m.rowid = f.rowid AND {on}"
+    )
+    expr = match(terms, scope)
+    best: list[tuple[float, int, str, int]] = []
+    size, offset = max(2 * limit, 32), 0
+    while True:
+        page = conn.execute(sql, (expr, size, offset, *args)).fetchall()
+        best.extend((s, -when_at, mid, rowid) for s, when_at, mid, rowid in page if mid is not None)
+        best.sort()
+        del best[limit:]
+        if len(page) < size or (len(best) == limit and max(r[0] for r in page) > best[-1][0]):
+            return best  # no more matches, or every later one scores worse than the last kept
+        offset += size
+        size *= 2
+
+
+def _approximate(
+    conn: sqlite3.Connection,
+    terms: Sequence[str],
+    namespaces: Sequence[str],
+    layers: Sequence[Layer],
+    scope: str,
+    whole: bool,
+    limit: int,
+    stats: text_analysis.ScopeStats,
+    on: str,
+    args: Sequence[Any],
+) -> list[tuple[float, int, str, int]]:
+    """``_exact``'s answer in a large scope: the best candidates (``stores.sqlite_fts_window``)
+    with their exact BM25, their rows read a page at a time (candidates are in scope by their
+    MATCH; the row filter rarely drops one) until the rest score worse than the last kept."""
+    terms = list(terms[:MAX_MATCH_TERMS])
+    counts = index_counts(conn, terms, stats)
+    windows = windowed(conn, terms, counts, namespaces, whole, stats)
+    ranked = sqlite_fts_window.ranking(
+        conn, terms, counts, windows, scope_of, match, namespaces, layers, scope,
+        text_analysis.TERM_WINDOW, limit,
+    )  # fmt: skip
+    best: list[tuple[float, int, str, int]] = []
+    step = 2 * limit
+    for at in range(0, len(ranked), step):
+        page = {rowid: score for score, rowid in ranked[at : at + step]}
+        best.extend(
+            (page[rowid], -when_at, mid, rowid)
+            for rowid, when_at, mid in conn.execute(
+                f"SELECT m.rowid, m.when_at, m.id FROM memories m WHERE {on} "
+                f"AND m.rowid IN ({marks(len(page))})",
+                (*args, *page),
+            )
+        )
+        best.sort()
+        more = ranked[at + step : at + step + 1]
+        if len(best) >= limit and (not more or more[0][0] > best[limit - 1][0]):
+            break
+    return best[:limit]
 
 
 def migrate(conn: sqlite3.Connection, memories: Callable[[], Iterable[tuple[int, Memory]]]) -> None:

@@ -210,6 +210,13 @@ def index_text(memory: Memory) -> str:
 
 #: a lexical search over fewer memories than this keeps every term (``most_documents``)
 COMMON_MIN_DOCS = 200
+#: the embedded store's lexical search ranks every match under this many searched memories, and
+#: past it the best candidates only (``stores.sqlite_fts_window``; the vector side switches to
+#: IVF at the same size, ``stores.faiss_index.APPROX_MIN``)
+LEXICAL_APPROX_MIN = 32_768
+#: past ``LEXICAL_APPROX_MIN``, a query term in more than this many memories of a searched
+#: namespace has its newest ``TERM_WINDOW`` matches there as candidates
+TERM_WINDOW = 1_000
 
 
 def most_documents(searched: int, common: float) -> int | None:
@@ -219,7 +226,8 @@ def most_documents(searched: int, common: float) -> int | None:
     fewer than ``COMMON_MIN_DOCS`` memories are searched). The same rule on every record store.
     (An absolute bound was measured and left out: at 2,000 it cut the lexical search in one
     namespace of 1M turns from 144 to 22 ms, but a user's few memories searched beside a large
-    ``global`` lost their names to it: docs/SCALING.md, "Vectors on demand".)"""
+    ``global`` lost their names to it. Large scopes are searched in two steps instead:
+    ``LEXICAL_APPROX_MIN``; docs/SCALING.md, "Vectors on demand".)"""
     if common <= 0 or searched < COMMON_MIN_DOCS:
         return None
     return int(common * searched)
@@ -267,9 +275,16 @@ class ScopeStats:
         return hit[1]
 
     def remember(self, key: tuple[tuple[str, ...], tuple[str, ...]], size: int) -> int:
+        """Keep ``size`` for ``ttl_s``; a scope past ``LEXICAL_APPROX_MIN`` for 120x longer
+        (10 min by default): its count walks an index of that many entries (50-100 ms at 1M, the
+        SQLite thread held), and a few thousand more or fewer memories move no line that
+        matters there."""
         if len(self._sizes) >= self._entries:
             self._sizes.clear()
-        self._sizes[key] = (time.monotonic(), int(size))
+        when = time.monotonic()
+        if size >= LEXICAL_APPROX_MIN:
+            when += 119 * self._ttl
+        self._sizes[key] = (when, int(size))
         return int(size)
 
     def term_count(self, namespaces: Sequence[str], term: str, most: int) -> int | None:
