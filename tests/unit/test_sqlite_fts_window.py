@@ -16,7 +16,20 @@ from stores import sqlite_fts, sqlite_fts_window, text_analysis
 from stores.sqlite_records import SqliteRecordStore
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
-WORDS = "tea coffee river mountain violin garden lisbon bicycle paint novel chess bread".split()
+WORDS = [
+    "tea",
+    "coffee",
+    "river",
+    "mountain",
+    "violin",
+    "garden",
+    "lisbon",
+    "bicycle",
+    "paint",
+    "novel",
+    "chess",
+    "bread",
+]
 
 
 def _mem(ns: str, i: int, text: str) -> Memory:
