@@ -111,9 +111,7 @@ class FormationRecords:
                 " FROM transcript WHERE namespace=? AND session_id=? AND pos<=?",
                 mined,
             )
-            c.execute(
-                "DELETE FROM transcript WHERE namespace=? AND session_id=? AND pos<=?", mined
-            )
+            c.execute("DELETE FROM transcript WHERE namespace=? AND session_id=? AND pos<=?", mined)
             c.execute(
                 "DELETE FROM formed_turn WHERE namespace=?1 AND session_id=?2 AND pos <="
                 " (SELECT pos FROM formed_turn WHERE namespace=?1 AND session_id=?2"

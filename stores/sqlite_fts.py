@@ -337,10 +337,19 @@ def _approximate(
     terms = list(terms[:MAX_MATCH_TERMS])
     counts = index_counts(conn, terms, stats)
     windows = windowed(conn, terms, counts, namespaces, whole, stats)
+    # a window is one namespace's: named unless that namespace is the whole index
+    several = bool(scope) or len(set(namespaces)) > 1
+    probes: list[sqlite_fts_window.Probe] = []
+    for term in terms:
+        held = windows.get(term, [])
+        rest = [ns for ns in dict.fromkeys(namespaces) if ns not in held]
+        if rest:
+            probes.append((term, match([term], scope_of(rest, layers) if held else scope), False))
+        for ns in held:
+            probes.append((term, match([term], scope_of([ns], layers) if several else ""), True))
     ranked = sqlite_fts_window.ranking(
-        conn, terms, counts, windows, scope_of, match, namespaces, layers, scope,
-        text_analysis.TERM_WINDOW, limit,
-    )  # fmt: skip
+        conn, terms, probes, counts, text_analysis.TERM_WINDOW, limit
+    )
     best: list[tuple[float, int, str, int]] = []
     step = 2 * limit
     for at in range(0, len(ranked), step):

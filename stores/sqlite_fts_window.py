@@ -76,44 +76,37 @@ def idf(rows: int, hits: int) -> float:
     return value if value > 0.0 else 1e-6
 
 
+#: one term's candidates: (term, its MATCH expression in some namespaces, whether they are its
+#: newest ``window`` matches there or all of them)
+Probe = tuple[str, str, bool]
+
+
 def ranking(
     conn: sqlite3.Connection,
     terms: Sequence[str],
+    probes: Sequence[Probe],
     counts: dict[str, int],
-    windows: dict[str, list[str]],
-    scope_of: Any,
-    match: Any,
-    namespaces: Sequence[str],
-    layers: Sequence[Any],
-    scope: str,
     window: int,
     limit: int,
 ) -> list[tuple[float, int]]:
     """(raw BM25 as ``bm25()`` gives it: negative, lower is better; rowid) of the best
-    ``candidates(limit)`` rows, best first. ``counts``: each term's rows in the whole index;
-    ``windows``: the namespaces where a term is windowed; ``scope``: the search's MATCH scope
-    ("" when the index is the scope); ``scope_of``/``match``: ``stores.sqlite_fts``'s."""
+    ``candidates(limit)`` rows, best first, over the candidates of ``probes``
+    (``stores.sqlite_fts`` writes their MATCH expressions). ``counts``: each term's rows in the
+    whole index."""
     rows, avgdl = totals(conn)
     weights = {t: idf(rows, counts.get(t, 0)) for t in terms}
     parts: list[str] = []
     params: list[Any] = []
-    # a window is one namespace's: named unless that namespace is the whole index
-    several = bool(scope) or len(set(namespaces)) > 1
-    pick = "SELECT rowid, ? AS s FROM memory_fts WHERE memory_fts MATCH ?"
-    for term in terms:
-        held = windows.get(term, [])
-        rest = [ns for ns in dict.fromkeys(namespaces) if ns not in held]
-        if rest:
-            parts.append(pick)
-            params.extend((weights[term], match([term], scope_of(rest, layers) if held else scope)))
-        for ns in held:
+    for term, expr, newest in probes:
+        if newest:
             parts.append(
                 "SELECT rowid, ? AS s FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? "
                 "ORDER BY rowid DESC LIMIT ?)"
             )
-            params.extend(
-                (weights[term], match([term], scope_of([ns], layers) if several else ""), window)
-            )
+            params.extend((weights[term], expr, window))
+        else:
+            parts.append("SELECT rowid, ? AS s FROM memory_fts WHERE memory_fts MATCH ?")
+            params.extend((weights[term], expr))
     best = conn.execute(
         f"SELECT rowid FROM ({' UNION ALL '.join(parts)}) GROUP BY rowid "
         "ORDER BY sum(s) DESC, rowid DESC LIMIT ?",
