@@ -66,6 +66,8 @@ def totals(conn: sqlite3.Connection) -> tuple[int, float]:
     if row is None:
         return 0, 0.0
     counts = varints(row[0])
+    if not counts:  # an index that never held a row
+        return 0, 0.0
     rows = counts[0]
     return rows, (sum(counts[1:]) / rows if rows else 0.0)
 

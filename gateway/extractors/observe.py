@@ -679,8 +679,10 @@ _ELLIPSIS = re.compile(
 #: one word past the subject and its auxiliaries says nothing on its own ("I've wanted",
 #: "I'm crying", "I didn't care"); "I surf" is already too short
 _BARE_PREDICATE = re.compile(
-    r"^i(?:'ve|'m|'d|'ll)?(?:\s+(?:am|have|had|do|did|don't|didn't|do not|did not|not|really|"
-    r"just|also|still|never|kinda|so|was|will))*\s+[a-z]+[\s.!,]*$",
+    r"^i(?:'ve|'d|'ll)?(?:\s+(?:have|had|do|did|don't|didn't|do not|did not|not|really|"
+    r"just|also|still|never|kinda|so|was|will))*\s+[a-z]+[\s.!,]*$"
+    # "I'm crying", "I am so leaving": a doing, not a state ("I'm vegan" is one: kept)
+    r"|^i(?:'m|\s+am)(?:\s+(?:not|really|just|also|still|so|kinda))*\s+[a-z]+ing[\s.!,]*$",
     re.I,
 )
 #: "my personal opinion", "my bad": the speaker's thing, said of nothing

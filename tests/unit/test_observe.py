@@ -373,6 +373,7 @@ def test_a_question_that_asks_no_activity_lends_no_time() -> None:
         ("I dont know, It just kinda seems right", []),
         ("I've wanted to", []),
         ("I'm crying", []),
+        ("I'm vegan.", ["Sam is vegan."]),
         ("Yeah I didn't care. My personal opinion.", []),
         ("I'm almost positive we will have a NEW president", []),
         ("I didn't know they were doing that", []),

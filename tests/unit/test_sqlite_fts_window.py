@@ -124,3 +124,12 @@ async def test_a_window_is_judged_per_namespace(
     assert {m.id for m in user} <= set(hits)
     held = [m.id for m in shared[-5:]]
     assert set(hits) == {m.id for m in user} | set(held)
+
+
+async def test_an_index_that_never_held_a_row_has_no_totals(tmp_path: Path) -> None:
+    """A fresh store's averages record is empty: the search must not fail on it (it did: a
+    gateway's first recall before any write answered INTERNAL)."""
+    store = await _store(tmp_path, [])
+    assert await store.keyword_search(["user/a"], [], "violin", 5) == []
+    await store.close()
+    assert sqlite_fts_window.totals(sqlite3.connect(tmp_path / "records.db")) == (0, 0.0)
