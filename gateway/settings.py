@@ -16,7 +16,7 @@ from gateway.embedding.factory import EMBEDDER_KINDS
 
 #: embedder kinds whose vectors read Chinese (and the other languages they cover) as well as
 #: English: a CJK query keeps the usual fusion weights with them
-MULTILINGUAL_EMBEDDERS = frozenset({"use-multilingual", "minilm+use"})
+MULTILINGUAL_EMBEDDERS = frozenset({"use-multilingual", "minilm+use", "e5-multilingual"})
 
 
 #: ``injection_embedder`` values: the kind the shipped attack prototypes are made with, or none

@@ -5,7 +5,8 @@ Layout in memory
     every (namespace, layer) pair has its own ``IndexIDMap(IndexFlatIP(dim))`` (a *partition*), so
     a search scans exactly the partitions of the namespaces (and layers) it asks for: its cost never
     grows with other namespaces' data, and results can never leak across namespaces. Vectors are
-    L2-normalised on the way in, so inner product is cosine similarity; flat indexes make the
+    L2-normalised on the way in and a query is used as given, so a unit query scores by cosine
+    similarity (a query with more in it, the e5 embedder's language shift, keeps it); flat indexes make the
     search exact. String ids map to per-shard int64 faiss ids (a counter) and back. A partition
     that reaches ``APPROX_MIN`` vectors becomes an inverted file (``IndexIVFFlat``, trained on a
     sample of it, retrained after growing ``APPROX_REGROW`` times) that a search probes in part:
@@ -590,9 +591,9 @@ class ShardedFaissIndex:
         return arr
 
     def _query_vector(self, vector: np.ndarray) -> np.ndarray:
-        q = np.array(self._vector(vector, "query vector"), dtype=np.float32).reshape(1, self.dim)
-        faiss.normalize_L2(q)
-        return q
+        """The query as given (not normalised): its length is the embedder's to set, and the
+        recall core scores the candidates the search did not bring with the same vector."""
+        return np.array(self._vector(vector, "query vector"), dtype=np.float32).reshape(1, self.dim)
 
     # -- synchronous work ----------------------------------------------------------------------
 

