@@ -242,6 +242,7 @@ def score(
     empty_turns = empty_ok = 0
     misses: list[str] = []
     wrong: list[str] = []
+    wrong_dates: list[str] = []
     for turn_id, wanted in gold.items():
         got = predicted.get(turn_id, [])
         n_pred += len(got)
@@ -263,6 +264,8 @@ def score(
             if w.get("date"):
                 dated += 1
                 dated_ok += hit.when == w["date"]
+                if hit.when != w["date"]:
+                    wrong_dates.append(f"{turn_id}: {hit.text} ({hit.when!r}, want {w['date']!r})")
     return {
         "turns": len(gold),
         "annotated": n_gold,
@@ -273,6 +276,7 @@ def score(
         "quiet_turns_quiet": round(empty_ok / empty_turns, 3) if empty_turns else 0.0,
         "wrong": wrong,
         "missed": misses,
+        "wrong_dates": wrong_dates,
     }
 
 
@@ -436,6 +440,7 @@ def _report(r: dict[str, Any], verbose: bool) -> Iterator[str]:
     if verbose:
         yield from (f"    wrong  {w}" for w in r["wrong"])
         yield from (f"    missed {m}" for m in r["missed"])
+        yield from (f"    date   {d}" for d in r.get("wrong_dates", []))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from gateway.core.model.candidates import Observation
 from gateway.core.model.models import Turn
@@ -202,7 +203,7 @@ def from_turn(
     seen: set[str] = set()
     found = []
     topic = replies.topic(before.content) if before is not None else ""
-    for clause in clauses(turn.content):
+    for clause, carried in dated_clauses(turn.content):
         if topic and _LIKED_IT.match(clause):  # "how do you like BYU?" — "I'm loving it!"
             clause = _LIKED_IT.sub(lambda m: m.group(0)[:-2] + topic, clause, count=1)
         if _PRONOUN.match(clause):
@@ -211,7 +212,7 @@ def from_turn(
                 continue
         else:
             people.note(clause)
-        found.append(_observation(clause, name, turn))
+        found.append(_observation(clause, name, turn, carried=carried))
     if before is not None:
         found.append(_answer(before.content, turn, name) or _reply(before.content, turn, name))
     found.extend(_judged(turn, name))
@@ -220,6 +221,10 @@ def from_turn(
     asked = _asked_when(before) if before is not None else None
     if asked is not None:  # "what did you do over the weekend?" — "I went to Boise"
         kept = [_dated(o, asked) for o in kept]
+    if _clock_today(turn.content):
+        # "I'm going to a temple walk … so I'll come over at like 4 ish": a plan for today
+        today = timeref.resolve("today", turn.at)
+        kept = [_dated(o, replace(today, future=True)) if today else o for o in kept]
     words = [frozenset(re.findall(r"[\w']+", o.text.lower())) for o in kept]
     for obs, mine in zip(kept, words, strict=True):
         if obs.text.lower() in seen or any(mine < other for other in words):
@@ -235,6 +240,30 @@ def _asked_when(before: Turn) -> timeref.When | None:
     if not questions or not _ASKS_WHAT_DONE.search(questions[-1]):
         return None  # "excited for BYU in the fall?" asks no time of an answer
     return timeref.resolve(questions[-1], before.at)
+
+
+#: a time of day with no day said ("at 4", "at like 4 ish", "around 7:30pm", "at noon")
+_CLOCK = re.compile(
+    r"\b(?:at|around|by|until|till) (?:like |about |around )?(?:\d{1,2}(?::\d\d)? ?(?:ish|am|pm|"
+    r"o'clock)?|noon)\b|\b\d{1,2}(?::\d\d)? ?(?:ish|am|pm|o'clock)\b",
+    re.I,
+)
+#: ... and the words that name a day, which make the time of day another day's
+_DAY_WORD = re.compile(
+    r"\b(?:tomorrow|tmrw|yesterday|tonight|monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday|weekend|next|last|ago|day|days|week|weeks|month|year|morning|every|usually|always)\b",
+    re.I,
+)
+
+
+def _clock_today(text: str) -> bool:
+    """Whether a sentence of ``text`` says a time of day and no day: that day is today."""
+    return any(
+        _CLOCK.search(m.group(0))
+        and not _DAY_WORD.search(m.group(0))
+        and not m.group(0).rstrip().endswith("?")
+        for m in _SENTENCES.finditer(text)
+    )
 
 
 _ASKS_WHAT_DONE = re.compile(
@@ -524,26 +553,71 @@ def _reply(asked: str, turn: Turn, name: str) -> Observation | None:
 
 def clauses(text: str) -> Iterator[str]:
     """The statements of a turn, one per clause that starts with the speaker."""
+    for clause, _ in dated_clauses(text):
+        yield clause
+
+
+def dated_clauses(text: str) -> Iterator[tuple[str, str]]:
+    """``clauses``, each with the time phrase it carries over from an earlier clause of its
+    sentence ("Last night I went to a play, then I watched Harry Potter": "last night" for the
+    second), or ''. Carried when the clause says no time of its own, in a tense that fits the
+    phrase: done ("watched", "have learned") after a past or present time, a plan after a
+    future one."""
     text = _BREAKS.sub(". ", normalise(text))
     mine = False  # the last statement was the speaker's: "… And slept in on Sunday" is too
     for m in _SENTENCES.finditer(text):
         sentence = m.group(0).strip()
         if not sentence or _is_question(sentence):
             continue
+        said: timeref.When | None = None  # the last time phrase of this sentence
         for part in _CLAUSE.split(sentence):
+            own = timeref.resolve_all(part, _ANY_DAY)
             part = _LEAD.sub("", _UNSURE.sub("", part.strip(" ,;:-()"))).strip()
             part = _THINK.sub("", _fronted(_WHEN_I.sub("", part)))
             if part and mine and _DROPPED_PAST.match(part):
                 part = f"I {part[0].lower()}{part[1:]}"
             elif part and _DROPPED_BE.match(part):
                 part = f"I'm {part[0].lower()}{part[1:]}"
+            carried = "" if own or said is None or not _fits(part, said) else said.phrase
+            said = own[-1] if own else said
             if part and (
                 _FIRST.match(part) or _PRONOUN.match(part) or _WE.match(part) or _MINE.match(part)
             ):
                 mine = True
-                yield part.rstrip("?").strip()
+                yield part.rstrip("?").strip(), carried
             elif part:
                 mine = False
+
+
+#: any day: ``dated_clauses`` only asks which words are a time phrase, not what they resolve to
+_ANY_DAY = datetime(2000, 1, 1, tzinfo=UTC)
+_DONE = re.compile(r"^(?:i|we)(?:'ve| have| had)? +(?:just +|also +|finally +)?\w+ed\b", re.I)
+_DONE_IRREGULAR = re.compile(
+    r"^(?:i|we)(?:'ve| have| had)? +(?:just +|also +|then +|finally +)?(\w+)\b", re.I
+)
+
+
+_OWN_TIME = re.compile(
+    r"\b(?:the other day|recently|lately|ago|once|earlier|back then|a while|before|when|"
+    r"at (?:the|that) time|years?|months?|weeks?|days?)\b",
+    re.I,
+)
+
+
+def _fits(clause: str, said: timeref.When) -> bool:
+    """Whether a clause with no time of its own happened in (or is planned for) ``said``."""
+    if _OWN_TIME.search(clause):  # "the other day", "recently": a time of its own, unresolved
+        return False
+    if said.future:
+        return bool(timeref.FUTURE_TENSE.search(clause))
+    if said.phrase.lower() in ("now", "right now"):  # a moment, not a period to have done in
+        return False
+    if timeref.FUTURE_TENSE.search(clause):
+        return False
+    if _DONE.match(clause):
+        return True
+    m = _DONE_IRREGULAR.match(clause)
+    return m is not None and m.group(1).lower() in IRREGULAR_PAST
 
 
 #: "I don't know, it just seems right": a shrug before what is said, not a statement
@@ -609,10 +683,11 @@ def _is_question(sentence: str) -> bool:
 
 
 def _observation(
-    clause: str, name: str, turn: Turn, quote: str = "", literal: bool = False
+    clause: str, name: str, turn: Turn, quote: str = "", literal: bool = False, carried: str = ""
 ) -> Observation | None:
     """``clause`` as an observation; ``literal``: built from a question and its answer, so its
-    hedges and "if"s are the question's, not doubt of the speaker's."""
+    hedges and "if"s are the question's, not doubt of the speaker's; ``carried``: a time phrase
+    said earlier in its sentence (``dated_clauses``), used when the clause says none."""
     quote = quote or clause.strip()
     text = _TAIL.sub("", clause.strip()).strip()
     for _ in range(2):
@@ -632,6 +707,8 @@ def _observation(
     if len(words) + bool(_HAVE_LIKE.match(text) or _UNCONTRACTED.match(text)) < MIN_CONTENT_WORDS:
         return None
     whens = timeref.resolve_all(text, turn.at)
+    if not whens and carried:  # resolved as if said here; the time goes at the end
+        whens = timeref.resolve_all(f"{text} {carried}", turn.at)
     when = whens[0] if whens else None
     body = third_person(plural(text, name), name)
     return _made(timeref.rewrite(body, whens), _kind(text, when), turn, quote, name, when, True)

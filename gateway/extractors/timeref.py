@@ -20,7 +20,7 @@ _NUM = {
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a couple": 2,
     "couple": 2, "a few": 3, "few": 3,
 }  # fmt: skip
-_FUTURE_TENSE = re.compile(
+FUTURE_TENSE = re.compile(
     r"\b(?:will|'ll|going to|gonna|plans?|planning|about to|hoping to|hope to)\b", re.I
 )
 _PAST_TENSE = re.compile(r"\b(?:was|were|did|had|went|got|came|saw|took|made|\w+ed|ago)\b", re.I)
@@ -112,7 +112,7 @@ def resolve_all(text: str, at: datetime, first: bool = False) -> list[When]:
     """Every time reference in ``text``, in order, resolved against ``at``."""
     at = at.astimezone(UTC) if at.tzinfo else at.replace(tzinfo=UTC)
     day = at.replace(hour=0, minute=0, second=0, microsecond=0)
-    future = bool(_FUTURE_TENSE.search(text))
+    future = bool(FUTURE_TENSE.search(text))
     out = []
     for m in _PATTERNS.finditer(text):
         past = bool(_PAST_TENSE.search(text, 0, m.start())) and not future

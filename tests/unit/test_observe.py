@@ -389,3 +389,53 @@ def test_where_you_from_without_are() -> None:
     asked = Turn("a1", "assistant", "cool\nso where you from?", at=MONDAY)
     [o] = observe([asked, _turn("va")])
     assert o.text == "Sam is from va." and o.type == "fact"
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        # a time said earlier in the sentence dates the later clauses that happened then
+        (
+            "Yesterday I cleaned the whole apartment, then I baked bread for my roommates.",
+            {"bread": "2018-11-04"},
+        ),
+        (
+            "I'm volunteering at the food bank this month and I have met so many neighbours.",
+            {"neighbours": "2018-11"},
+        ),
+        (
+            "Next week I will fly to Denver and I will meet my cousin there.",
+            {"cousin": "2018-W46"},
+        ),
+        # ... but not one with a time of its own, a state, or a past clause after "right now"
+        (
+            "Yesterday I went hiking and I tried sushi the other day.",
+            {"sushi": ""},
+        ),
+        ("Last week I moved to Provo and I love my new place.", {"place": ""}),
+        ("I'm so tired right now, I cooked all afternoon.", {"afternoon": ""}),
+    ],
+)
+def test_a_time_carries_over_to_the_later_clauses_of_its_sentence(
+    text: str, wanted: dict[str, str]
+) -> None:
+    got = {o.text: o.when for o in observe([_turn(text)])}
+    for word, label in wanted.items():
+        [when] = [w for t, w in got.items() if word in t]  # the one observation saying it
+        assert when == label, got
+
+
+def test_a_time_of_day_in_another_sentence_makes_a_plan_today() -> None:
+    turn = "I'm going to the climbing gym with my roommates. I should be back around 6 ish"
+    got = {o.text: o.when for o in observe([_turn(turn)])}
+    assert got["Sam is going to the climbing gym with Sam's roommates on 2018-11-05."] == (
+        "2018-11-05"
+    ), got
+    # a day said beside the time of day is that day's; a question's time is nobody's plan
+    got = {o.text: o.when for o in observe([_turn("I'm going to the gym. We meet tomorrow at 6")])}
+    assert got == {
+        "Sam is going to the gym.": "",
+        "Sam and others meet on 2018-11-06 at 6.": "2018-11-06",
+    }
+    asked = observe([_turn("I'm going to the climbing gym. Are you free at 6?")])
+    assert [o.when for o in asked] == [""], asked
