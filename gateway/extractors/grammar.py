@@ -163,7 +163,6 @@ _NOT_VERBS = frozenset(
         "might",
         "mostly",
         "must",
-        "need",
         "never",
         "often",
         "once",
@@ -188,9 +187,12 @@ _NOT_VERBS = frozenset(
 IRREGULAR_PAST = frozenset(
     [
         "ate",
+        "awoke",
         "beat",
         "became",
         "began",
+        "bent",
+        "bet",
         "bit",
         "blew",
         "bore",
@@ -203,21 +205,26 @@ IRREGULAR_PAST = frozenset(
         "cast",
         "caught",
         "chose",
+        "clung",
         "cost",
+        "crept",
         "cut",
         "dealt",
         "drank",
         "drew",
         "drove",
+        "dug",
         "fed",
         "fell",
         "felt",
         "fled",
         "flew",
+        "flung",
         "forgave",
         "forgot",
         "fought",
         "found",
+        "froze",
         "gave",
         "got",
         "grew",
@@ -228,15 +235,21 @@ IRREGULAR_PAST = frozenset(
         "hung",
         "hurt",
         "kept",
+        "knelt",
         "knew",
+        "laid",
         "lay",
+        "leapt",
         "led",
         "left",
+        "lent",
         "let",
+        "lit",
         "lost",
         "made",
         "meant",
         "met",
+        "overcame",
         "paid",
         "put",
         "quit",
@@ -245,26 +258,36 @@ IRREGULAR_PAST = frozenset(
         "read",
         "rode",
         "rose",
+        "said",
         "sang",
         "sank",
         "sat",
         "saw",
         "sent",
         "set",
+        "shone",
         "shook",
         "shot",
+        "shut",
         "slept",
         "slid",
         "sold",
         "sought",
         "spent",
+        "split",
         "spoke",
+        "sprang",
         "spread",
+        "spun",
         "stole",
         "stood",
         "struck",
+        "stuck",
+        "stung",
         "swam",
+        "swept",
         "swore",
+        "swung",
         "taught",
         "thought",
         "threw",
@@ -273,6 +296,8 @@ IRREGULAR_PAST = frozenset(
         "tore",
         "understood",
         "went",
+        "wept",
+        "withdrew",
         "woke",
         "won",
         "wore",
@@ -307,6 +332,7 @@ _CONTRACTIONS = [
 ]
 _ADVERB = (
     r"(?:just|really|still|always|never|also|actually|usually|totally|definitely|kinda|even|"
+    r"sure|real|def|deff|prolly|sorta|lowkey|legit|"
     r"only|sometimes|often|literally|absolutely|seriously|honestly|ever|hardly|barely|almost|"
     r"\w+ly)"
 )
@@ -334,13 +360,17 @@ def third_person(text: str, name: str) -> str:
     return re.sub(rf"\bi\s+((?:{_ADVERB}\s+)*)([\w']+)", lambda m: _agree(m, name), out, flags=re.I)
 
 
+#: present tenses that end like a past one ("I need" → "Sam needs")
+_EED = frozenset(["need", "feed", "bleed", "breed", "speed", "proceed", "succeed", "exceed"])
+
+
 def _agree(m: re.Match[str], name: str) -> str:
     adverbs, verb = m.group(1), m.group(2)
     low = verb.lower()
     if (
         low in _NOT_VERBS
         or low in IRREGULAR_PAST
-        or (low.endswith(("ed", "n't", "'t", "s")) and not low.endswith("ss"))
+        or (low.endswith(("ed", "n't", "'t", "s")) and not low.endswith("ss") and low not in _EED)
         or not low.isalpha()
     ):
         conj = verb

@@ -54,6 +54,13 @@ def test_third_person_with_agreement() -> None:
     )
     assert third_person("I don't like coffee", "Sam") == "Sam does not like coffee"
     assert third_person("I went home", "Sam") == "Sam went home"
+    # a past tense is never given an -s, a present one that ends like a past one is, and a
+    # chat adverb is not the verb
+    assert third_person("I said it twice", "Sam") == "Sam said it twice"
+    assert third_person("I need more sleep", "Sam") == "Sam needs more sleep"
+    assert third_person("I agreed", "Sam") == "Sam agreed"
+    assert third_person("I def want to go", "Sam") == "Sam def wants to go"
+    assert third_person("I sure miss home", "Sam") == "Sam sure misses home"
 
 
 def test_statements_become_observations_with_time_and_evidence() -> None:
