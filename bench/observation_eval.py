@@ -452,7 +452,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--llm-model", default="local")
     ap.add_argument("--llm-format", default="json_object", help="json_schema|json_object|none")
     ap.add_argument("--limit", type=int, default=0, help="first N chats of each split")
-    ap.add_argument("--split", choices=["dev", "test", "all"], default="all")
+    ap.add_argument("--split", choices=["dev", "test", "test2", "all"], default="all")
     ap.add_argument("-v", "--verbose", action="store_true", help="list wrong and missed ones")
     ap.add_argument(
         "--speed", action="store_true", help="time the rules in process (one core: taskset -c 0)"
