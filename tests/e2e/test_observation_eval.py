@@ -10,12 +10,15 @@ from bench.observation_eval import run
 
 
 def test_rules_on_real_chats_hold_their_floor() -> None:
-    dev, test = run("dev"), run("test")
+    dev, test, test2 = run("dev"), run("test"), run("test2")
     assert dev["turns"] >= 420 and dev["annotated"] >= 350, dev
     # measured (round 3, 34 dev chats): dev 0.85 / 0.62, held-out 0.72 / 0.54, quiet 0.94 / 0.91
     assert dev["precision"] >= 0.82 and dev["recall"] >= 0.6, dev
     assert test["precision"] >= 0.68 and test["recall"] >= 0.5, test
     assert dev["quiet_turns_quiet"] >= 0.9 and test["quiet_turns_quiet"] >= 0.85, (dev, test)
+    # the second held-out split (12 chats annotated after round 4's rules were written, scored
+    # blind once: 0.80 / 0.55, quiet 0.90)
+    assert test2["annotated"] >= 90 and test2["precision"] >= 0.76 and test2["recall"] >= 0.5, test2
 
 
 def test_relative_dates_are_resolved_in_the_dev_chats() -> None:
