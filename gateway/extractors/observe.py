@@ -34,7 +34,8 @@ _SENTENCES = re.compile(
 _BREAKS = re.compile(
     r"\s+(?:lol|lmao|haha+|hahaha\w*|ha ha|hehe+|omg|:\)|:\(|:D|;\))(?=\s|$)[.!]*|\.\.\.+\s*|"
     r"\s+\.\.\.+\s*|\s+-+\s+"
-    r"|(?=\s+I(?:\s|'m\b))(?:(?<=\bit)|(?<=\bthis)|(?<=\bthem)|(?<=\btoo)|(?<=\bnow)|(?<=\byes)|"
+    r"|(?=\s+I(?:\s|'m\b))(?:(?<=\bit)|(?<=\bthis)|(?<=\bthem)|(?<=\btoo)|(?<!\bright now)(?<=\bnow)|"
+    r"(?<=\byes)|"
     r"(?<=\byeah)|(?<=\bno)|(?<=\btho))\s+(?=I\s|I'm\b)",
     re.I,
 )
@@ -51,7 +52,7 @@ _LEAD = re.compile(
     r"^(?:(?:well|yeah+|yes+|yep|yup|yea|ya|no|nope|nah|oh+|ohh+|ok|okay|so|and|but|also|"
     r"honestly|actually|haha\w*|ha|lol|lmao|wow|um+|uh+|hmm+|plus|then|now|sure|cool|nice|"
     r"same|totally|definitely|really|though|because|cause|like|anyway|anyways|oh well|"
-    r"ah+|aw+|omg|dude|man|bro|hey|hi|hello|true|right|exactly|awesome|great|ooh|lucky|"
+    r"ah+|aw+|omg|dude|man|bro|hey|hi|hello|true|right(?! now)|exactly|awesome|great|ooh|lucky|"
     r"luckily|sadly|unfortunately|fortunately|basically|personally|i mean|of course|sir|k|kk|"
     r"idk|tbh|imo|(?:oh )?my (?:goodness|gosh|god|heck|word))"
     r"\b[\s,!.:;-]*)+",
@@ -629,7 +630,7 @@ _UNSURE = re.compile(
 #: never …"): it goes after the statement, which then starts with the speaker
 _FRONTED = re.compile(
     r"^(?P<adv>(?!at least\b|at first\b|in fact\b|of course\b|in general\b)"
-    r"(?:yesterday|today|tonight|tomorrow|recently|lately|last (?:night|week|month|year|"
+    r"(?:yesterday|today|tonight|tomorrow|recently|lately|right now|last (?:night|week|month|year|"
     r"semester|summer|weekend)|this (?:morning|afternoon|evening|week|weekend|semester|summer|"
     r"year)|next (?:week|month|year|semester|summer)|(?:before|after|during|in|at|on|over|"
     r"back in) [^,.!?]{1,40}?|(?:when i was|as a|since|growing up|once|as soon as|when|after|"
@@ -672,8 +673,9 @@ def _fronted(part: str) -> str:
     m = _FRONTED.match(part)
     if m is None:
         return part
-    rest = m.group("rest") or m.group("bare")
-    return f"{rest.rstrip(' .!')} {m.group('adv')}"
+    rest = re.sub(r"\s+(?:though|tho)$", "", (m.group("rest") or m.group("bare")).rstrip(" .!"))
+    adv = m.group("adv")  # its first word is an ordinary one ("Yesterday", "Right now", "In March")
+    return f"{rest} {adv[:1].lower()}{adv[1:]}"
 
 
 def _is_question(sentence: str) -> bool:

@@ -27,7 +27,7 @@ _PAST_TENSE = re.compile(r"\b(?:was|were|did|had|went|got|came|saw|took|made|\w+
 
 _PATTERNS = re.compile(
     r"\b(?:(?P<dby>the day before yesterday)|(?P<yday>yesterday|last night)|"
-    r"(?P<today>today|tonight|this (?:morning|afternoon|evening)|right now)|(?P<now>now)|"
+    r"(?P<today>today|tonight|this (?:morning|afternoon|evening)|right now|(?-i:rn))|(?P<now>now)|"
     r"(?P<tmrw>tomorrow|tmrw|tmr)|"
     r"(?P<rel>last|this|next) (?P<unit>week|month|year|weekend)|"
     r"(?P<srel>last|this|next|(?:for|in|over|during) the) (?P<season>summer|winter|spring|fall|"
@@ -141,7 +141,7 @@ def _near_day(m: re.Match[str], c: _Ctx) -> When:
     if m.group("tmrw"):
         return _day(c.day + timedelta(days=1), True, c.phrase)
     when = _day(c.day, c.future, c.phrase)
-    return replace(when, kept=True) if m.group("today").lower() == "right now" else when
+    return replace(when, kept=True) if m.group("today").lower() in ("right now", "rn") else when
 
 
 def _now(m: re.Match[str], c: _Ctx) -> When | None:

@@ -446,3 +446,14 @@ def test_a_time_of_day_in_another_sentence_makes_a_plan_today() -> None:
     }
     asked = observe([_turn("I'm going to the climbing gym. Are you free at 6?")])
     assert [o.when for o in asked] == [""], asked
+
+
+def test_right_now_and_rn_date_the_statement() -> None:
+    [o] = observe([_turn("Right now I'm reading a book about the Roman empire though")])
+    assert o.text == "Sam is reading a book about the Roman empire right now, on 2018-11-05."
+    assert o.when == "2018-11-05"
+    [o] = observe([_turn("I'm rewatching The Office rn")])
+    assert o.when == "2018-11-05"
+    # "Rn" with a capital is a name, "RN" a nurse: no time
+    [o] = observe([_turn("I am an RN at the children's hospital")])
+    assert o.when == ""
