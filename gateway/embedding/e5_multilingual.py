@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .language_calibration import Calibration
+from .texts import text_list
 
 __all__ = ["E5MultilingualEmbedder", "PACKAGE", "MODEL_NAME", "CALIBRATION"]
 
@@ -124,10 +125,4 @@ class E5MultilingualEmbedder:
         return out
 
     def _cut(self, texts: Sequence[str]) -> list[str]:
-        if isinstance(texts, str):
-            raise TypeError("embed() takes a sequence of strings, not a single str")
-        items = list(texts)
-        for i, s in enumerate(items):
-            if not isinstance(s, str):
-                raise TypeError(f"texts[{i}] is {type(s).__name__}, expected str")
-        return [t[: self.max_chars] for t in items]
+        return [t[: self.max_chars] for t in text_list(texts)]

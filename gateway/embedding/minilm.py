@@ -25,6 +25,8 @@ import numpy as np
 
 from gateway import model_files
 
+from .texts import text_list
+
 __all__ = ["MiniLMEmbedder", "default_model_dir"]
 
 MODEL_NAME = model_files.MODEL_NAME
@@ -163,10 +165,10 @@ class LengthBucketed:
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
         """Token counts after truncation (including [CLS] and [SEP])."""
-        return [len(e.ids) for e in self._tokenizer.encode_batch(_as_list(texts))]
+        return [len(e.ids) for e in self._tokenizer.encode_batch(text_list(texts))]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        texts = _as_list(texts)
+        texts = text_list(texts)
         n = len(texts)
         out = np.empty((n, self.dim), dtype=np.float32)
         if n == 0:
@@ -330,13 +332,3 @@ class MiniLMEmbedder(LengthBucketed):
             out += h
             x = _layer_norm(out, lw.ln2_w, lw.ln2_b, self._eps).reshape(b, t, d)
         return x
-
-
-def _as_list(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str):
-        raise TypeError("embed() takes a sequence of strings, not a single str; wrap it in a list")
-    items = list(texts)
-    for i, s in enumerate(items):
-        if not isinstance(s, str):
-            raise TypeError(f"texts[{i}] is {type(s).__name__}, expected str")
-    return items

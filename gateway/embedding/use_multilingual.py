@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from .texts import text_list
+
 __all__ = ["UseMultilingualEmbedder", "PACKAGE", "INSTALL_HINT", "MODEL_NAME", "package_version"]
 
 MODEL_NAME = "use-multilingual-v3"
@@ -105,7 +107,7 @@ class UseMultilingualEmbedder:
         return f"UseMultilingualEmbedder(name={self.name!r}, max_chars={self.max_chars})"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        items = _as_list(texts)
+        items = text_list(texts)
         if not items:
             return np.empty((0, self.dim), dtype=np.float32)
         cut = [t[: self.max_chars] for t in items]
@@ -124,13 +126,3 @@ def _no_global_thread_limits(use: Any) -> None:
     backend = getattr(use, "_backend", None)
     if backend is not None and getattr(backend, "_threadpool", None) is not None:
         backend._threadpool = None
-
-
-def _as_list(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str):
-        raise TypeError("embed() takes a sequence of strings, not a single str; wrap it in a list")
-    items = list(texts)
-    for i, s in enumerate(items):
-        if not isinstance(s, str):
-            raise TypeError(f"texts[{i}] is {type(s).__name__}, expected str")
-    return items
