@@ -29,23 +29,16 @@ less (ε = 0.01: at most 1e-4 off their cosine).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .texts import cjk_share
+
 EPSILON = 0.01
 LANGUAGES = ("en", "zh")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LETTER = re.compile(r"[^\W\d_]")
-
-
-def cjk_share(text: str) -> float:
-    """The share of CJK characters among the text's letters (0 with no letter)."""
-    letters = len(_LETTER.findall(text))
-    return min(1.0, len(_CJK.findall(text)) / letters) if letters else 0.0
 
 
 @dataclass(frozen=True, slots=True)

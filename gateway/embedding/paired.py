@@ -17,29 +17,24 @@ vector takes 2.3x the memory of MiniLM's.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
 
 from gateway.core.ports.ports import Embedder
 
+from .texts import cjk_share as text_cjk_share
+
 ENGLISH_SHARE = 0.5
 CJK_SHARE = 0.1
 #: a query in Chinese leaves MiniLM out (USE alone); a stored text is always half and half
 QUERY_CJK_SHARE = 0.0
 STORED_SHARE = 0.5
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_LETTER = re.compile(r"[^\W\d_]")
 
 
 def minilm_share(text: str, cjk_share: float = CJK_SHARE) -> float:
     """MiniLM's share of the text's vector: from ENGLISH_SHARE (no CJK) to ``cjk_share`` (all)."""
-    letters = len(_LETTER.findall(text))
-    if not letters:
-        return ENGLISH_SHARE
-    cjk = len(_CJK.findall(text)) / letters
-    return ENGLISH_SHARE + (cjk_share - ENGLISH_SHARE) * min(1.0, cjk)
+    return ENGLISH_SHARE + (cjk_share - ENGLISH_SHARE) * text_cjk_share(text)
 
 
 class PairedEmbedder:
