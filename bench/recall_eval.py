@@ -53,6 +53,7 @@ from typing import Any
 from bench.dialogues.generate import CATEGORIES, load
 from bench.serving import gateway_process
 from gateway.client import GatewayClient
+from gateway.core.model.provenance import turns_of
 from gateway.embedding.factory import EMBEDDER_KINDS
 from gateway.rpc.server import serve_in_thread
 from gateway.settings import Settings
@@ -128,6 +129,9 @@ class Run:
     latencies_ms: list[float] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
     skipped_writes: int = 0
+    path: str = "batch"
+    append_ms: list[float] = field(default_factory=list)
+    end_session_ms: list[float] = field(default_factory=list)
 
 
 def load_conversation(
@@ -155,19 +159,70 @@ def load_conversation(
     return ids, time.perf_counter() - t0
 
 
+def say_conversation(
+    client: GatewayClient,
+    conv: Conv,
+    namespace: str,
+    run: Run,
+    say: Callable[[str], None],
+) -> tuple[dict[str, str], float]:
+    """The conversation as an agent lives it: ``append_turn`` per turn (its time, the speaker;
+    the first speaker is the ``user``, the other the ``assistant``), ``end_session(wait=True)``
+    per session. Returns (gateway turn id -> turn id, seconds spent); the latencies go to
+    ``run``."""
+    ids: dict[str, str] = {}
+    user = conv["speakers"][0]
+    t0 = time.perf_counter()
+    done = 0
+    for session in conv["sessions"]:
+        sid = f"{conv['id']}-s{session['session']}"
+        start = datetime.fromisoformat(session["date_time"]).replace(tzinfo=UTC)
+        for i, turn in enumerate(session["turns"]):
+            t1 = time.perf_counter()
+            r = client.append_turn(
+                namespace,
+                sid,
+                role="user" if turn["speaker"] == user else "assistant",
+                content=turn["text"],
+                at=start + i * TURN_SPACING,
+                metadata={"speaker": turn["speaker"]},
+                idempotency_key=f"{namespace}/{turn['id']}",
+            )
+            run.append_ms.append((time.perf_counter() - t1) * 1000)
+            if r.id:
+                ids[r.id] = turn["id"]
+        t1 = time.perf_counter()
+        client.end_session(namespace, sid, wait=True)
+        run.end_session_ms.append((time.perf_counter() - t1) * 1000)
+        before, done = done, done + len(session["turns"])
+        if done // 200 != before // 200:
+            say(f"  {done} turns said ({conv['id']})")
+    return ids, time.perf_counter() - t0
+
+
 def ask(client: GatewayClient, conv: Conv, namespace: str, ids: dict[str, str], run: Run) -> None:
+    """Ask every question; a hit answers for every turn it points at: the turn written, a kept
+    turn, an observation or a fact formed from turns (``provenance.turns_of``)."""
     top = max(run.ks)
     for q in conv["questions"]:
         t0 = time.perf_counter()
         recall = client.recall(q["question"], namespaces=[namespace], top_k=top)
         run.latencies_ms.append((time.perf_counter() - t0) * 1000)
-        got = [ids.get(h.id) or h.metadata.get("turn_id", "") for h in recall.hits]
+        got = [
+            [ids[h.id]]
+            if h.id in ids
+            else [ids[t] for t in sorted(turns_of(h.metadata)) if t in ids]
+            or [h.metadata.get("turn_id", "")]
+            for h in recall.hits
+        ]
         _score(run, conv, q, got)
 
 
-def _score(run: Run, conv: Conv, q: dict[str, Any], got: list[str]) -> None:
+def _score(run: Run, conv: Conv, q: dict[str, Any], got: Sequence[str | Sequence[str]]) -> None:
+    """``got``: per hit, best first, the turn id it found (or the turn ids)."""
     evidence = q["evidence"]
-    ranks = {e: (got.index(e) + 1 if e in got else None) for e in evidence}
+    hits = [[g] if isinstance(g, str) else list(g) for g in got]
+    ranks = {e: next((n + 1 for n, h in enumerate(hits) if e in h), None) for e in evidence}
     run.results.append(
         {
             "conversation": conv["id"],
@@ -176,8 +231,9 @@ def _score(run: Run, conv: Conv, q: dict[str, Any], got: list[str]) -> None:
             "kind": q["kind"],
             "question": q["question"],
             "evidence": evidence,
+            "side": side(conv, evidence),
             "ranks": ranks,
-            "hits": got,
+            "hits": hits,
             "recall": {
                 k: (sum(1 for r in ranks.values() if r and r <= k) / len(evidence)) for k in run.ks
             }
@@ -185,6 +241,14 @@ def _score(run: Run, conv: Conv, q: dict[str, Any], got: list[str]) -> None:
             else None,
         }
     )
+
+
+def side(conv: Conv, evidence: Sequence[str]) -> str:
+    """Whose words a question's evidence is: the ``user`` (the first speaker, the user side of
+    the conversation path), the ``assistant`` (the other), or ``both``."""
+    speaker = {t["id"]: t["speaker"] for s in conv["sessions"] for t in s["turns"]}
+    sides = {"user" if speaker.get(e) == conv["speakers"][0] else "assistant" for e in evidence}
+    return sides.pop() if len(sides) == 1 else ("both" if sides else "")
 
 
 def evaluate(
@@ -196,14 +260,20 @@ def evaluate(
     content: str = "speaker",
     run_id: str = "",
     say: Callable[[str], None] = print,
+    path: str = "batch",
 ) -> Run:
-    """Load every conversation into its own fresh namespace, then ask its questions."""
-    run = Run(backend=backend, ks=sorted(ks))
+    """Load every conversation into its own fresh namespace (``path``: ``batch``, every turn
+    written as an episodic memory; ``conversation``, said with ``append_turn`` and
+    ``end_session``), then ask its questions."""
+    run = Run(backend=backend, ks=sorted(ks), path=path)
     run_id = run_id or uuid.uuid4().hex[:8]
     with GatewayClient(address, agent_id="master", timeout=120) as client:
         for conv in convs:
             ns = f"user/ld-{run_id}-{conv['id']}"
-            ids, seconds = load_conversation(client, conv, ns, batch, content, say, run.turns)
+            if path == "conversation":
+                ids, seconds = say_conversation(client, conv, ns, run, say)
+            else:
+                ids, seconds = load_conversation(client, conv, ns, batch, content, say, run.turns)
             n = sum(len(s["turns"]) for s in conv["sessions"])
             run.turns += n
             run.skipped_writes += n - len(ids)
@@ -235,8 +305,26 @@ def figures(run: Run) -> dict[str, Any]:
         for k in run.ks:
             row[f"R@{k}"] = statistics.fmean(r["recall"][k] for r in scored) if scored else None
         table[cat] = row
+    sides = {}
+    for name in ("user", "assistant", "both"):
+        scored = [r for r in run.results if r["recall"] is not None and r.get("side") == name]
+        if scored:
+            sides[name] = {"questions": len(scored)} | {
+                f"R@{k}": statistics.fmean(r["recall"][k] for r in scored) for k in run.ks
+            }
+    said = {}
+    if run.append_ms:
+        said = {
+            "append_turn_p50_ms": percentile(run.append_ms, 50),
+            "append_turn_p95_ms": percentile(run.append_ms, 95),
+            "end_session_p50_ms": percentile(run.end_session_ms, 50),
+            "end_session_p95_ms": percentile(run.end_session_ms, 95),
+        }
     return {
         "backend": run.backend,
+        "path": run.path,
+        "sides": sides,
+        **said,
         "turns": run.turns,
         "skipped_writes": run.skipped_writes,
         "writes_per_s": run.turns / run.write_s if run.write_s else 0.0,
@@ -254,8 +342,18 @@ def render(fig: dict[str, Any], ks: Sequence[int]) -> str:
             f"{100 * row[f'R@{k}']:6.1f}" if row[f"R@{k}"] is not None else f"{'-':>6}" for k in ks
         )
         lines.append(f"{cat:<12} {row['questions']:>5} {row['no_evidence']:>5} {cells}")
+    for name, row in fig.get("sides", {}).items():
+        cells = " ".join(f"{100 * row[f'R@{k}']:6.1f}" for k in ks)
+        lines.append(f"{'  ' + name + ' said':<12} {row['questions']:>5} {'':>5} {cells}")
     tail = f"recall latency p50 {fig['recall_p50_ms']:.1f} ms, p95 {fig['recall_p95_ms']:.1f} ms"
-    if fig["writes_per_s"]:
+    if fig.get("append_turn_p50_ms") is not None:
+        tail += (
+            f"; append_turn p50 {fig['append_turn_p50_ms']:.1f} / p95 "
+            f"{fig['append_turn_p95_ms']:.1f} ms, end_session p50 {fig['end_session_p50_ms']:.0f}"
+            f" / p95 {fig['end_session_p95_ms']:.0f} ms; {fig['turns']} turns said and kept at "
+            f"{fig['writes_per_s']:.0f} turns/s"
+        )
+    elif fig["writes_per_s"]:
         tail += f"; {fig['turns']} turns written at {fig['writes_per_s']:.0f} writes/s applied"
     if fig["skipped_writes"]:
         tail += f" ({fig['skipped_writes']} skipped)"
@@ -333,7 +431,7 @@ def against_dense(out: dict[str, Any]) -> list[str]:
         return []
     lines = []
     for name, fig in out.items():
-        if name in BACKENDS and name not in REFERENCES:
+        if name.split("/")[0] in BACKENDS and name not in REFERENCES:
             fig["recall_p50_vs_dense"] = fig["recall_p50_ms"] / dense
             lines.append(
                 f"recall p50 {name}: {fig['recall_p50_ms']:.1f} ms = "
@@ -358,7 +456,9 @@ def backend_settings(backend: str, data_dir: Path, embedder: str) -> Settings:
     )
 
 
-def run_backend(backend: str, convs: Sequence[Conv], args: argparse.Namespace) -> Run:
+def run_backend(
+    backend: str, convs: Sequence[Conv], args: argparse.Namespace, path: str = "batch"
+) -> Run:
     with tempfile.TemporaryDirectory(prefix="memgate-recall-") as tmp:
         settings = backend_settings(backend, Path(tmp), args.embedder)
         serving = serve_in_thread if args.gateway == "thread" else gateway_process
@@ -375,6 +475,7 @@ def run_backend(backend: str, convs: Sequence[Conv], args: argparse.Namespace) -
                 batch=args.batch,
                 content=args.content,
                 say=lambda m: print(m, flush=True),
+                path=path,
             )
 
 
@@ -399,6 +500,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--k", default="1,5,10,25")
     ap.add_argument("--batch", type=int, default=100)
+    ap.add_argument(
+        "--path",
+        choices=["batch", "conversation", "both"],
+        default="batch",
+        help="how a gateway is given the conversation: batch (every turn written as an episodic "
+        "memory with BatchWrite), conversation (append_turn per turn, end_session per session), "
+        "or both, side by side",
+    )
     ap.add_argument("--content", choices=["speaker", "plain"], default="speaker")
     ap.add_argument("--json", default="", help="write the figures here")
     ap.add_argument("--dump", default="", help="write every question's hits and ranks here")
@@ -417,19 +526,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"longdialog: {len(convs)} conversations, {nt} turns, {nq} questions", flush=True)
     out: dict[str, Any] = {"command": " ".join(["python -m bench.recall_eval", *sys.argv[1:]])}
     dump: list[dict[str, Any]] = []
+    paths = ["batch", "conversation"] if args.path == "both" else [args.path]
     for backend in args.backend:
-        if backend == "bm25":
-            run = run_bm25(convs, args.ks)
-        elif backend == "dense":
-            run = run_dense(convs, args.ks, args.embedder, args.content)
-        else:
-            run = run_backend(backend, convs, args)
-        fig = figures(run)
-        out[backend] = fig
-        dump += [{"backend": backend, **r} for r in run.results]
-        how = "turn + previous turn" if backend == "bm25" else args.embedder
-        print(f"\n== {backend} ({how}, {len(convs)} conversations)")
-        print(render(fig, args.ks), flush=True)
+        for path in paths if backend not in REFERENCES else ["batch"]:
+            if backend == "bm25":
+                run = run_bm25(convs, args.ks)
+            elif backend == "dense":
+                run = run_dense(convs, args.ks, args.embedder, args.content)
+            else:
+                run = run_backend(backend, convs, args, path)
+            name = backend if path == "batch" else f"{backend}/{path}"
+            fig = figures(run)
+            out[name] = fig
+            dump += [{"backend": name, **r} for r in run.results]
+            how = "turn + previous turn" if backend == "bm25" else args.embedder
+            print(f"\n== {name} ({how}, {len(convs)} conversations)")
+            print(render(fig, args.ks), flush=True)
     for line in against_dense(out):
         print(line)
     if args.json:

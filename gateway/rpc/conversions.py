@@ -10,8 +10,6 @@ import numpy as np
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from gateway.core.formation.formation_jobs import EndSessionOutcome
-from gateway.core.formation.observations import OBSERVED
-from gateway.core.model.candidates import PROVENANCE_PREFIX
 from gateway.core.model.commands import TurnAppend
 from gateway.core.model.control import AuditEntry, Proposal
 from gateway.core.model.errors import InvalidArgument
@@ -26,6 +24,7 @@ from gateway.core.model.models import (
     Status,
     Turn,
 )
+from gateway.core.model.provenance import VISIBLE
 from gateway.core.ports.ports import BreakerStatus
 from gateway.core.recall.recall import RecallQuery, RecallResult
 from gateway.core.truth import validity as vd
@@ -107,7 +106,7 @@ def layer_name(value: int) -> str:
 def _shown(key: str) -> bool:
     """Callers see their own metadata and a formed memory's or observation's provenance, not the gateway's
     bookkeeping (write ids, superseded-by links)."""
-    return not key.startswith("memgate.") or key.startswith((PROVENANCE_PREFIX, OBSERVED))
+    return not key.startswith("memgate.") or key.startswith(VISIBLE)
 
 
 def memory_to_pb(m: Memory, internal: bool = False) -> pb.Memory:

@@ -192,7 +192,11 @@ def test_end_session_rules(gw: RunningGateway, ns: str) -> None:
         with pytest.raises(gc.InvalidArgument, match="namespace"):
             cs.end_session("nope", "s1")
         first = cs.end_session(private, "s1", wait=True)
-        assert first.job_id and first.turns == 1 and first.outcomes == {"pending": 1, "observed": 1}
+        assert first.job_id and first.turns == 1 and first.outcomes == {
+            "pending": 1,
+            "observed": 1,
+            "kept": 1,
+        }
         # nothing new: no job; the same range asked again is the same job
         assert cs.end_session(private, "s1").job_id == ""
         # a shared session is the master's to close: a sub-agent's turns there are proposals

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from gateway.core.formation import observations as obs
 from gateway.core.formation.formation import FORMATION_AGENT, FormationPolicy, Outcome
+from gateway.core.formation.transcript import Transcript
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model.candidates import Candidate
 from gateway.core.model.commands import FormSession
@@ -71,9 +72,12 @@ class FormationJobs:
         settings: FormationSettings,
         observer: Observer | None = None,
         observations: obs.ObservationLog | None = None,
+        transcript: Transcript | None = None,
     ) -> None:
         """``observer`` (with ``observations``, where they are written) turns each mined
-        chunk into observations too: episodic events, and candidate facts for the stable ones."""
+        chunk into observations too: episodic events, and candidate facts for the stable ones;
+        ``transcript`` keeps the chunk's turns themselves as episodic memories."""
+        self._transcript = transcript
         self._observer = observer
         self._observations = observations
         self._ledger = ledger
@@ -148,6 +152,10 @@ class FormationJobs:
             )
             if not chunk.turns:
                 break
+            if self._transcript is not None:
+                result.outcomes["kept"] += await self._transcript.keep(
+                    job.namespace, job.session_id, chunk.turns
+                )
             candidates, result.extractor = await self.extract(chunk.turns)
             if self._observer is not None and self._observations is not None:
                 observed = await self._observer.observe(chunk.turns, job.namespace)
@@ -180,7 +188,8 @@ class FormationJobs:
                     "formed",
                     job.namespace,
                     job.session_id,
-                    f"{result.extractor} turns={result.turns} candidates={found} {counts} "
+                    f"{result.extractor} turns={result.turns} kept={result.outcomes['kept']} "
+                    f"candidates={found} {counts} "
                     f"trigger={job.requested_by}",
                 )
             ]

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model import candidates as cd
+from gateway.core.model import provenance as pv
 from gateway.core.model.commands import MemoryWrite
 from gateway.core.model.control import NewEntry
 from gateway.core.model.errors import BackendUnavailable, Overloaded, Unavailable
@@ -21,12 +22,8 @@ from gateway.core.model.models import Layer
 from gateway.core.truth import slots
 from gateway.core.writing.inputs import WriteInput, prepare
 
-OBSERVED = "memgate.observed."
-TURN = OBSERVED + "turn"  # the evidence turn's id
-WHEN = OBSERVED + "when"  # the resolved time label (2018-05-07 | 2018-W18 | 2018-05 | 2018)
-KIND = OBSERVED + "type"  # event | plan | preference | fact
-BY = OBSERVED + "observer"
-EVENT_TYPE = "observation"
+TURN, WHEN, KIND, BY = pv.OBSERVED_TURN, pv.OBSERVED_WHEN, pv.OBSERVED_KIND, pv.OBSERVED_BY
+EVENT_TYPE = pv.OBSERVATION_TYPE
 _IMPORTANCE = {"fact": 0.6, "preference": 0.6, "plan": 0.55, "event": 0.5}
 
 

@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import numpy as np
 
 from gateway.core.apply import dialogue
-from gateway.core.formation import observations as obs
-from gateway.core.model import candidates as cd
 from gateway.core.model.errors import BackendUnavailable
 from gateway.core.model.models import (
     LONG_TERM_LAYERS,
@@ -43,6 +40,7 @@ from gateway.core.recall.query_batch import QueryBatcher
 from gateway.core.recall.recall_cache import RecallQuery, RecallResult
 from gateway.core.recall.recall_settings import RecallSettings
 from gateway.core.recall.recall_window import window_memories
+from gateway.core.recall.said_once import said_once
 
 #: how many candidates each source brings per requested hit
 OVERFETCH = 4
@@ -346,26 +344,3 @@ class RecallEngine:
 
     def close(self) -> None:
         self.queries.close()
-
-
-def said_once(scored: list[scoring.Scored]) -> list[scoring.Scored]:
-    """One hit per thing said: an observation (episodic) is left out when a stored fact in the
-    answer came from the same turn or says the same words (the fact is what holds now)."""
-    facts = [s.memory for s in scored if s.memory.layer is Layer.SEMANTIC]
-    if not facts:
-        return scored
-    texts = {_plain(m.content) for m in facts}
-    turns = {t for m in facts for t in m.metadata.get(cd.TURNS, "").split(",") if t}
-    return [
-        s
-        for s in scored
-        if s.memory.type != obs.EVENT_TYPE
-        or (
-            _plain(s.memory.content) not in texts
-            and s.memory.metadata.get(obs.TURN, "") not in turns
-        )
-    ]
-
-
-def _plain(text: str) -> str:
-    return re.sub(r"[\W_]+", " ", text.lower()).strip()

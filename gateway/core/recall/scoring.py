@@ -33,6 +33,8 @@ class Scored:
     similarity: float
     recency: float
     keyword: float
+    #: the words said, when this hit (an observation) stands for the turn that said them
+    quote: str = ""
 
 
 def recency(when: datetime, now: datetime, half_life_days: float) -> float:
@@ -76,7 +78,7 @@ BLOCK_FOOTER = "</memory>"
 _FRAME_TOKENS = estimate_tokens(BLOCK_HEADER) + estimate_tokens(BLOCK_FOOTER)
 
 
-def line_for(memory: Memory) -> str:
+def line_for(memory: Memory, quote: str = "") -> str:
     when = memory.when.strftime("%Y-%m-%d")
     # a version read as of a past time says until when it held (its metadata is never stored)
     until = memory.metadata.get(VALID_TO_KEY, "")[:10]
@@ -84,6 +86,8 @@ def line_for(memory: Memory) -> str:
     # stored content never closes (or opens) the block: its delimiters are escaped; nor does it
     # start a line of its own (a forged item, header or footer): its line breaks are marked
     text = one_line(escape_block(memory.content))
+    if quote:
+        text += f' (said: "{one_line(escape_block(quote))}")'
     return f"- [{memory.layer.value} · {memory.namespace} · {when}{held}] {text}"
 
 
@@ -95,7 +99,7 @@ def memory_block(items: Sequence[Scored], budget: int) -> tuple[str, int, int]:
     used = _FRAME_TOKENS
     lines: list[str] = []
     for item in items:
-        line = line_for(item.memory)
+        line = line_for(item.memory, item.quote)
         cost = estimate_tokens(line) + 1
         if used + cost > budget:
             continue  # never cut mid-item; a smaller later item may still fit

@@ -15,6 +15,7 @@ from gateway.core.formation.formation import FORMATION_AGENT, FormationPolicy
 from gateway.core.formation.formation_jobs import FormationJobs, FormationSettings
 from gateway.core.formation.observations import ObservationLog
 from gateway.core.formation.overflow import OverflowSummaries
+from gateway.core.formation.transcript import Transcript
 from gateway.core.journal.lanes import Lane, Lanes
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model.command_types import FORMATION, LONG_TERM, WORKING, kinds_of
@@ -174,6 +175,7 @@ class MemoryService:
             FormationSettings(s.formation_idle_s, s.formation_every_turns, s.formation_max_turns),
             observer,
             ObservationLog(write_path, s.limits, FORMATION_AGENT),
+            Transcript(write_path, s.limits, FORMATION_AGENT) if s.keep_turns else None,
         )
         self.episodes = Episodes(
             stores.graph,
