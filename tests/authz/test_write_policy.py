@@ -9,7 +9,6 @@ Outcomes: DIRECT (OK, stored), PROPOSAL (OK, queued for the master), DENIED (PER
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from gateway.core.access import write_policy as wp
 from memgate.v1 import memgate_pb2 as pb
 from memgate.v1 import memgate_pb2_grpc as pb_grpc
 from tests.e2e.conftest import gateway_settings, running_gateway
+from tests.tags import fresh_tag
 
 T = wp.Target
 MASTER, SUB, OTHER = "master", "wp-sub", "wp-other"
@@ -32,7 +32,7 @@ class World:
     def __init__(self, address: str) -> None:
         self.channel = grpc.insecure_channel(address)
         self.stub = pb_grpc.MemoryGatewayStub(self.channel)
-        self.tasks = {c: f"wp-{c}-{uuid.uuid4().hex[:6]}" for c in AGENT}
+        self.tasks = {c: f"wp-{c}-{fresh_tag(6)}" for c in AGENT}
 
     def call(self, agent: str, rpc: str, req: Any) -> Any:
         return getattr(self.stub, rpc)(req, metadata=(("x-agent-id", agent),), timeout=30)
@@ -69,7 +69,7 @@ class World:
 
 
 def memory(ns: str) -> pb.WriteItem:
-    return pb.WriteItem(namespace=ns, layer=pb.SEMANTIC, content=f"Tea {uuid.uuid4().hex[:8]}")
+    return pb.WriteItem(namespace=ns, layer=pb.SEMANTIC, content=f"Tea {fresh_tag(8)}")
 
 
 def turn(ns: str, steering: bool) -> pb.WriteItem:
@@ -78,7 +78,7 @@ def turn(ns: str, steering: bool) -> pb.WriteItem:
         layer=pb.WORKING,
         session_id="wp",
         role="system" if steering else "assistant",
-        content=f"Step {uuid.uuid4().hex[:8]} done",
+        content=f"Step {fresh_tag(8)} done",
     )
 
 
@@ -128,7 +128,7 @@ BUILDERS: dict[tuple[str, wp.Target], Builder] = {
         links=[pb.Link(type="ABOUT", target=w.node(c, col))],
     ),
     ("RegisterSkill", T.MEMORY): lambda w, c, col, ns, t: pb.RegisterSkillRequest(
-        skill=pb.Skill(name=f"s-{uuid.uuid4().hex[:6]}", description="Books tables", namespace=ns)
+        skill=pb.Skill(name=f"s-{fresh_tag(6)}", description="Books tables", namespace=ns)
     ),
     ("AppendTurn", T.TURN): _append,
     ("AppendTurn", T.STEERING_TURN): _append,

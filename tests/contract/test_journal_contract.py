@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -19,6 +18,7 @@ from gateway.core.model.errors import Conflict, FailedPrecondition
 from gateway.core.model.models import Layer
 from gateway.core.ports.ports import Journal
 from stores.sqlite_journal import SqliteJournal
+from tests.tags import fresh_tag
 
 MakeJournal = Callable[[], Journal]
 
@@ -35,7 +35,7 @@ async def make_journal(request, tmp_path) -> AsyncIterator[MakeJournal]:  # type
     from stores.redis_journal import RedisJournal
 
     url = request.getfixturevalue("redis_url")
-    prefix = f"mgtest-{uuid.uuid4().hex[:10]}"
+    prefix = f"mgtest-{fresh_tag(10)}"
     yield lambda: RedisJournal(url, prefix=prefix, partitions=4)
     r = Redis.from_url(url)
     keys = [k async for k in r.scan_iter(match=f"{prefix}:*", count=1000)]
@@ -323,7 +323,7 @@ _REDIS_KW = {"partitions": 4, "lease_ms": 600, "reclaim_idle_ms": 300}
 async def redis_prefix(redis_url: str) -> AsyncIterator[str]:
     from redis.asyncio import Redis
 
-    prefix = f"mgtest-{uuid.uuid4().hex[:10]}"
+    prefix = f"mgtest-{fresh_tag(10)}"
     yield prefix
     r = Redis.from_url(redis_url)
     keys = [k async for k in r.scan_iter(match=f"{prefix}:*", count=1000)]

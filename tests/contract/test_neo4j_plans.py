@@ -4,7 +4,6 @@ round). Each statement the adapters send is captured and EXPLAINed on the real s
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import neo4j
@@ -13,6 +12,7 @@ import pytest
 from gateway.core.model.models import Layer, MemoryFilter, Status
 from stores.neo4j_graph import Neo4jEpisodicGraph
 from stores.neo4j_records import Neo4jRecordStore
+from tests.tags import fresh_tag
 
 pytestmark = pytest.mark.real
 
@@ -44,7 +44,7 @@ async def test_recall_and_timeline_reads_use_indexes(neo4j_uri: str) -> None:
     try:
         _capture(records, sent)
         _capture(graph, sent)
-        ns = (f"user/plans-{uuid.uuid4().hex[:8]}", f"agent/plans-{uuid.uuid4().hex[:8]}")
+        ns = (f"user/plans-{fresh_tag(8)}", f"agent/plans-{fresh_tag(8)}")
         await records.keyword_memories(ns, (Layer.EPISODIC,), "where did we go hiking", 10)
         await records.query(MemoryFilter(ns, layers=(), statuses=(), limit=5))
         await records.query(MemoryFilter(ns, layers=(Layer.EPISODIC,), limit=5))

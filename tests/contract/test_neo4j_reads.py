@@ -13,6 +13,7 @@ from gateway.core.model.errors import BackendUnavailable
 from gateway.core.model.models import Layer, Memory
 from stores import timing
 from stores.neo4j_records import Neo4jRecordStore
+from tests.tags import fresh_tag
 
 pytestmark = pytest.mark.real
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.real
 async def _store(neo4j_uri: str, threads: int) -> tuple[Neo4jRecordStore, list[Memory]]:
     store = Neo4jRecordStore(neo4j_uri, read_threads=threads)
     await store.start()
-    ns = f"user/reads-{uuid.uuid4().hex[:8]}"
+    ns = f"user/reads-{fresh_tag(8)}"
     mems = [Memory(uuid.uuid4().hex, ns, Layer.SEMANTIC, f"fact number {i}") for i in range(30)]
     await store.put(mems)
     return store, mems
@@ -78,7 +79,7 @@ async def test_a_property_no_node_has_yet_logs_no_warning(
     # on a fresh database every statement names properties that do not exist yet: the server's
     # "property key does not exist" notification must not reach the log
     store, mems = await _store(neo4j_uri, threads=1)
-    key = f"never_{uuid.uuid4().hex[:8]}"
+    key = f"never_{fresh_tag(8)}"
     try:
         with caplog.at_level("INFO", logger="neo4j"):
             await store._db.read(f"MATCH (m:Memory) WHERE m.{key} IS NOT NULL RETURN m.id", {})

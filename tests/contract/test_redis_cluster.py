@@ -6,7 +6,6 @@ the keys of one session's slot only."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 import pytest
 
@@ -17,6 +16,7 @@ from gateway.core.model.models import Layer, Turn, Zone
 from stores.redis_journal import RedisJournal
 from stores.redis_working import RedisWorkingStore, session_keys
 from tests.contract.local_cluster import node_of
+from tests.tags import fresh_tag
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +29,7 @@ def _w(i: int, key: str = "", content: str = "") -> NewEntry:
 
 async def test_the_journal_on_a_cluster(cluster: list[int]) -> None:
     url = f"redis://127.0.0.1:{cluster[0]}/0"
-    prefix = f"mgtest-{uuid.uuid4().hex[:8]}"
+    prefix = f"mgtest-{fresh_tag(8)}"
     kw = {"prefix": prefix, "partitions": 8, "cluster": True, "lease_ms": 600}
     a = RedisJournal(url, consumer="a", reclaim_idle_ms=300, **kw)  # type: ignore[arg-type]
     await a.start()
@@ -68,7 +68,7 @@ async def test_the_journal_on_a_cluster(cluster: list[int]) -> None:
 
 
 async def test_working_memory_scripts_stay_in_one_slot(cluster: list[int]) -> None:
-    ns, session = f"user/{uuid.uuid4().hex[:8]}", "s|{tricky}"
+    ns, session = f"user/{fresh_tag(8)}", "s|{tricky}"
     keys = session_keys(ns, session)
     homes = {node_of(cluster, k) for k in keys}
     assert len(homes) == 1

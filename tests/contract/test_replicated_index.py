@@ -4,7 +4,6 @@ twice; a replica that missed trimmed changes rebuilds from the records."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -15,6 +14,7 @@ from redis.asyncio import Redis
 from gateway.core.model.models import Layer, Memory, VectorItem
 from stores.faiss_index import ShardedFaissIndex
 from stores.redis_changes import ReplicatedIndex
+from tests.tags import fresh_tag
 
 pytestmark = pytest.mark.real
 DIM = 16
@@ -43,7 +43,7 @@ class Records:
 
 @pytest.fixture
 async def pair(redis_url: str) -> AsyncIterator[tuple[ReplicatedIndex, ReplicatedIndex, list]]:
-    prefix = f"mgtest-{uuid.uuid4().hex[:10]}"
+    prefix = f"mgtest-{fresh_tag(10)}"
     changed: list[frozenset[str]] = []
     records = Records()
     a, b = (

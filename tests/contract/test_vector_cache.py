@@ -5,7 +5,6 @@ its budget and reloads fresh, and never brings back a deleted vector."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -44,7 +43,7 @@ async def records(make_records: Callable[[], RecordStore]) -> AsyncIterator[Reco
 
 
 def ns_name(tag: str) -> str:
-    return f"test/{tag}-{uuid.uuid4().hex[:10]}"
+    return f"test/{tag}-{tag(10)}"
 
 
 def vec(rng: np.random.Generator) -> np.ndarray:

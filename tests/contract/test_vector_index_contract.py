@@ -5,7 +5,6 @@ FAISS in memory, FAISS persisted to a data dir, the persisted one behind the cir
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from gateway.core.ports.ports import VectorIndex
 from gateway.recall_workers.broadcast import BroadcastIndex
 from stores.breaker import Breaker, BreakerPolicy, guard
 from stores.faiss_index import ShardedFaissIndex
+from tests.tags import fresh_tag
 
 DIM = 16
 
@@ -47,7 +47,7 @@ async def index(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         from stores.redis_changes import ReplicatedIndex
 
         url = request.getfixturevalue("redis_url")
-        prefix = f"mgtest-{uuid.uuid4().hex[:10]}"
+        prefix = f"mgtest-{fresh_tag(10)}"
         raw = ReplicatedIndex(raw, url, records=None, origin="a", dim=DIM, prefix=prefix)  # type: ignore[arg-type]
     if request.param.endswith("+broadcast"):  # the index recall workers follow
         raw = BroadcastIndex(raw, lambda change: None)

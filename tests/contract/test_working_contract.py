@@ -25,6 +25,7 @@ from gateway.core.ports.ports import WorkingStore
 from stores.breaker import Breaker, BreakerPolicy, guard
 from stores.redis_working import RedisWorkingStore
 from stores.sqlite_working import SqliteWorkingStore
+from tests.tags import fresh_tag
 
 D, T, I, S = Zone.DIALOGUE, Zone.TASK, Zone.INSTRUCTIONS, Zone.SCRATCH  # noqa: E741
 
@@ -495,7 +496,7 @@ async def test_state_budget_is_shared_by_every_process_on_the_store(
     another replica (Redis) goes on from it; a session counts for the agent that last changed
     its state; an empty share, a release and the TTL free the budget."""
     ns, _ = new_session()
-    a, b = f"a-{uuid.uuid4().hex[:8]}", f"b-{uuid.uuid4().hex[:8]}"
+    a, b = f"a-{fresh_tag(8)}", f"b-{fresh_tag(8)}"
 
     async def reserve(
         store: WorkingStore, agent: str, session: str, keys: int, size: int

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -15,6 +14,7 @@ import pytest
 from gateway.client import GatewayClient
 from gateway.rpc.server import serve_in_thread
 from gateway.settings import Settings
+from tests.tags import fresh_tag
 
 
 @dataclass
@@ -79,4 +79,4 @@ def gw(
 @pytest.fixture
 def ns() -> str:
     """A fresh user namespace."""
-    return f"user/u-{uuid.uuid4().hex[:10]}"
+    return f"user/u-{fresh_tag(10)}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import uuid
 from datetime import UTC, datetime, timedelta
 
 import grpc
@@ -14,6 +13,7 @@ from gateway import client as gc
 from memgate.v1 import memgate_pb2 as pb
 from memgate.v1 import memgate_pb2_grpc as pb_grpc
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
+from tests.tags import fresh_tag
 
 
 def _journal(gw: RunningGateway) -> int:
@@ -191,7 +191,7 @@ def test_recall_bad_input(gw: RunningGateway, ns: str) -> None:
 
 
 def test_private_namespaces_and_proposals(gw: RunningGateway, ns: str) -> None:
-    a, b = f"sub-{uuid.uuid4().hex[:6]}", f"sub-{uuid.uuid4().hex[:6]}"
+    a, b = f"sub-{fresh_tag(6)}", f"sub-{fresh_tag(6)}"
     with gw.client(a) as ca, gw.client(b) as cb, gw.client("master") as cm:
         mine = ca.write(f"agent/{a}", "semantic", "my private scratch note", wait=True)
         assert ca.get(mine).content == "my private scratch note"
@@ -320,7 +320,7 @@ def test_prompt_injection_is_quarantined(gw: RunningGateway, ns: str, text: str)
 
 
 def test_recall_isolates_namespaces_and_respects_budget(gw: RunningGateway, ns: str) -> None:
-    other = f"user/o-{uuid.uuid4().hex[:8]}"
+    other = f"user/o-{fresh_tag(8)}"
     with gw.client() as c:
         c.batch_write(
             [
@@ -439,7 +439,7 @@ def test_manual_compaction(gw: RunningGateway, ns: str) -> None:
 def test_events_timeline_neighbourhood_and_relations(gw: RunningGateway) -> None:
     # a fresh agent, namespace and sessions: hub nodes (agent, session) shared with other tests
     # would crowd the 2-hop neighbourhood on a shared server
-    agent = f"a-{uuid.uuid4().hex[:8]}"
+    agent = f"a-{fresh_tag(8)}"
     ns, d1, d2 = f"agent/{agent}", f"d1-{agent}", f"d2-{agent}"
     t0 = datetime(2026, 10, 1, 9, tzinfo=UTC)
     with gw.client(agent) as c:
@@ -485,7 +485,7 @@ def test_events_timeline_neighbourhood_and_relations(gw: RunningGateway) -> None
             c.relate(("planet", "x"), "CAUSED", ("event", e2))
         with pytest.raises(gc.InvalidArgument, match="depth"):
             c.neighbourhood("event", e1, depth=3)
-    with gw.client(f"b-{uuid.uuid4().hex[:8]}") as other:
+    with gw.client(f"b-{fresh_tag(8)}") as other:
         # another agent's private events stay private, and look missing (L4)
         with pytest.raises(gc.NotFound):
             other.relate(("event", e1), "CAUSED", ("entity", "x"))

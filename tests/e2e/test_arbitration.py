@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import time
-import uuid
 
 import pytest
 
 from gateway import client as gc
 from tests.e2e.conftest import RunningGateway
+from tests.tags import fresh_tag
 
 
 def _sub() -> str:
-    return f"sub-{uuid.uuid4().hex[:8]}"
+    return f"sub-{fresh_tag(8)}"
 
 
 def test_subagent_result_is_recorded_and_routed(gw: RunningGateway, ns: str) -> None:
-    sub, task = _sub(), f"t-{uuid.uuid4().hex[:8]}"
+    sub, task = _sub(), f"t-{fresh_tag(8)}"
     submission = dict(
         status="done",
         summary="Compared three CRM vendors",
@@ -68,7 +68,7 @@ def test_master_approves_or_rejects_proposals(gw: RunningGateway, ns: str) -> No
 
 
 def test_policy_auto_approves_shared_writes(gw: RunningGateway) -> None:
-    sub, task_ns = _sub(), f"user/p-{uuid.uuid4().hex[:8]}"
+    sub, task_ns = _sub(), f"user/p-{fresh_tag(8)}"
     with gw.client(sub) as cs, gw.client("master") as cm:
         with pytest.raises(gc.PermissionDenied):
             cs.set_shared_write_policy(["user/*"])
@@ -116,9 +116,9 @@ def test_fact_promotion_needs_two_sessions_or_explicit(gw: RunningGateway, ns: s
 
 
 def test_skills_register_version_and_match(gw: RunningGateway) -> None:
-    skills_ns = f"task/skills-{uuid.uuid4().hex[:8]}"  # fresh: a shared server keeps old runs
+    skills_ns = f"task/skills-{fresh_tag(8)}"  # fresh: a shared server keeps old runs
     with gw.client() as c:
-        name = f"export-{uuid.uuid4().hex[:6]}"
+        name = f"export-{fresh_tag(6)}"
         r1 = c.register_skill(
             name,
             "Save a web page as a Markdown file",
@@ -145,7 +145,7 @@ def test_skills_register_version_and_match(gw: RunningGateway) -> None:
         )
         assert r2.skill.id == r1.skill.id and r2.skill.version == 2
         c.register_skill(
-            f"weekly-{uuid.uuid4().hex[:6]}", "Draft the weekly status report", namespace=skills_ns
+            f"weekly-{fresh_tag(6)}", "Draft the weekly status report", namespace=skills_ns
         )
         matches = c.match_skill("save this page as markdown", namespaces=[skills_ns])
         assert matches[0].skill.name == name and matches[0].skill.entry_point == "tools.save_md_v2"
@@ -154,7 +154,7 @@ def test_skills_register_version_and_match(gw: RunningGateway) -> None:
 
 
 def test_batch_task_resumes_at_first_unfinished_step(gw: RunningGateway) -> None:
-    task = f"batch-{uuid.uuid4().hex[:8]}"
+    task = f"batch-{fresh_tag(8)}"
     with gw.client(_sub()) as c:
         t = c.start_task(task, ["fetch", "clean", "summarise"])
         assert (

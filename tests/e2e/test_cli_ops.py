@@ -16,6 +16,7 @@ import pytest
 from gateway.client import GatewayClient
 from gateway.ops_cli import BAD_INPUT, CONFLICT, NOT_ALLOWED, NOT_FOUND, OK, UNREACHABLE
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
+from tests.tags import fresh_tag
 
 KEY = "k-" + uuid.uuid4().hex
 HELPER_KEY = "h-" + uuid.uuid4().hex
@@ -54,7 +55,7 @@ def _propose(gw: RunningGateway, ns: str, *texts: str) -> list[str]:
 
 
 def test_proposals_list_approve_reject_with_exit_codes(keyed: RunningGateway) -> None:
-    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    ns = f"user/u-{fresh_tag(8)}"
     keep, drop = _propose(keyed, ns, "The user drinks oolong", "The user is a cat")
     listed = memgate(keyed, "proposals", "list", "--json")
     assert listed.returncode == OK, listed.stderr
@@ -81,7 +82,7 @@ def test_proposals_list_approve_reject_with_exit_codes(keyed: RunningGateway) ->
 
 
 def test_forget_by_id(keyed: RunningGateway) -> None:
-    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    ns = f"user/u-{fresh_tag(8)}"
     with GatewayClient(keyed.address, "master", api_key=KEY) as c:
         mid = c.write(ns, "semantic", "The user's old address", wait=True)
     done = memgate(keyed, "forget", mid, "--reason", "moved", "--json")
@@ -92,7 +93,7 @@ def test_forget_by_id(keyed: RunningGateway) -> None:
 
 
 def test_export_then_import_into_another_gateway(keyed: RunningGateway, tmp_path: Path) -> None:
-    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    ns = f"user/u-{fresh_tag(8)}"
     with GatewayClient(keyed.address, "master", api_key=KEY) as c:
         for i in range(5):
             c.write(ns, "semantic", f"Fact number {i} about the user", wait=True)
@@ -122,7 +123,7 @@ def test_export_then_import_into_another_gateway(keyed: RunningGateway, tmp_path
 def test_replay_a_past_conversation_forms_dated_memory_once(
     keyed: RunningGateway, tmp_path: Path
 ) -> None:
-    ns = f"user/sam{uuid.uuid4().hex[:6]}"
+    ns = f"user/sam{fresh_tag(6)}"
     doc = {
         "namespace": ns,
         "sessions": [
@@ -184,7 +185,7 @@ def test_replay_a_past_conversation_forms_dated_memory_once(
 def test_piped_output_is_quiet_when_the_reader_stops(keyed: RunningGateway) -> None:
     """`memgate export … | head -1`: the closed pipe ends the command without a traceback or a
     BrokenPipe message, and a piped table is not wrapped at 80 columns."""
-    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    ns = f"user/u-{fresh_tag(8)}"
     with GatewayClient(keyed.address, "master", api_key=KEY) as c:
         c.batch_write(
             [

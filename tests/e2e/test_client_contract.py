@@ -20,6 +20,7 @@ from gateway import client as gc
 from gateway.client import aio
 from gateway.client import types as t
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
+from tests.tags import fresh_tag
 
 MakeClient = Callable[..., AbstractContextManager[Any]]
 
@@ -91,7 +92,7 @@ def make_client(request: pytest.FixtureRequest, loop_thread: _LoopThread) -> Mak
 
 
 def _sub() -> str:
-    return f"sub-{uuid.uuid4().hex[:8]}"
+    return f"sub-{fresh_tag(8)}"
 
 
 # ------------------------------------------------------------------ the surface
@@ -221,7 +222,7 @@ def test_working_memory(gw: RunningGateway, ns: str, make_client: MakeClient) ->
 
 
 def test_episodes(gw: RunningGateway, make_client: MakeClient) -> None:
-    agent = f"a-{uuid.uuid4().hex[:8]}"
+    agent = f"a-{fresh_tag(8)}"
     ns, t0 = f"agent/{agent}", datetime(2026, 10, 1, 9, tzinfo=UTC)
     with make_client(gw.address, agent) as c:
         e1 = c.record_event(ns, "Chose the data sources", event_time=t0, wait=True)
@@ -245,7 +246,7 @@ def test_episodes(gw: RunningGateway, make_client: MakeClient) -> None:
 
 
 def test_arbitration(gw: RunningGateway, ns: str, make_client: MakeClient) -> None:
-    sub, task = _sub(), f"t-{uuid.uuid4().hex[:8]}"
+    sub, task = _sub(), f"t-{fresh_tag(8)}"
     with make_client(gw.address, sub) as cs, make_client(gw.address) as cm:
         submission: dict[str, Any] = dict(
             status="done",
@@ -271,7 +272,7 @@ def test_arbitration(gw: RunningGateway, ns: str, make_client: MakeClient) -> No
 
 
 def test_facts_skills_and_tasks(gw: RunningGateway, ns: str, make_client: MakeClient) -> None:
-    skills_ns = f"task/skills-{uuid.uuid4().hex[:8]}"
+    skills_ns = f"task/skills-{fresh_tag(8)}"
     with make_client(gw.address) as c:
         first = c.propose_fact(ns, "Prefers replies in English", session_id="s1")
         assert isinstance(first, t.FactResult) and not first.promoted
@@ -283,7 +284,7 @@ def test_facts_skills_and_tasks(gw: RunningGateway, ns: str, make_client: MakeCl
         assert reg.skill.version == 1 and not reg.duplicate
         matches = c.match_skill("save this page as markdown", namespaces=[skills_ns])
         assert matches[0].skill.name == "save-md" and isinstance(matches[0], t.SkillMatch)
-        task = f"batch-{uuid.uuid4().hex[:8]}"
+        task = f"batch-{fresh_tag(8)}"
         assert [s.name for s in c.start_task(task, ["fetch", "clean"]).steps] == ["fetch", "clean"]
         assert c.update_step(task, 0, "done", output="ok").resume_at == 1
         assert c.get_task(task).steps[0].output == "ok"

@@ -24,6 +24,7 @@ import pytest
 from gateway.client import GatewayClient
 from gateway.console.server import ConsoleServer, make_server
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
+from tests.tags import fresh_tag
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "console"
 MASTER_KEY = "master-key-" + uuid.uuid4().hex
@@ -62,7 +63,7 @@ def console(gateway: RunningGateway) -> Iterator[str]:
 
 def _propose(gateway: RunningGateway, *contents: str) -> tuple[str, list[str]]:
     """A helper agent proposes to a fresh shared namespace; returns it and the proposal ids."""
-    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    ns = f"user/u-{fresh_tag(8)}"
     with GatewayClient(gateway.address, "helper", api_key=HELPER_KEY) as h:
         ids = [
             h.write_result(ns, "semantic", text, evidence=[f"said in session {i}"]).proposal_id
@@ -543,7 +544,7 @@ def test_the_console_label_is_the_masters_only(gateway: RunningGateway) -> None:
     INVALID_ARGUMENT, and neither reads nor audits anything."""
     from gateway.client import GatewayError
 
-    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    ns = f"user/u-{fresh_tag(8)}"
     with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as m:
         mid = m.write(ns, "semantic", "The user rows on Sundays", wait=True)
     with GatewayClient(gateway.address, "master", api_key=MASTER_KEY, via="console") as c:

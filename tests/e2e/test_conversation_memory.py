@@ -6,11 +6,11 @@ second EndSession keeps nothing twice."""
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime, timedelta
 
 from gateway.core.model import provenance as pv
 from tests.e2e.conftest import RunningGateway
+from tests.tags import fresh_tag
 
 MONDAY = datetime(2024, 3, 4, 19, 0, tzinfo=UTC)
 CHAT = [
@@ -44,7 +44,7 @@ def _say(c, ns: str, session: str, chat, start: datetime) -> list[str]:  # type:
 
 
 def test_both_sides_of_an_ended_session_are_recalled_later(gw: RunningGateway) -> None:
-    ns = f"user/sam{uuid.uuid4().hex[:6]}"
+    ns = f"user/sam{fresh_tag(6)}"
     with gw.client("master") as c:
         ids = _say(c, ns, "s1", CHAT, MONDAY)
         r = c.end_session(ns, "s1", wait=True)
@@ -74,7 +74,7 @@ def test_both_sides_of_an_ended_session_are_recalled_later(gw: RunningGateway) -
 
 
 def test_a_turn_and_its_observation_answer_once(gw: RunningGateway) -> None:
-    ns = f"user/sam{uuid.uuid4().hex[:6]}"
+    ns = f"user/sam{fresh_tag(6)}"
     with gw.client("master") as c:
         ids = _say(c, ns, "s1", CHAT, MONDAY)
         c.end_session(ns, "s1", wait=True)
@@ -114,7 +114,7 @@ QUESTIONS = [
 
 
 def test_a_chinese_conversation_is_recalled(gw: RunningGateway) -> None:
-    ns = f"user/li{uuid.uuid4().hex[:6]}"
+    ns = f"user/li{fresh_tag(6)}"
     with gw.client("master") as c:
         ids = _say(c, ns, "s1", CHINESE, MONDAY)
         r = c.end_session(ns, "s1", wait=True)
@@ -129,7 +129,7 @@ def test_a_chinese_conversation_is_recalled(gw: RunningGateway) -> None:
 def test_keep_turns_off_keeps_only_what_was_formed(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from tests.e2e.conftest import gateway_settings, running_gateway
 
-    ns = f"user/sam{uuid.uuid4().hex[:6]}"
+    ns = f"user/sam{fresh_tag(6)}"
     with (
         running_gateway(gateway_settings(tmp_path, keep_turns=False)) as gw,
         gw.client("master") as c,

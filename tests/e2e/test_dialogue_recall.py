@@ -3,11 +3,11 @@ the store), returned as themselves, with their event time; the setting turns it 
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tests.e2e.conftest import gateway_settings, running_gateway
+from tests.tags import fresh_tag
 
 T0 = datetime(2023, 5, 9, 22, 10, tzinfo=UTC)
 
@@ -42,7 +42,7 @@ def _rank(contents: list[str]) -> int:
 
 def test_turn_found_through_the_previous_turn(tmp_path: Path, backend: dict[str, str]) -> None:
     with running_gateway(gateway_settings(tmp_path, **backend)) as gw, gw.client() as client:
-        ns = f"user/dlg-{uuid.uuid4().hex[:8]}"
+        ns = f"user/dlg-{fresh_tag(8)}"
         items = _turns(ns)
         client.batch_write(items[:3], wait=True)
         client.batch_write(items[3:], wait=True)  # its previous turn comes from the store
@@ -58,7 +58,7 @@ def test_context_can_be_turned_off(tmp_path: Path) -> None:
     for turns in (1, 0):
         settings = gateway_settings(tmp_path / str(turns), context_turns=turns)
         with running_gateway(settings) as gw, gw.client() as client:
-            ns = f"user/dlg-{uuid.uuid4().hex[:8]}"
+            ns = f"user/dlg-{fresh_tag(8)}"
             client.batch_write(_turns(ns), wait=True)
             recall = client.recall("Is Leo happy with the printer?", namespaces=[ns], top_k=5)
             ranks.append(_rank([h.content for h in recall.hits]))
@@ -75,7 +75,7 @@ def test_turn_found_through_the_turn_after_it(tmp_path: Path) -> None:
     for on in (True, False):
         settings = gateway_settings(tmp_path / str(on), context_next=on)
         with running_gateway(settings) as gw, gw.client() as client:
-            ns = f"user/dlg-{uuid.uuid4().hex[:8]}"
+            ns = f"user/dlg-{fresh_tag(8)}"
             for item in _turns(ns):
                 client.batch_write([item], wait=True)
             recall = client.recall("the 3D printer he bought", namespaces=[ns], top_k=5)

@@ -17,6 +17,7 @@ import pytest
 from gateway import client as gc
 from gateway.core.screening import memo
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
+from tests.tags import fresh_tag
 
 
 def _marker() -> str:
@@ -42,7 +43,7 @@ def erase_backend(request: pytest.FixtureRequest) -> dict[str, Any]:
         "neo4j_uri": request.getfixturevalue("neo4j_uri"),
     }
     if request.param == "replicas":
-        real |= {"journal_backend": "redis", "redis_journal_prefix": f"mgt-{uuid.uuid4().hex[:10]}"}
+        real |= {"journal_backend": "redis", "redis_journal_prefix": f"mgt-{fresh_tag(10)}"}
     return real
 
 
@@ -145,9 +146,9 @@ def _assert_stored(gw: RunningGateway, needle: str) -> None:
 
 
 def test_forget_erases_content_everywhere_and_keeps_a_tombstone(erase_gw: RunningGateway) -> None:
-    ns = f"user/u-{uuid.uuid4().hex[:10]}"
+    ns = f"user/u-{fresh_tag(10)}"
     secret, place = _marker(), _marker()
-    with erase_gw.client() as master, erase_gw.client(f"reader-{uuid.uuid4().hex[:6]}") as sub:
+    with erase_gw.client() as master, erase_gw.client(f"reader-{fresh_tag(6)}") as sub:
         fact = master.write(ns, "semantic", f"The user's locker code word is {secret}", wait=True)
         event = master.record_event(
             ns, f"Met at {secret} cafe", entities=[place], session_id="s1", wait=True
@@ -192,7 +193,7 @@ def test_forget_erases_content_everywhere_and_keeps_a_tombstone(erase_gw: Runnin
 
 
 def test_forget_namespace_erases_every_layer(erase_gw: RunningGateway) -> None:
-    tag = uuid.uuid4().hex[:8]
+    tag = fresh_tag(8)
     ns, other = f"user/gone-{tag}", f"user/kept-{tag}"
     secret = _marker()
     sub_id = f"coder-{tag}"
@@ -240,7 +241,7 @@ def test_forget_namespace_erases_every_layer(erase_gw: RunningGateway) -> None:
 
 
 def test_forget_subject_erases_the_user_and_events_about_them(erase_gw: RunningGateway) -> None:
-    tag = uuid.uuid4().hex[:8]
+    tag = fresh_tag(8)
     user, researcher = f"bob-{tag}", f"researcher-{tag}"
     secret, other_secret = _marker(), _marker()
     with erase_gw.client() as master, erase_gw.client(researcher) as r:

@@ -22,6 +22,7 @@ from redis import Redis
 
 from gateway.client import GatewayClient
 from tests.e2e.gateways import Fleet, PrivateRedis, fleet, free_port
+from tests.tags import fresh_tag
 
 pytestmark = [pytest.mark.real, pytest.mark.slow]
 
@@ -35,7 +36,7 @@ PARTITIONS = 8
 
 @pytest.fixture
 def prefix() -> str:
-    return f"mgtest-{uuid.uuid4().hex[:10]}"
+    return f"mgtest-{fresh_tag(10)}"
 
 
 @pytest.fixture
@@ -80,7 +81,7 @@ def _stored(c: GatewayClient, namespaces: list[str]) -> tuple[list[str], dict[st
 
 @pytest.mark.timeout(max(300, WRITES * 3))  # the fleet's start included
 def test_kill_one_replica_mid_load(replicas: Fleet, redis_url: str, prefix: str) -> None:
-    namespaces = [f"user/f-{uuid.uuid4().hex[:8]}-{w}" for w in range(WRITERS)]
+    namespaces = [f"user/f-{fresh_tag(8)}-{w}" for w in range(WRITERS)]
     acked: dict[str, tuple[str, str]] = {}  # id -> (namespace, content)
     errors: list[str] = []
     reads = [0]
@@ -169,7 +170,7 @@ def test_redis_restart_mid_load(tmp_path: Path, neo4j_uri: str) -> None:
     flags = ["--journal", "redis", "--redis-url", redis.url, "--neo4j-uri", neo4j_uri]
     env = {"MEMGATE_REDIS_JOURNAL_LEASE_MS": "1500"}
     writers, writes = 4, 20
-    namespaces = [f"user/r-{uuid.uuid4().hex[:8]}-{w}" for w in range(writers)]
+    namespaces = [f"user/r-{fresh_tag(8)}-{w}" for w in range(writers)]
     acked: list[str] = []
     errors: list[str] = []
     half = threading.Barrier(writers + 1)

@@ -21,6 +21,7 @@ from gateway.core.model.commands import FormSession, TurnAppend
 from gateway.core.model.control import NewEntry
 from stores.sqlite_journal import SqliteJournal
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
+from tests.tags import fresh_tag
 
 
 def _formed(c: gc.GatewayClient, ns: str) -> list[gc.Memory]:
@@ -178,9 +179,9 @@ def test_liking_and_disliking_a_thing_contradict(
 
 
 def test_end_session_rules(gw: RunningGateway, ns: str) -> None:
-    sub = f"sub-{uuid.uuid4().hex[:6]}"
+    sub = f"sub-{fresh_tag(6)}"
     private = f"agent/{sub}"
-    with gw.client(sub) as cs, gw.client(f"other-{uuid.uuid4().hex[:6]}") as co:
+    with gw.client(sub) as cs, gw.client(f"other-{fresh_tag(6)}") as co:
         cs.append_turn(private, "s1", role="user", content="I'm vegan.")
         # same rule as AppendTurn: another agent may not touch a private session
         with pytest.raises(gc.PermissionDenied):
@@ -192,11 +193,16 @@ def test_end_session_rules(gw: RunningGateway, ns: str) -> None:
         with pytest.raises(gc.InvalidArgument, match="namespace"):
             cs.end_session("nope", "s1")
         first = cs.end_session(private, "s1", wait=True)
-        assert first.job_id and first.turns == 1 and first.outcomes == {
-            "pending": 1,
-            "observed": 1,
-            "kept": 1,
-        }
+        assert (
+            first.job_id
+            and first.turns == 1
+            and first.outcomes
+            == {
+                "pending": 1,
+                "observed": 1,
+                "kept": 1,
+            }
+        )
         # nothing new: no job; the same range asked again is the same job
         assert cs.end_session(private, "s1").job_id == ""
         # a shared session is the master's to close: a sub-agent's turns there are proposals
@@ -298,9 +304,7 @@ def test_a_turn_applied_again_after_a_crash_is_not_mined_again(tmp_path: Path, n
     journal = sqlite3.connect(settings.data_dir / "journal.db")
     with journal:  # the turn as the journal held it before its lane marked it applied
         payload = commands.dumps(TurnAppend(ns, "s1", ALLERGY))
-        journal.execute(
-            "UPDATE journal SET applied=0, payload=? WHERE write_id=?", (payload, turn)
-        )
+        journal.execute("UPDATE journal SET applied=0, payload=? WHERE write_id=?", (payload, turn))
     journal.close()
     with running_gateway(settings) as gw, gw.client("master") as c:
         deadline = time.monotonic() + 15

@@ -4,16 +4,15 @@ sessions — the reproduction of issue 8 (coder asks about the researcher, depth
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
 from gateway import client as gc
 from tests.e2e.conftest import RunningGateway
+from tests.tags import fresh_tag
 
 
 def test_neighbourhood_never_crosses_into_a_private_namespace(gw: RunningGateway) -> None:
-    tag = uuid.uuid4().hex[:8]
+    tag = fresh_tag(8)
     researcher, coder = f"researcher-{tag}", f"coder-{tag}"
     private = f"agent/{researcher}"
     shared = f"user/alice-{tag}"

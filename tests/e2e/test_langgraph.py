@@ -26,10 +26,11 @@ from gateway.integrations.langgraph import (  # noqa: E402
     MemgateStoreError,
 )
 from tests.e2e.conftest import RunningGateway  # noqa: E402
+from tests.tags import fresh_tag
 
 
 def _id() -> str:
-    return uuid.uuid4().hex[:10]
+    return fresh_tag(10)
 
 
 @pytest.fixture

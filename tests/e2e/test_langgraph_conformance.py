@@ -14,7 +14,6 @@ import math
 import random
 import re
 import time
-import uuid
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -40,6 +39,7 @@ from gateway.integrations.langgraph import (  # noqa: E402
     memgate_namespace,
 )
 from tests.e2e.conftest import RunningGateway  # noqa: E402
+from tests.tags import fresh_tag
 
 
 class CharacterEmbeddings(Embeddings):
@@ -70,7 +70,7 @@ class CharacterEmbeddings(Embeddings):
 
 
 def _home() -> str:
-    return f"task/lgc-{uuid.uuid4().hex[:10]}"
+    return f"task/lgc-{fresh_tag(10)}"
 
 
 def _fresh(kind: str, gw: RunningGateway, client: Any, **index: Any) -> BaseStore:
@@ -465,14 +465,14 @@ def test_bad_ttl_values_change_nothing(gw: RunningGateway) -> None:
 
 
 def _uid() -> str:
-    return f"u{uuid.uuid4().hex[:8]}"
+    return f"u{fresh_tag(8)}"
 
 
 def test_prefix_and_empty_prefix_reach_every_namespace_written(
     make: Any, kind: str, gw: RunningGateway
 ) -> None:
     alice, bob = _uid(), _uid()
-    dave = f"dave smith {uuid.uuid4().hex[:6]}"  # not a memgate id: mapped reversibly
+    dave = f"dave smith {fresh_tag(6)}"  # not a memgate id: mapped reversibly
     store = make()
     store.put(("user", alice, "memories"), "m1", {"text": "Alice likes tea"})
     store.put(("user", bob, "memories"), "m1", {"text": "Bob likes coffee"})

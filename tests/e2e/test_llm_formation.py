@@ -10,7 +10,6 @@ import asyncio
 import json
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ from gateway.extractors.llm import LLMExtractor, LLMSummariser
 from gateway.extractors.llm_observe import OBSERVATIONS_SCHEMA, LLMObserver
 from gateway.extractors.summary import NOTE
 from tests.e2e.conftest import gateway_settings, running_gateway
+from tests.tags import fresh_tag
 
 
 @dataclass
@@ -252,7 +252,7 @@ def test_overflow_does_not_wait_for_the_model(
         dialogue_max_turns=4,
         **backend,
     )
-    ns = f"user/overflow-{uuid.uuid4().hex[:8]}"
+    ns = f"user/overflow-{fresh_tag(8)}"
     with running_gateway(settings) as gw, gw.client("master") as c:
         for i in range(5):
             r = c.append_turn(ns, "s1", role="user", content=f"We agreed on step {i} at 10:0{i}.")

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from gateway import aio
 from gateway.client import GatewayClient
 from tests.e2e.gateways import fleet
+from tests.tags import fresh_tag
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +33,7 @@ def _where(addresses: list[str], ids: list[str]) -> list[int]:
 
 
 def test_calls_spread_and_survive_a_killed_gateway(tmp_path: Path) -> None:
-    ns = f"user/u-{uuid.uuid4().hex[:10]}"
+    ns = f"user/u-{fresh_tag(10)}"
     with fleet(tmp_path, 2, []) as gws:
         with GatewayClient(gws.addresses, agent_id="master", timeout=10) as c:
             ids = [c.write(ns, "semantic", f"fact number {i}", wait=True) for i in range(20)]
@@ -48,7 +48,7 @@ def test_calls_spread_and_survive_a_killed_gateway(tmp_path: Path) -> None:
 
 
 def test_the_asyncio_client_balances_too(tmp_path: Path) -> None:
-    ns = f"user/u-{uuid.uuid4().hex[:10]}"
+    ns = f"user/u-{fresh_tag(10)}"
 
     async def run(addresses: list[str], kill: object) -> list[str]:
         async with aio.GatewayClient(",".join(addresses), agent_id="master", timeout=10) as c:

@@ -27,6 +27,7 @@ from tests.e2e.conftest import (  # noqa: E402
     gateway_settings,
     running_gateway,
 )
+from tests.tags import fresh_tag  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 MASTER_TOOLS = {
@@ -102,7 +103,7 @@ def connect(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
             async with Client(params, read_timeout_seconds=60) as client:
                 yield client
             return
-        log = tmp_path / f"mcp-{agent}-{uuid.uuid4().hex[:6]}.log"
+        log = tmp_path / f"mcp-{agent}-{fresh_tag(6)}.log"
         token = uuid.uuid4().hex
         with _http_server(address, agent, log, "--token", token, *_key_args(api_key)) as url:
             async with Client(_with_token(url, token), read_timeout_seconds=60) as client:
@@ -134,8 +135,8 @@ async def _refused(client: Client, tool: str, **arguments: Any) -> str:
 
 
 async def test_master_uses_every_tool(gw: RunningGateway, ns: str, connect: Any) -> None:
-    sub = f"sub-{uuid.uuid4().hex[:8]}"
-    skills_ns = f"task/skills-{uuid.uuid4().hex[:8]}"
+    sub = f"sub-{fresh_tag(8)}"
+    skills_ns = f"task/skills-{fresh_tag(8)}"
     with gw.client(sub) as cs, gw.client() as cm:
         proposal = cs.write_result(ns, "semantic", "The user prefers morning meetings")
         other = cs.write_result(ns, "semantic", "The user hates all meetings")
@@ -179,7 +180,7 @@ async def test_master_uses_every_tool(gw: RunningGateway, ns: str, connect: Any)
             explicit=True,
         )
         assert fact["stored"] and fact["memory_id"]
-        task = f"t-{uuid.uuid4().hex[:8]}"
+        task = f"t-{fresh_tag(8)}"
         result = await _call(
             client,
             "submit_result",
@@ -229,7 +230,7 @@ async def test_master_uses_every_tool(gw: RunningGateway, ns: str, connect: Any)
 async def test_sub_agent_is_bound_by_the_gateway_rules(
     gw: RunningGateway, ns: str, connect: Any
 ) -> None:
-    sub, other = f"sub-{uuid.uuid4().hex[:8]}", f"sub-{uuid.uuid4().hex[:8]}"
+    sub, other = f"sub-{fresh_tag(8)}", f"sub-{fresh_tag(8)}"
     with gw.client(other) as co:
         private = co.write(f"agent/{other}", "semantic", "other's private note", wait=True)
     async with connect(gw.address, sub) as client:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -23,6 +22,7 @@ from mcp import Client  # noqa: E402
 
 from gateway.integrations.mcp import build_server  # noqa: E402
 from tests.e2e.conftest import RunningGateway  # noqa: E402
+from tests.tags import fresh_tag
 
 ROOT = Path(__file__).resolve().parents[2]
 OPTIONAL_EVERYWHERE = {"namespace", "namespaces", "session_id"}
@@ -40,7 +40,7 @@ async def _client(address: str, agent: str = "master", **kw: Any) -> AsyncIterat
 
 
 def _uid() -> str:
-    return f"u-{uuid.uuid4().hex[:10]}"
+    return f"u-{fresh_tag(10)}"
 
 
 async def _ok(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -128,7 +128,7 @@ async def test_one_namespace_convention_and_optional_sessions(gw: RunningGateway
 
 
 async def test_every_error_is_readable_and_changes_nothing(gw: RunningGateway) -> None:
-    uid, sub = _uid(), f"sub-{uuid.uuid4().hex[:8]}"
+    uid, sub = _uid(), f"sub-{fresh_tag(8)}"
     ns = f"user/{uid}"
     async with _client(gw.address, "master", namespaces=[ns]) as client:
         assert "'query' is required" in await _error(client, "recall")

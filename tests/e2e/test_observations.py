@@ -5,7 +5,6 @@ and recall answers with the observation once (not beside the fact formed from th
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from gateway import client as gc
 from gateway.core.formation.observations import TURN, WHEN
 from tests.e2e.conftest import RunningGateway
+from tests.tags import fresh_tag
 
 MONDAY = datetime(2018, 11, 5, 18, 30, tzinfo=UTC)
 CHAT = [
@@ -43,7 +43,7 @@ def _replay(c, ns: str, session: str = "s1") -> list[str]:  # type: ignore[no-un
 
 
 def test_a_past_chat_forms_dated_observations(gw: RunningGateway) -> None:
-    ns = f"user/sam{uuid.uuid4().hex[:6]}"
+    ns = f"user/sam{fresh_tag(6)}"
     with gw.client("master") as c:
         ids = _replay(c, ns)
         said_at = {t.id: t.at for t in c.window(ns, "s1", zones=["dialogue"])}
@@ -85,7 +85,7 @@ def test_a_past_chat_forms_dated_observations(gw: RunningGateway) -> None:
 
 
 def test_a_turn_time_in_the_future_is_refused(gw: RunningGateway) -> None:
-    ns = f"user/sam{uuid.uuid4().hex[:6]}"
+    ns = f"user/sam{fresh_tag(6)}"
     with gw.client("master") as c:
         with pytest.raises(gc.InvalidArgument, match="at .* is in the future"):
             c.append_turn(
@@ -101,7 +101,7 @@ def test_a_turn_time_in_the_future_is_refused(gw: RunningGateway) -> None:
 def test_a_backfilled_answer_is_dated_by_its_own_time_and_its_question(gw: RunningGateway) -> None:
     """Turns of May 2018 imported in 2026: "next semester" and the weekend the question asked
     about resolve against the turns' times, not the clock."""
-    ns = f"user/sam{uuid.uuid4().hex[:6]}"
+    ns = f"user/sam{fresh_tag(6)}"
     friday = datetime(2018, 5, 11, 20, 0, tzinfo=UTC)
     chat = [
         ("assistant", "Did you do anything fun over the weekend?"),

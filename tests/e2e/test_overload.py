@@ -18,6 +18,7 @@ from gateway.client import GatewayClient
 from gateway.client.errors import Overloaded
 from gateway.rpc.server import Gateway, gateway_in_thread
 from tests.e2e.conftest import gateway_settings
+from tests.tags import fresh_tag
 
 
 @contextmanager
@@ -44,7 +45,7 @@ def on_loop(loop: asyncio.AbstractEventLoop, fn: object, *args: object) -> None:
 
 
 def test_overload_is_rejected_with_retry_info_and_changes_nothing(tmp_path: Path) -> None:
-    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    ns = f"user/u-{fresh_tag(8)}"
     key = uuid.uuid4().hex
     with gateway(tmp_path) as (address, gw, loop):
         assert gw.admission is not None
@@ -95,7 +96,7 @@ def test_a_burst_of_recalls_from_one_agent_waits_its_turn(tmp_path: Path) -> Non
         admission_queue_reads=0,
         overload_retry_after_ms=50,
     )
-    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    ns = f"user/u-{fresh_tag(8)}"
     with gateway_in_thread(settings) as (gw, _loop):
         address = f"127.0.0.1:{gw.port}"
         with GatewayClient(address, agent_id="master") as c:

@@ -32,6 +32,7 @@ from gateway.rpc.server import Gateway, gateway_in_thread
 from gateway.settings import Settings, usable_cores
 from tests.e2e import gateways
 from tests.e2e.conftest import gateway_settings
+from tests.tags import fresh_tag
 
 
 @dataclass
@@ -98,7 +99,7 @@ def two(tmp_path_factory: pytest.TempPathFactory, backend: dict[str, str]) -> It
 
 
 def test_a_worker_answers_what_the_gateway_answers(two: Running) -> None:
-    ns = f"user/u{uuid.uuid4().hex[:8]}"
+    ns = f"user/u{fresh_tag(8)}"
     facts = [
         "Maya prefers oat milk in her coffee",
         "Maya's sister lives in Lisbon and teaches piano",
@@ -124,10 +125,10 @@ def test_a_worker_answers_what_the_gateway_answers(two: Running) -> None:
 
 
 def test_a_write_is_found_by_a_worker_the_moment_it_is_applied(two: Running) -> None:
-    ns = f"user/u{uuid.uuid4().hex[:8]}"
+    ns = f"user/u{fresh_tag(8)}"
     c = two.client()
     for i in range(12):
-        word = f"zebra{uuid.uuid4().hex[:6]}"
+        word = f"zebra{fresh_tag(6)}"
         mid = c.write(
             ns, "semantic", f"the password hint mentions {word} and nothing else", wait=True
         )
@@ -142,7 +143,7 @@ def test_a_write_is_found_by_a_worker_the_moment_it_is_applied(two: Running) -> 
 
 
 def test_forget_and_erasure_reach_the_workers(two: Running) -> None:
-    ns = f"user/u{uuid.uuid4().hex[:8]}"
+    ns = f"user/u{fresh_tag(8)}"
     c = two.client()
     keep = c.write(ns, "semantic", "Omar keeps his bike in the blue garage", wait=True)
     drop = c.write(ns, "semantic", "Omar keeps his spare key under the red flowerpot", wait=True)
@@ -165,7 +166,7 @@ def test_forget_and_erasure_reach_the_workers(two: Running) -> None:
 
 
 def test_concurrent_recalls_through_grpc_are_spread_over_the_workers(two: Running) -> None:
-    ns = f"user/u{uuid.uuid4().hex[:8]}"
+    ns = f"user/u{fresh_tag(8)}"
     c = two.client()
     mid = c.write(ns, "semantic", "the office wifi password is on the fridge", wait=True)
     before = two.pool.answered
@@ -209,7 +210,7 @@ def test_an_erasure_under_constant_worker_reads_leaves_no_text_in_the_files(
 
     with running(gateway_settings(tmp_path, recall_processes=2, recall_workers_start="eager")) as r:
         r.wait_ready(2)
-        ns, other = f"user/gone-{uuid.uuid4().hex[:8]}", f"user/kept-{uuid.uuid4().hex[:8]}"
+        ns, other = f"user/gone-{fresh_tag(8)}", f"user/kept-{fresh_tag(8)}"
         c = r.client()
         items = [
             {"namespace": ns, "layer": "semantic", "content": f"note {i} near {secret} park"}
@@ -257,7 +258,7 @@ def test_a_dead_worker_costs_no_recall_and_comes_back(tmp_path: Path) -> None:
     settings = gateway_settings(tmp_path, recall_processes=1, recall_workers_start="eager")
     with running(settings) as r:
         r.wait_ready(1)
-        ns = f"user/u{uuid.uuid4().hex[:8]}"
+        ns = f"user/u{fresh_tag(8)}"
         mid = r.client().write(
             ns, "semantic", "Ines runs the Berlin marathon every year", wait=True
         )
@@ -338,7 +339,7 @@ def test_the_workers_socket_refuses_strangers(tmp_path: Path) -> None:
                 s.shutdown(socket.SHUT_WR)
                 assert s.recv(100) == b""  # closed without a word (no "hello")
         assert r.pool.ready == 1  # the real worker was not displaced
-        ns = f"user/u{uuid.uuid4().hex[:8]}"
+        ns = f"user/u{fresh_tag(8)}"
         mid = r.client().write(ns, "semantic", "the boiler is serviced in October", wait=True)
         assert ids(r.by_worker(RecallQuery("boiler service", (ns,), top_k=2)))[0] == mid
 

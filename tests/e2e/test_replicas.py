@@ -9,7 +9,6 @@ replica's audit shows the others' entries."""
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -21,6 +20,7 @@ from gateway import client as gc
 from gateway.client import GatewayClient
 from stores.redis_journal import partition_of
 from tests.e2e.gateways import Fleet, fleet, spawn
+from tests.tags import fresh_tag
 
 T = TypeVar("T")
 
@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.real, pytest.mark.slow, pytest.mark.timeout(300)]
 
 @pytest.fixture(scope="module")
 def prefix() -> str:
-    return f"mgtest-{uuid.uuid4().hex[:10]}"
+    return f"mgtest-{fresh_tag(10)}"
 
 
 @pytest.fixture(scope="module")
@@ -63,13 +63,13 @@ def replicas(
 
 
 def test_a_write_acknowledged_by_one_replica_is_recalled_by_the_others(replicas: Fleet) -> None:
-    ns = f"user/u-{uuid.uuid4().hex[:10]}"
+    ns = f"user/u-{fresh_tag(10)}"
     clients = [GatewayClient(a, agent_id="master", timeout=20) for a in replicas.addresses]
     try:
         before = [c.stats().vectors for c in clients]
         for i in range(6):  # each replica writes; every other one must see it at once
             writer = clients[i % 3]
-            text = f"the {i}th replica fact is about {uuid.uuid4().hex[:8]} lighthouses"
+            text = f"the {i}th replica fact is about {fresh_tag(8)} lighthouses"
             mid = writer.write(ns, "semantic", text, wait=True, idempotency_key=f"k{i}")
             for reader in clients:
                 hits = reader.recall(text, [ns], top_k=3).hits
@@ -101,7 +101,7 @@ def test_a_namespace_erased_on_one_replica_is_not_recalled_from_anothers_cache(
     """Each replica answered (and cached) a recall; the namespace is erased through one of them:
     no replica answers the same recall from its cache afterwards (its records are gone, so a
     replica following the erasure's deletes cannot name their namespace)."""
-    ns = f"user/u-{uuid.uuid4().hex[:10]}"
+    ns = f"user/u-{fresh_tag(10)}"
     clients = [GatewayClient(a, agent_id="master", timeout=20) for a in replicas.addresses]
     try:
         clients[0].write(ns, "semantic", "The spare key is under the blue flowerpot", wait=True)
@@ -126,7 +126,7 @@ def _eventually(probe: Callable[[], T], ok: Callable[[T], bool], seconds: float 
 
 
 def test_a_proposal_made_on_one_replica_is_decided_on_another(replicas: Fleet) -> None:
-    ns, sub = f"user/u-{uuid.uuid4().hex[:10]}", f"coder-{uuid.uuid4().hex[:6]}"
+    ns, sub = f"user/u-{fresh_tag(10)}", f"coder-{fresh_tag(6)}"
     a, b, c = replicas.addresses
     with (
         GatewayClient(a, agent_id=sub, timeout=20) as proposer,
@@ -158,7 +158,7 @@ def test_a_session_spread_over_replicas_is_mined_as_one(
     """Turns come through two replicas; then the replica applying the namespace's partition is
     replaced by a new process with an empty data dir; EndSession on a third mines every turn, and
     a fact said in two sessions is promoted (pending facts are shared too)."""
-    ns = f"user/u-{uuid.uuid4().hex[:10]}"
+    ns = f"user/u-{fresh_tag(10)}"
     clients = [GatewayClient(x, agent_id="master", timeout=30) for x in replicas.addresses]
     try:
         clients[0].append_turn(ns, "s1", role="user", content="By the way, I'm vegetarian.")
@@ -171,9 +171,9 @@ def test_a_session_spread_over_replicas_is_mined_as_one(
         owner = int(lease.decode().rsplit("-gw", 1)[1]) if lease else 0
         replicas.gateways[owner].stop()
         replicas.gateways[owner] = spawn(
-            fleet_dir / f"gw{owner}-{uuid.uuid4().hex[:6]}",
+            fleet_dir / f"gw{owner}-{fresh_tag(6)}",
             flags,
-            {**env, "MEMGATE_REPLICA_ID": f"{fleet_dir.name}-new{uuid.uuid4().hex[:4]}-gw{owner}"},
+            {**env, "MEMGATE_REPLICA_ID": f"{fleet_dir.name}-new{fresh_tag(4)}-gw{owner}"},
         )
         clients[owner].close()
         clients[owner] = GatewayClient(replicas.gateways[owner].address, agent_id="master")
@@ -206,11 +206,11 @@ def test_a_session_spread_over_replicas_is_mined_as_one(
 
 
 def test_every_replica_audit_shows_the_others_entries(replicas: Fleet) -> None:
-    ns = f"user/u-{uuid.uuid4().hex[:10]}"
+    ns = f"user/u-{fresh_tag(10)}"
     clients = [GatewayClient(a, agent_id="master", timeout=20) for a in replicas.addresses]
     try:
         written = [
-            c.write(ns, "semantic", f"audited fact {i} {uuid.uuid4().hex[:6]}", wait=True)
+            c.write(ns, "semantic", f"audited fact {i} {fresh_tag(6)}", wait=True)
             for i, c in enumerate(clients)
         ]
         for c in clients:

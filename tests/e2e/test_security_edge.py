@@ -3,8 +3,6 @@ backends: each would fail on the code the review ran against."""
 
 from __future__ import annotations
 
-import uuid
-
 import grpc
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -13,12 +11,13 @@ from gateway import client as gc
 from memgate.v1 import memgate_pb2 as pb
 from memgate.v1 import memgate_pb2_grpc as pb_grpc
 from tests.e2e.conftest import RunningGateway
+from tests.tags import fresh_tag
 
 MASTER = (("x-agent-id", "master"),)
 
 
 def _sub() -> str:
-    return f"sub-{uuid.uuid4().hex[:8]}"
+    return f"sub-{fresh_tag(8)}"
 
 
 def _stub(gw: RunningGateway) -> tuple[grpc.Channel, pb_grpc.MemoryGatewayStub]:
@@ -200,14 +199,14 @@ def test_subagent_turns_into_shared_sessions_are_proposals(gw: RunningGateway, n
         turns = cm.window(ns, "main")
         assert [(t.role, t.content) for t in turns] == [("assistant", "The user booked a flight")]
         # task/* and the sub-agent's own namespace stay direct
-        task_ns = f"task/t-{uuid.uuid4().hex[:8]}"
+        task_ns = f"task/t-{fresh_tag(8)}"
         assert cs.append_turn(task_ns, "s", role="assistant", content="step 1 done").id
         assert cs.append_turn(f"agent/{sub}", "s", role="system", content="be brief").id
 
 
 def test_subagent_may_not_steer_a_shared_session(gw: RunningGateway, ns: str) -> None:
     sub = _sub()
-    task_ns = f"task/t-{uuid.uuid4().hex[:8]}"
+    task_ns = f"task/t-{fresh_tag(8)}"
     with gw.client(sub) as cs, gw.client() as cm:
         for target in (ns, "global", task_ns):
             with pytest.raises(gc.PermissionDenied, match="system"):
@@ -247,7 +246,7 @@ def test_subagent_state_changes_in_shared_sessions_are_denied(
             with pytest.raises(gc.PermissionDenied, match="only the master"):
                 getattr(cs, call)(target, "main", *args)
         assert cs.session_state(ns, "main") == {"plan": "A"}  # reading stays allowed
-        task_ns = f"task/t-{uuid.uuid4().hex[:8]}"
+        task_ns = f"task/t-{fresh_tag(8)}"
         getattr(cs, call)(task_ns, "main", *args)  # task scratch stays direct
 
 
@@ -264,7 +263,7 @@ def _raw_files_containing(root: object, needles: list[bytes]) -> list[str]:
 
 
 def test_no_field_stores_a_raw_secret(gw: RunningGateway, ns: str) -> None:
-    tag = uuid.uuid4().hex[:10]
+    tag = fresh_tag(10)
     email = f"alice.{tag}@example.com"
     key = f"sk-ant-api03-{tag}Xy7Qz9Lm3Np5Rt8Vw2Bc4Df6Gh1Jk0"
     secret = f"{email} {key}"
@@ -333,8 +332,8 @@ def test_memory_block_escapes_its_delimiters(gw: RunningGateway, ns: str) -> Non
 def test_subagent_registers_a_shared_skill_as_a_proposal(gw: RunningGateway) -> None:
     sub = _sub()
     with gw.client(sub) as cs, gw.client() as cm:
-        for target in ("global", f"user/u-{uuid.uuid4().hex[:8]}"):
-            r = cs.register_skill(f"skill-{uuid.uuid4().hex[:6]}", "Does a thing", namespace=target)
+        for target in ("global", f"user/u-{fresh_tag(8)}"):
+            r = cs.register_skill(f"skill-{fresh_tag(6)}", "Does a thing", namespace=target)
             assert not r.skill.id and not r.duplicate
         mine = [p for p in cm.proposals() if p.proposer == sub]
         assert len(mine) == 2 and all(p.item.layer == "procedural" for p in mine)
@@ -379,7 +378,7 @@ def test_proposal_key_reused_with_other_content_is_aborted(gw: RunningGateway, n
 
 
 def test_task_and_graph_ownership(gw: RunningGateway, ns: str) -> None:
-    a, b, task = _sub(), _sub(), f"t-{uuid.uuid4().hex[:8]}"
+    a, b, task = _sub(), _sub(), f"t-{fresh_tag(8)}"
     with gw.client(a) as ca, gw.client(b) as cb, gw.client() as cm:
         ca.start_task(task, ["fetch", "summarise"])
         with pytest.raises(gc.PermissionDenied, match="started by another agent"):

@@ -5,12 +5,12 @@ without slots when it is imported. Afterwards a new update supersedes them like 
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
 from gateway.client import GatewayClient
 from tests.e2e.conftest import gateway_settings, running_gateway
+from tests.tags import fresh_tag
 
 JAN = datetime(2026, 1, 10, tzinfo=UTC)
 FEB = datetime(2026, 2, 10, tzinfo=UTC)
@@ -68,7 +68,7 @@ def _check_slotted(c: GatewayClient, ns: str, ids: dict[str, str]) -> None:
 def test_facts_stored_before_slots_get_theirs_at_start(
     tmp_path: Path, backend: dict[str, str]
 ) -> None:
-    ns = f"user/alice{uuid.uuid4().hex[:6]}"
+    ns = f"user/alice{fresh_tag(6)}"
     settings = dict(backend, data_dir=tmp_path / "data")
     before = gateway_settings(tmp_path, fact_slots=False, **settings)
     with running_gateway(before) as old, old.client() as c:
@@ -84,7 +84,7 @@ def test_facts_stored_before_slots_get_theirs_at_start(
 def test_an_export_without_slots_is_slotted_on_import(
     tmp_path: Path, backend: dict[str, str]
 ) -> None:
-    ns = f"user/alice{uuid.uuid4().hex[:6]}"
+    ns = f"user/alice{fresh_tag(6)}"
     old_settings = gateway_settings(tmp_path / "old", fact_slots=False)
     with running_gateway(old_settings) as old, old.client() as c:
         ids = _fill_without_slots(c, ns)

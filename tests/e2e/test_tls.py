@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from gateway import client as gc
 from gateway.client import GatewayClient
 from tests.e2e.certs import Authority, Pem
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
+from tests.tags import fresh_tag
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +93,7 @@ def test_the_client_certificate_names_the_agent(tmp_path: Path, pki: dict[str, A
         api_keys={"master": "m-key", "researcher": "r-key", "researcher-cn": "r-key"},
     )
     ca = pki["ca"].pem
-    ns = f"user/u-{uuid.uuid4().hex[:8]}"
+    ns = f"user/u-{fresh_tag(8)}"
     with running_gateway(settings) as gw:
         with _client(gw, "", ca, pki["master"], api_key="m-key") as master:
             mid = master.write(ns, "semantic", "likes tea", wait=True)  # the master: direct

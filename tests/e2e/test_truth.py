@@ -6,7 +6,6 @@ supersedes that fact, a weaker contradiction waits for review, and ``as_of`` ans
 from __future__ import annotations
 
 import io
-import uuid
 from datetime import UTC, datetime, timedelta
 
 from rich.console import Console
@@ -14,6 +13,7 @@ from rich.console import Console
 from gateway.console import review_pages
 from gateway.ops_cli import _proposal_table
 from tests.e2e.conftest import RunningGateway
+from tests.tags import fresh_tag
 
 JAN = datetime(2026, 1, 10, tzinfo=UTC)
 FEB = datetime(2026, 2, 10, tzinfo=UTC)
@@ -68,7 +68,7 @@ def test_look_alikes_both_stay(gw: RunningGateway, ns: str) -> None:
 
 
 def test_one_fact_in_two_languages_is_one_memory(gw: RunningGateway) -> None:
-    ns = f"user/alice{uuid.uuid4().hex[:6]}"
+    ns = f"user/alice{fresh_tag(6)}"
     owner = ns.split("/")[1]
     with gw.client("master") as c:
         zh = c.write(ns, "semantic", "用户不吃香菜", wait=True)
@@ -84,7 +84,7 @@ def test_one_fact_in_two_languages_is_one_memory(gw: RunningGateway) -> None:
 def test_a_contradicting_proposal_shows_the_fact_and_approval_supersedes(
     gw: RunningGateway, ns: str
 ) -> None:
-    sub = f"sub-{uuid.uuid4().hex[:8]}"
+    sub = f"sub-{fresh_tag(8)}"
     with gw.client("master") as cm, gw.client(sub) as cs:
         fact = cm.write(ns, "semantic", "Alice lives in Berlin.", wait=True)
         proposed = cs.write_result(ns, "semantic", "Alice lives in Hamburg", confidence=0.7)
@@ -133,7 +133,7 @@ def test_a_weaker_contradiction_waits_for_review(gw: RunningGateway, ns: str) ->
 def test_a_formed_fact_meets_the_written_one(gw: RunningGateway) -> None:
     """The demo's three copies of one diet fact (written in English with a Chinese aside, said
     in Chinese, formed from the turn) are one memory."""
-    ns = f"user/alice{uuid.uuid4().hex[:6]}"
+    ns = f"user/alice{fresh_tag(6)}"
     owner = ns.split("/")[1].title()
     with gw.client("master") as c:
         written = c.write(ns, "semantic", f"{owner} does not eat cilantro (不吃香菜)", wait=True)

@@ -6,7 +6,6 @@ Neo4j (two replicas)."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,12 +14,24 @@ import pytest
 from gateway.client import GatewayClient
 from tests.e2e.conftest import gateway_settings, running_gateway
 from tests.e2e.gateways import fleet
+from tests.tags import fresh_tag
 
 pytestmark = pytest.mark.timeout(300)
 
 #: 1 MB holds ~470 384-d vectors (2.2 KB each): three namespaces of 250 cannot stay together
 PER_NAMESPACE = 250
-WORDS = ["harbour", "lantern", "violin", "orchard", "glacier", "tram", "bakery", "comet", "falcon", "meadow"]
+WORDS = [
+    "harbour",
+    "lantern",
+    "violin",
+    "orchard",
+    "glacier",
+    "tram",
+    "bakery",
+    "comet",
+    "falcon",
+    "meadow",
+]
 
 
 @pytest.fixture(scope="module", params=["embedded", pytest.param("real", marks=pytest.mark.real)])
@@ -39,7 +50,7 @@ def gateways(
     )
     flags = ["--journal", "redis", "--redis-url", redis_url, "--neo4j-uri", neo4j_uri]
     env = {
-        "MEMGATE_REDIS_JOURNAL_PREFIX": f"mgtest-{uuid.uuid4().hex[:10]}",
+        "MEMGATE_REDIS_JOURNAL_PREFIX": f"mgtest-{fresh_tag(10)}",
         "MEMGATE_VECTORS": "on_demand",
         "MEMGATE_VECTOR_CACHE_MB": "1",
         "MEMGATE_VECTOR_PINNED": "",
@@ -52,7 +63,7 @@ def gateways(
 def fill(c: GatewayClient, ns: str) -> None:
     items = [
         {"namespace": ns, "layer": "semantic",
-         "content": f"note {i} of {ns}: {WORDS[i % 10]} {WORDS[(i * 7) % 10]} {uuid.uuid4().hex[:6]}"}
+         "content": f"note {i} of {ns}: {WORDS[i % 10]} {WORDS[(i * 7) % 10]} {fresh_tag(6)}"}
         for i in range(PER_NAMESPACE)
     ]  # fmt: skip
     for start in range(0, len(items), 125):
@@ -63,7 +74,7 @@ def test_evicted_namespaces_keep_read_your_write_and_erasure(gateways: list[str]
     clients = [GatewayClient(a, agent_id="master", timeout=30) for a in gateways]
     try:
         first, last = clients[0], clients[-1]
-        spaces = [f"user/od-{uuid.uuid4().hex[:8]}-{i}" for i in range(3)]
+        spaces = [f"user/od-{fresh_tag(8)}-{i}" for i in range(3)]
         for ns in spaces:
             fill(first, ns)
         for c in clients:  # every replica loads all three in turn: the budget cannot hold them
@@ -73,7 +84,7 @@ def test_evicted_namespaces_keep_read_your_write_and_erasure(gateways: list[str]
 
         # read-your-write into an evicted namespace, acknowledged by one replica, on every one
         for i, writer in enumerate(clients * 2):
-            text = f"the spare key number {i} hangs behind the {uuid.uuid4().hex[:8]} mirror"
+            text = f"the spare key number {i} hangs behind the {fresh_tag(8)} mirror"
             mid = writer.write(spaces[0], "semantic", text, wait=True)
             for reader in clients:
                 for ns in spaces[1:]:  # push the first namespace out again

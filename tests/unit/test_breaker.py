@@ -17,6 +17,7 @@ from gateway.core.ports.ports import WorkingStore
 from stores import timing
 from stores.breaker import Breaker, BreakerPolicy, State, guard
 from stores.sqlite_working import SqliteWorkingStore
+from tests.tags import fresh_tag
 
 
 class Flaky:
@@ -181,7 +182,7 @@ async def test_neo4j_reads_are_judged_by_the_server_time(neo4j_uri: str) -> None
     graph = Neo4jEpisodicGraph(neo4j_uri)
     await graph.start()
     try:
-        ns = f"user/breaker-{uuid.uuid4().hex[:8]}"
+        ns = f"user/breaker-{fresh_tag(8)}"
         now = datetime.now(UTC)
         await graph.record(
             [Event(id=uuid.uuid4().hex, namespace=ns, type="note", summary="x", at=now)]

@@ -5,7 +5,6 @@ the Redis one on a server and on a Redis Cluster — and over the unit tests' in
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,6 +16,7 @@ from gateway.core.ports.control_ports import Ledger
 from stores.sqlite_ledger import SqliteLedger
 from tests.contract.ledger.opening import MakeLedger, opened
 from tests.fakes.ledger import InMemoryLedger, LedgerRecords
+from tests.tags import fresh_tag
 
 #: the adapters that keep their records in a store of their own (a file, a server)
 STORED: list[Any] = [
@@ -45,7 +45,7 @@ async def _ledgers(
         url, cluster = request.getfixturevalue("redis_url"), False
     else:
         url, cluster = f"redis://127.0.0.1:{request.getfixturevalue('cluster')[0]}/0", True
-    prefix = f"mgtest-{uuid.uuid4().hex[:10]}"
+    prefix = f"mgtest-{fresh_tag(10)}"
     yield lambda: RedisLedger(url, prefix=prefix, cluster=cluster)
     if not cluster:  # the cluster is the session's own, stopped after it
         r = Redis.from_url(url)
