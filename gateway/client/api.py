@@ -300,8 +300,8 @@ class Api:
         req = pb.RecallRequest(
             query=query,
             namespaces=list(namespaces),
-            top_k=top_k,
-            layers=[wire.layer_number(x) for x in layers or ()],  # type: ignore[misc]
+            top_k=wire.count(top_k, "top_k"),
+            layers=[wire.layer_number(x, "layers") for x in layers or ()],  # type: ignore[misc]
             token_budget=token_budget,
             session_id=session_id,
             start=wire.ts(start),
@@ -547,7 +547,9 @@ class Api:
     def match_skill(
         intent: str, namespaces: Sequence[str] = ("global",), top_k: int = 3
     ) -> Call[list[t.SkillMatch]]:
-        req = pb.MatchSkillRequest(intent=intent, namespaces=list(namespaces), top_k=top_k)
+        req = pb.MatchSkillRequest(
+            intent=intent, namespaces=list(namespaces), top_k=wire.count(top_k, "top_k")
+        )
         return Call(
             "MatchSkill",
             req,

@@ -12,6 +12,7 @@ from google.protobuf import json_format
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from gateway.client import types as t
+from gateway.client.errors import InvalidArgument
 from memgate.v1 import memgate_pb2 as pb
 
 LAYERS = {
@@ -54,11 +55,24 @@ def when(msg: Any, name: str) -> datetime | None:
     return _EPOCH + timedelta(0, value.seconds, value.nanos // 1000)
 
 
-def layer_number(name: str) -> int:
+def layer_number(name: str, field: str = "layer") -> int:
+    """The wire number of a layer's name; a name the API does not know is refused here, in the
+    caller's own words (it used to go out as a number the server could only call '#99')."""
     if not name:
         return pb.LAYER_UNSPECIFIED
-    # an unknown name goes out as an unknown number: the server answers INVALID_ARGUMENT
-    return LAYERS.get(name, 99)
+    if name not in LAYERS:
+        raise InvalidArgument(f"{field} {name!r} is unknown: use one of {', '.join(LAYERS)}")
+    return LAYERS[name]
+
+
+def count(value: int, field: str) -> int:
+    """A count the caller sets (``top_k``): 0 would go out as "unset" and come back as the
+    default, so anything below 1 is refused here."""
+    if value < 1:
+        raise InvalidArgument(
+            f"{field} must be at least 1, got {value} (leave it out for the default)"
+        )
+    return value
 
 
 def layer_name(value: int) -> str:

@@ -264,6 +264,13 @@ def write_result_from_pb(p: pb.WriteResult) -> WriteOutcome:
 
 # ---- recall
 def recall_query_from_pb(p: pb.RecallRequest) -> RecallQuery:
+    unknown = [x for x in p.layers if x and x not in _PB_TO_LAYER]
+    if unknown:
+        raise InvalidArgument(
+            f"layers holds {unknown[0]}, not a layer number: use working, episodic, semantic or "
+            "procedural",
+            field="layers",
+        )
     return RecallQuery(
         query=p.query,
         namespaces=tuple(dict.fromkeys(p.namespaces)),

@@ -4,7 +4,9 @@ interceptor, and graceful shutdown."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
+import socket
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -130,19 +132,42 @@ async def create_server(settings: Settings, service: MemoryService | None = None
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     address = f"{settings.host}:{settings.port}"
-    if credentials is None:
-        port = server.add_insecure_port(address)
-    else:
-        port = server.add_secure_port(address, credentials)
+    try:
+        if credentials is None:
+            port = server.add_insecure_port(address)
+        else:
+            port = server.add_secure_port(address, credentials)
+    except RuntimeError:  # grpcio's "Failed to bind to address …" (older ones returned 0)
+        port = 0
     if port == 0:
         await service.close()
-        raise OSError(f"could not bind {settings.host}:{settings.port}: is the port in use?")
+        raise OSError(bind_failure(settings.host, settings.port, credentials is not None))
     metrics = (
         MetricsServer(GatewayMetrics(service), settings.host, settings.metrics_port)
         if settings.metrics_port
         else None
     )
     return Gateway(server, port, service, health_servicer, metrics, admission)
+
+
+def bind_failure(host: str, port: int, tls: bool) -> str:
+    """Why the gateway could not listen, in one line that says what to do."""
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return (
+                f"{host}:{port} is in use (is another memgate running?): stop it, or pass "
+                "--port with a free port"
+            )
+        return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    if tls:
+        return (
+            f"cannot listen on {host}:{port} with TLS: check that --tls-cert and --tls-key are "
+            "a matching PEM certificate and private key"
+        )
+    return f"cannot listen on {host}:{port}"
 
 
 @contextmanager

@@ -87,3 +87,18 @@ def test_status_is_a_table_and_json(tmp_path: Path) -> None:
             "status", "--json", "--target", gw.address, "--agent", "helper", "--api-key", "k-h"
         )
         assert json.loads(as_json.stdout)["stats"] == "master only"
+
+
+def test_a_busy_port_is_one_line_that_says_what_to_do(tmp_path: Path) -> None:
+    """Running the gateway twice (issue 47): one clear line, exit 1, no traceback."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = _memgate(
+            "serve", "--port", str(port), "--data-dir", str(tmp_path), "--embedder", "hash"
+        )
+    assert done.returncode == 1, done.stderr
+    assert f"127.0.0.1:{port} is in use (is another memgate running?)" in done.stderr
+    assert "--port" in done.stderr and "Traceback" not in done.stderr
+    assert len([line for line in done.stderr.splitlines() if "memgate:" in line]) == 1

@@ -424,3 +424,25 @@ def test_private_ids_look_missing_and_operations_are_master_only(
             with pytest.raises(gc.PermissionDenied, match="master"):
                 call()
         assert cm.stats().embedder and isinstance(cm.breakers(), list)
+
+
+# ---- issue 47: what a newcomer mistypes is named in their own words
+def test_a_mistyped_layer_or_a_zero_top_k_is_refused_in_the_callers_words(
+    gw: RunningGateway, ns: str
+) -> None:
+    with gw.client() as c:
+        with pytest.raises(gc.InvalidArgument, match="layer 'semanticc' is unknown: use one of"):
+            c.write(ns, "semanticc", "The user likes green tea")
+        with pytest.raises(gc.InvalidArgument, match="layers 'facts' is unknown"):
+            c.recall("tea", [ns], layers=["facts"])
+        for bad in (0, -1):
+            with pytest.raises(gc.InvalidArgument, match="top_k must be at least 1"):
+                c.recall("tea", [ns], top_k=bad)
+            with pytest.raises(gc.InvalidArgument, match="top_k must be at least 1"):
+                c.match_skill("save a page", top_k=bad)
+        assert c.recall("tea", [ns]).hits == []  # nothing was written
+    channel, stub = _stub(gw)
+    with channel:  # a client of another language sending a number the API does not have
+        rec = pb.RecallRequest(query="tea", namespaces=[ns], layers=[pb.SEMANTIC, 99])
+        code, details = _code(stub.Recall, rec)
+        assert code is grpc.StatusCode.INVALID_ARGUMENT and "layers holds 99" in details
