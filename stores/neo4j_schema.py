@@ -117,9 +117,12 @@ class Neo4jSession:
             "max_transaction_retry_time": retry_time,
             "max_connection_pool_size": max_concurrency,
             # "property/label does not exist": what every statement says on an empty database
-            # (a fresh install), a warning per statement in the gateway's log, for nothing
+            # (a fresh install), and "index or constraint already exists": what each of the
+            # schema's ``IF NOT EXISTS`` statements says on every later start — a multi-line
+            # warning per statement in the gateway's log, for nothing
             "notifications_disabled_classifications": [
-                neo4j.NotificationDisabledClassification.UNRECOGNIZED
+                neo4j.NotificationDisabledClassification.UNRECOGNIZED,
+                neo4j.NotificationDisabledClassification.SCHEMA,
             ],
         }
         # Calls beyond the pool wait here, in our own queue, and not for a pooled connection:
