@@ -59,9 +59,10 @@ class Settings:
     #: with mTLS: the client certificate's CN (or one of its SANs) is the agent id; an
     #: x-agent-id header that names anything else is refused (UNAUTHENTICATED)
     tls_agent_from_cert: bool = False
-    #: failed authentications (wrong key, lying certificate header) per client address within
-    #: ``auth_failure_window_s`` before the address is refused for the rest of the window
-    #: (RESOURCE_EXHAUSTED, retry-after-ms); 0 = no limit
+    #: failed authentications (wrong key, lying certificate header) per claimed agent id and per
+    #: presented key within ``auth_failure_window_s`` before that id's or key's further failures
+    #: are refused for the rest of the window (RESOURCE_EXHAUSTED, retry-after-ms); a valid
+    #: credential always passes; 0 = no limit
     auth_failure_limit: int = 20
     auth_failure_window_s: float = 60.0
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import threading
 import time
@@ -12,7 +13,13 @@ from contextvars import ContextVar
 import grpc
 
 from gateway.core.access.namespaces import check_agent_id
-from gateway.core.model.errors import InvalidArgument, Overloaded, PermissionDenied, Unauthenticated
+from gateway.core.model.errors import (
+    InvalidArgument,
+    MemgateError,
+    Overloaded,
+    PermissionDenied,
+    Unauthenticated,
+)
 
 AGENT_HEADER = "x-agent-id"
 KEY_HEADER = "x-api-key"
@@ -62,10 +69,10 @@ def agent_of(ctx: grpc.aio.ServicerContext, from_cert: bool) -> str:
 
 
 class FailureLimiter:
-    """Failed authentications per client address (issue 33 L3): after ``limit`` failures in
-    ``window_s`` an address is refused — without its credentials being checked, so guessing
-    stops — until the window of its oldest failure has passed. Thread-safe (the console's
-    threads, the gateway's event loop)."""
+    """Failed authentications per bucket (a claimed agent id, a presented key, or, in the
+    console, a client address): after ``limit`` failures in ``window_s`` a bucket's further
+    failures are refused without counting until the window of its oldest failure has passed.
+    Thread-safe (the console's threads, the gateway's event loop)."""
 
     def __init__(
         self, limit: int, window_s: float, clock: Callable[[], float] = time.monotonic
@@ -119,20 +126,38 @@ def authenticate(
     from_cert: bool = False,
     limiter: FailureLimiter | None = None,
 ) -> str:
+    """The caller's agent id, or UNAUTHENTICATED. Failures are limited per claimed agent id and
+    per presented key — never per address: every local agent connects from 127.0.0.1, and one
+    misconfigured sub-agent used to lock out every agent, the master included (issue 49 N1). A
+    valid credential always passes: only a bucket's wrong credentials are refused
+    (RESOURCE_EXHAUSTED, with the wait) once it is over the limit."""
     if limiter is None:
         return _authenticate(ctx, api_keys, from_cert)
-    address = peer_address(ctx)
-    wait = limiter.retry_after_s(address)
-    if wait > 0:
-        raise Overloaded(
-            f"too many failed authentications from this address: retry in {wait:.0f} s",
-            retry_after_ms=int(wait * 1000) + 1,
-        )
     try:
         return _authenticate(ctx, api_keys, from_cert)
     except Unauthenticated:
-        limiter.failed(address)
+        buckets = _failure_buckets(ctx, from_cert)
+        wait = max(limiter.retry_after_s(b) for b in buckets)
+        if wait > 0:
+            raise Overloaded(
+                f"too many failed authentications for this agent id or key: retry in "
+                f"{wait:.0f} s (check the agent's {KEY_HEADER}; a valid key is always let in)",
+                retry_after_ms=int(wait * 1000) + 1,
+            ) from None
+        for bucket in buckets:
+            limiter.failed(bucket)
         raise
+
+
+def _failure_buckets(ctx: grpc.aio.ServicerContext, from_cert: bool) -> tuple[str, ...]:
+    """What a failure counts against: the agent id claimed and the key presented (by digest)."""
+    try:
+        agent = agent_of(ctx, from_cert)
+    except MemgateError:
+        agent = ""
+    key = metadata_value(ctx, KEY_HEADER)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:24] if key else ""
+    return (f"agent:{agent}", f"key:{digest}") if digest else (f"agent:{agent}",)
 
 
 def _authenticate(

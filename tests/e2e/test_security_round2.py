@@ -347,17 +347,18 @@ def test_forgotten_memory_leaves_no_index_term(gw: RunningGateway, ns: str) -> N
     assert found == []
 
 
-# ---- L3: failed authentication is rate limited per address
+# ---- L3, and issue 49 N1: failed authentication is limited per agent id and key, never per
+# address: a sub-agent with a wrong key does not lock out the master (all agents share 127.0.0.1)
 def test_failed_authentication_is_rate_limited(tmp_path_factory: pytest.TempPathFactory) -> None:
     settings = gateway_settings(
         tmp_path_factory.mktemp("l3"),
-        api_keys={"master": "right-key"},
+        api_keys={"master": "right-key", "researcher": "researcher-key"},
         auth_failure_limit=5,
         auth_failure_window_s=2.0,
     )
 
-    def stats(stub: pb_grpc.MemoryGatewayStub, key: str) -> grpc.StatusCode:
-        md = (("x-agent-id", "master"), ("x-api-key", key))
+    def stats(stub: pb_grpc.MemoryGatewayStub, key: str, agent: str = "master") -> grpc.StatusCode:
+        md = (("x-agent-id", agent), ("x-api-key", key))
         try:
             stub.Stats(pb.StatsRequest(), metadata=md, timeout=30)
         except grpc.RpcError as err:
@@ -367,13 +368,28 @@ def test_failed_authentication_is_rate_limited(tmp_path_factory: pytest.TempPath
     with running_gateway(settings) as gw, grpc.insecure_channel(gw.address) as channel:
         stub = pb_grpc.MemoryGatewayStub(channel)
         assert stats(stub, "right-key") is grpc.StatusCode.OK
+        # a misconfigured sub-agent, twenty times over
+        for i in range(20):
+            code = stats(stub, "stale-key", "researcher")
+            assert code is (
+                grpc.StatusCode.UNAUTHENTICATED if i < 5 else grpc.StatusCode.RESOURCE_EXHAUSTED
+            )
+        # every other agent goes on, from the same address: the master with its key
+        assert stats(stub, "right-key") is grpc.StatusCode.OK
+        # the throttled id itself is let in the moment it presents its valid key (authenticated:
+        # Stats is the master's, so a sub-agent gets PERMISSION_DENIED, not UNAUTHENTICATED)
+        assert stats(stub, "researcher-key", "researcher") is grpc.StatusCode.PERMISSION_DENIED
+        # guessing the master's key is limited per id: wrong keys are refused
         for i in range(5):
             assert stats(stub, f"guess-{i}") is grpc.StatusCode.UNAUTHENTICATED
-        # the address is refused now, whatever the key: guessing stops
         assert stats(stub, "guess-5") is grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert stats(stub, "right-key") is grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert stats(stub, "right-key") is grpc.StatusCode.OK  # never a lock-out of the key
+        # a key sprayed across agent ids is limited per key
+        for i in range(5):
+            stats(stub, "sprayed", f"agent-{i}")
+        assert stats(stub, "sprayed", "agent-9") is grpc.StatusCode.RESOURCE_EXHAUSTED
         time.sleep(2.2)
-        assert stats(stub, "right-key") is grpc.StatusCode.OK
+        assert stats(stub, "guess-6") is grpc.StatusCode.UNAUTHENTICATED
 
 
 # ---- L4: a sub-agent does not learn that another agent proposed the same fact

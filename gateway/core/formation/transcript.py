@@ -9,7 +9,7 @@ shows one answer per turn (``recall/said_once.py``).
 What is not kept: small talk ("ok", "thanks", "你好": ``screening/importance``), and what the
 screen quarantines or skips. A kept turn has a plain turn's importance (0.3; an explicit "remember"
 0.9), so the decay sweep archives an unrecalled turn long before the observations and facts
-formed from it (docs/DESIGN-RULES.md, "Forgetting")."""
+formed from it (``usecases/lifecycle.py``: importance x 0.95^days since last recalled)."""
 
 from __future__ import annotations
 
