@@ -51,9 +51,20 @@ _SEPARATORS = re.compile(r"[ .\-_*·|/]")
 _SPACED_HINT = re.compile(r"[ .\-_*·|/][a-z][ .\-_*·|/][a-z][ .\-_*·|/]")
 
 
+# Unicode tag characters U+E0020–U+E007E spell ASCII invisibly, and a model reads them: a run of
+# them is screened as the ASCII it spells, set apart by spaces (issue 49 N3)
+_TAG_RUN = re.compile("[\U000e0020-\U000e007e]+")
+
+
+def _untag(m: re.Match[str]) -> str:
+    return " " + "".join(chr(ord(c) - 0xE0000) for c in m.group(0)) + " "
+
+
 def _fold(text: str) -> str:
     """Everything ``normalise`` does except case folding."""
     if not text.isascii():
+        if "\U000e0000" <= max(text):
+            text = _TAG_RUN.sub(_untag, text)
         # NFKD = NFKC's compatibility folding, decomposed so that combining marks can be dropped
         text = _INVISIBLE.sub("", unicodedata.normalize("NFKD", text))
         # recompose what NFKD split and no mark removal touched (kana voicing: で, プ)
