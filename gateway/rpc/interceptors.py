@@ -34,6 +34,17 @@ _REFLECTION_PREFIX = "/grpc.reflection."
 RETRY_AFTER_HEADER = "retry-after-ms"
 
 
+#: an error's message is cut past this many characters: a message that echoes a huge field (an
+#: id of 20,000 characters) would exceed gRPC's metadata limit and reach the caller as
+#: RESOURCE_EXHAUSTED "metadata size exceeds hard limit" instead of the real error (issue 49 N6)
+MAX_DETAILS = 1024
+
+
+def bounded(message: str) -> str:
+    """``message`` within ``MAX_DETAILS`` characters (cut with "…")."""
+    return message if len(message) <= MAX_DETAILS else message[: MAX_DETAILS - 1] + "…"
+
+
 def _trailers(exc: MemgateError) -> tuple[tuple[str, str], ...]:
     if isinstance(exc, Overloaded) and exc.retry_after_ms > 0:
         return ((RETRY_AFTER_HEADER, str(exc.retry_after_ms)),)
@@ -163,7 +174,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
                 authenticate(context, self._api_keys, self._agent_from_cert, self._auth_limiter)
             except MemgateError as exc:
                 await context.abort(
-                    getattr(grpc.StatusCode, exc.status), exc.message, _trailers(exc)
+                    getattr(grpc.StatusCode, exc.status), bounded(exc.message), _trailers(exc)
                 )
             async for message in inner(requests, context):
                 yield message
@@ -217,7 +228,8 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
             try:
                 yield call
             except MemgateError as exc:
-                call.code, call.message, call.trailers = exc.status, exc.message, _trailers(exc)
+                call.code, call.trailers = exc.status, _trailers(exc)
+                call.message = bounded(exc.message)
             except grpc.aio.AbortError:
                 raise
             except Exception:

@@ -458,3 +458,15 @@ def test_tag_character_instructions_are_quarantined_and_never_served(
         assert r.quarantined
         recall = c.recall("what tea does the user like?", [ns])
         assert recall.hits == [] and "jasmine" not in recall.memory_block
+
+
+# ---- issue 49 N6: an error never echoes a huge field back whole
+def test_an_error_about_a_huge_field_is_the_real_error_and_short(gw: RunningGateway) -> None:
+    channel, stub = _stub(gw)
+    with channel:
+        code, details = _code(stub.Get, pb.GetRequest(id="a" * 20000))
+        assert code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND), details
+        assert len(details) <= 1024 and "metadata size" not in details
+        code, details = _code(stub.Forget, pb.ForgetRequest(id="b" * 50000, reason="x"))
+        assert code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND), details
+        assert len(details) <= 1024

@@ -63,7 +63,7 @@ def _untag(m: re.Match[str]) -> str:
 def _fold(text: str) -> str:
     """Everything ``normalise`` does except case folding."""
     if not text.isascii():
-        if "\U000e0000" <= max(text):
+        if max(text) >= "\U000e0000":
             text = _TAG_RUN.sub(_untag, text)
         # NFKD = NFKC's compatibility folding, decomposed so that combining marks can be dropped
         text = _INVISIBLE.sub("", unicodedata.normalize("NFKD", text))
