@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from gateway.core.model.models import Turn
 from gateway.core.screening.importance import is_small_talk
-from gateway.core.writing.working import SUMMARY_NOTE
+from gateway.core.writing.working import SUMMARY_NOTE, said_line
 
 NAME = "extractive/1"
 NOTE = SUMMARY_NOTE
@@ -56,7 +56,7 @@ class ExtractiveSummariser:
 
 def summarise(turns: Sequence[Turn], budget_tokens: int) -> str:
     room = max(0, budget_tokens - tokens(NOTE))
-    picked: list[tuple[int, int, str]] = []  # (score, order, "role: sentence")
+    picked: list[tuple[int, int, str]] = []  # (score, order, 'who said "sentence"')
     order = 0
     for t in turns:
         if is_small_talk(t.content):
@@ -68,7 +68,7 @@ def summarise(turns: Sequence[Turn], budget_tokens: int) -> str:
             order += 1
             n = score(s)
             if n:
-                picked.append((n, order, f"{t.role}: {s}"))
+                picked.append((n, order, said_line(t, s)))
     chosen: list[tuple[int, str]] = []
     used = 0
     for _n, i, line in sorted(picked, key=lambda x: (-x[0], x[1])):
@@ -77,5 +77,5 @@ def summarise(turns: Sequence[Turn], budget_tokens: int) -> str:
             continue
         chosen.append((i, line))
         used += cost
-    body = " | ".join(line for _, line in sorted(chosen))
+    body = "; ".join(line for _, line in sorted(chosen))
     return f"{body} {NOTE}" if body else NOTE

@@ -215,6 +215,7 @@ def test_gateway_uses_the_model_and_falls_back_to_rules(
             "promoted": 1,
             "pending": 1,
             "observed": 1,
+            "kept": 3,  # the three turns themselves, both sides (issue 43)
         }
         [hit] = c.recall("peanut allergy", namespaces=[ns], layers=["semantic"], top_k=1)
         mem = c.get(hit.id)

@@ -18,7 +18,7 @@ from gateway.core.model.control import JournalEntry, NewEntry
 from gateway.core.model.errors import MemgateError
 from gateway.core.model.models import Turn, Zone
 from gateway.core.ports.ports import Summariser, WorkingStore
-from gateway.core.writing.working import SUMMARY_PREFIX, TASK_ZONE_MAX
+from gateway.core.writing.working import SUMMARY_PREFIX, SUMMARY_ROLE, TASK_ZONE_MAX
 
 log = logging.getLogger("memgate.working")
 
@@ -70,6 +70,6 @@ class OverflowSummaries:
         except Exception:  # noqa: BLE001 - a failing model leaves the extractive summary
             log.warning("%s failed; the extractive summary stays", self._summariser.name)
             return
-        turn = Turn(replacement, "system", f"{SUMMARY_PREFIX} {summary}", Zone.TASK)
+        turn = Turn(replacement, SUMMARY_ROLE, f"{SUMMARY_PREFIX} {summary}", Zone.TASK)
         await self._store.append(job.namespace, job.session_id, [turn], max_len=TASK_ZONE_MAX)
         await self._store.remove_turns(job.namespace, job.session_id, [job.summary_id])

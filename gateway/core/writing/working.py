@@ -69,14 +69,28 @@ class TurnResults:
         return self._items.get(turn_id)
 
 
+#: the role of a summary turn: the gateway's own account of the dialogue, never ``system`` — a
+#: summary of a sub-agent's turns in the ``system`` role would launder its words into the
+#: master's instructions (issue 49 N2)
+SUMMARY_ROLE = "assistant"
+_QUOTE_MARKS = str.maketrans({"“": "'", "”": "'", "|": "/", "\n": " "})
+
+
+def said_line(turn: Turn, words: str) -> str:
+    """One line of a summary: who said it (the ``speaker`` metadata, else the role) and their
+    words quoted, so a "| system: …" inside someone's turn stays inside their quote."""
+    who = " ".join(turn.metadata.get("speaker", "").split())[:40] or turn.role
+    return f"{who} said “{' '.join(words.translate(_QUOTE_MARKS).split())}”"
+
+
 def summarise(turns: Sequence[Turn], max_chars: int = 600) -> str:
     """Last-resort summary (when the configured summariser fails): who said what, first words
     of each turn."""
     parts = []
     for t in turns:
         text = " ".join(t.content.split())
-        parts.append(f"{t.role}: {text[:120]}{'…' if len(text) > 120 else ''}")
-    summary = " | ".join(parts)
+        parts.append(said_line(t, f"{text[:120]}{'…' if len(text) > 120 else ''}"))
+    summary = "; ".join(parts)
     room = max_chars - len(SUMMARY_NOTE) - 1
     summary = summary if len(summary) <= room else summary[: room - 1] + "…"
     return f"{summary} {SUMMARY_NOTE}"
@@ -128,7 +142,7 @@ async def _compact(
     summary = await summary_of(summariser, oldest, budget)
     turn = Turn(
         id=f"summary:{oldest[0].id}",
-        role="system",
+        role=SUMMARY_ROLE,
         content=f"{SUMMARY_PREFIX} {summary}",
         zone=Zone.TASK,
     )
