@@ -74,18 +74,23 @@ def settings_env(settings: Settings) -> dict[str, str]:
 
 
 @contextmanager
-def gateway_process(settings: Settings, timeout_s: float = 300.0) -> Iterator[str]:
+def gateway_process(
+    settings: Settings, timeout_s: float = 300.0, checkout: Path | None = None
+) -> Iterator[str]:
     """Yields the address of ``memgate serve`` run with ``settings`` as a child process, once it
     listens and its recall workers are ready (started with it: a benchmark measures them
-    warm); stops it (SIGTERM: a clean shutdown) after."""
+    warm); stops it (SIGTERM: a clean shutdown) after. ``checkout``: the gateway of another
+    source tree (an older commit, for a before/after in one run)."""
     settings = replace(settings, recall_workers_start="eager")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
     env.update(settings_env(settings))
     # the gateway of this checkout, wherever the benchmark runs from
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_CHECKOUT), env.get("PYTHONPATH")]))
+    src = str(checkout or _CHECKOUT)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
     proc = subprocess.Popen(
         [sys.executable, "-m", "gateway.cli", "serve"],
         env=env,
+        cwd=src,  # ``-m`` puts the working directory first on the path
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -37,7 +37,9 @@ from gateway.rpc.server import serve_in_thread
 from gateway.settings import Settings
 
 DATA = Path(__file__).resolve().parent / "truth" / "blind-v1.json"
-DAY0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+DAY0 = datetime(
+    2023, 1, 2, 9, 0, tzinfo=UTC
+)  # every step in the past (turns cannot be dated ahead)
 UPDATES = ("update_written", "update_dialogue", "correction", "chain3", "as_of")
 LOOKALIKES = ("lookalike_person", "lookalike_object", "multivalued")
 
@@ -146,7 +148,10 @@ def run(backend: str, embedder: str, limit: int = 0) -> tuple[dict[str, Any], li
             recall_cache_ttl_s=0.0, wait_timeout_s=120.0, recall_processes=0,
             working_slow_ms=0.0, graph_slow_ms=0.0, **real_servers(backend),
         )  # fmt: skip
-        with serve_in_thread(settings) as address, GatewayClient(address, agent_id="master", timeout=120) as c:
+        with (
+            serve_in_thread(settings) as address,
+            GatewayClient(address, agent_id="master", timeout=120) as c,
+        ):
             results = []
             for n, case in enumerate(cases, 1):
                 results.append(run_case(c, case))

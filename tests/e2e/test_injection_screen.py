@@ -108,3 +108,23 @@ def test_state_step_output_and_properties_the_rules_miss_are_refused(
         cs.update_step(task, 0, "done", output=BENIGN[0])
         cs.relate(("agent", sub), "NOTES", ("entity", "launch"), properties={"n": BENIGN[1]})
         assert cm.get_task(task).steps[0].state == "done"
+
+
+def test_a_write_that_does_not_wait_is_screened_before_it_is_served(
+    screened: RunningGateway,
+) -> None:
+    """Issue 46: the model screen no longer stands between a write and its acknowledgement; the
+    applier judges the write before anything is stored or served, and audits the quarantine."""
+    ns = f"user/u-{_id()}"
+    with screened.client() as c:
+        attack = c.write_result(ns, "semantic", ATTACKS[1], importance=0.9)
+        benign = c.write_result(ns, "semantic", BENIGN[1], importance=0.9)
+        assert attack.id and not attack.quarantined  # acknowledged at the journal
+        c.write(ns, "semantic", "The user assembles furniture on Sundays", wait=True)  # drained
+        assert c.get(attack.id).status == "quarantined"
+        assert c.get(benign.id).status == "active"
+        block = c.recall("instrucciones anteriores", [ns]).memory_block
+        assert ATTACKS[1] not in block and "estantería" in block
+        assert any(m.id == attack.id for m in c.review_queue(500))
+        audit = c.audit(namespace=ns, limit=50)
+        assert any(a.action == "quarantine" and a.target == attack.id for a in audit), audit

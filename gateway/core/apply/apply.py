@@ -20,6 +20,7 @@ from gateway.core.apply.derive import (
 )
 from gateway.core.apply.embed_ahead import EmbedAhead, Upcoming
 from gateway.core.apply.eraser import Eraser
+from gateway.core.apply.late_screen import LateScreen
 from gateway.core.apply.slot_backfill import SlotBackfill
 from gateway.core.apply.statuses import StatusChanges
 from gateway.core.model.commands import (
@@ -49,6 +50,7 @@ from gateway.core.model.models import (
     Zone,
     utcnow,
 )
+from gateway.core.ports.injection_screen import RULES_ONLY, InjectionScreen
 from gateway.core.ports.ports import Embedder, Journal, Ledger, Stores, Summariser
 from gateway.core.truth import reconcile
 from gateway.core.truth.conflicts import conflict_item
@@ -114,7 +116,9 @@ class Applier:
         summariser: Summariser,
         journal: Journal,
         audit_flush: Callable[[], Awaitable[None]],  # queued audit rows: written before a scrub
+        injection_screen: InjectionScreen = RULES_ONLY,
     ) -> None:
+        self._late_screen = LateScreen(injection_screen, ledger)
         self._summariser = summariser
         self._eraser = Eraser(stores, journal, ledger, audit_flush)
         self._statuses = StatusChanges(stores, ledger)
@@ -231,6 +235,7 @@ class Applier:
     ) -> set[str]:
         now = utcnow()
         items = [(e, e.command) for e in run if isinstance(e.command, MemoryWrite)]
+        items = await self._late_screen.judge(items)  # acknowledged before the screen judged
         vectors = await self._ahead.vectors([(e.write_id, dialogue.embedded(c)) for e, c in items])
         if upcoming is not None:
             later = await upcoming()

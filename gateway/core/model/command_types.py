@@ -37,6 +37,9 @@ class MemoryWrite:
     #: when the gateway acknowledged it; the event time of an event sent without one.
     #: Not part of what makes two writes the same (a retry is received later).
     received_at: datetime | None = None
+    #: acknowledged before the second injection screen judged it (a write that does not wait):
+    #: the applier screens it before anything is stored or served (issue 46)
+    unscreened: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,8 +63,9 @@ __all__ = [
 #: the version ``encode`` writes; ``decode`` reads this one and every older one
 CODEC_VERSION = 2
 
-#: fields that record when or by whom a command was received: a retry differs in them only
-_RECEIVED = ("received_at", "at", "requested_by")
+#: fields that record when or by whom a command was received, or that the second screen had not
+#: judged it yet when it was acknowledged: a retry differs in them only
+_RECEIVED = ("received_at", "at", "requested_by", "unscreened")
 
 
 def _time(value: datetime | None) -> str | None:
@@ -157,6 +158,8 @@ def encode(cmd: Command) -> dict[str, Any]:
             "explicit": cmd.explicit,
             "received_at": _time(cmd.received_at),
         }
+        if cmd.unscreened:  # written only when set: a screened write encodes as before
+            body["unscreened"] = True
     elif isinstance(cmd, TurnAppend):
         body = {
             "namespace": cmd.namespace,
@@ -229,6 +232,7 @@ def decode(kind: str, data: dict[str, Any]) -> Command:
             links=tuple((str(t), str(k), str(i)) for t, k, i in data.get("links") or ()),
             explicit=bool(data.get("explicit")),
             received_at=_parse_time(data.get("received_at")),
+            unscreened=bool(data.get("unscreened")),
         )
     if kind == TurnAppend.kind:
         return TurnAppend(

@@ -121,6 +121,7 @@ class MemoryService:
             overflow_summariser or summariser,
             journal,
             audit.flush,
+            injection_screen,
         )
         self.lanes = Lanes(
             [

@@ -40,6 +40,15 @@ async def quarantine_similar(
     return out
 
 
+def unscreened(p: Prepared) -> Prepared:
+    """``p`` acknowledged before the screen judged it: the applier screens it
+    (``apply/late_screen.py``). A write the rules quarantined or that is not stored needs no
+    second verdict."""
+    if p.quarantined or p.skipped or not isinstance(p.command, MemoryWrite):
+        return p
+    return replace(p, command=replace(p.command, unscreened=True))
+
+
 def _quarantined(p: Prepared, reason: str) -> Prepared:
     command = p.command
     if isinstance(command, MemoryWrite):

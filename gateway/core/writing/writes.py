@@ -26,7 +26,7 @@ from gateway.core.writing.inputs import (
     check_relation,
     prepare,
 )
-from gateway.core.writing.second_screen import quarantine_similar
+from gateway.core.writing.second_screen import quarantine_similar, unscreened
 from gateway.core.writing.working import turn_access
 
 #: a memory this important but this unsure goes to the review queue (seed 000 §5.2)
@@ -103,9 +103,30 @@ class Writer:
         prepared = [prepare(item, self._limits, prefix(i)) for i, item in enumerate(items)]
         # permission is checked for every item before anything is stored (all or nothing)
         access = [await self._access(agent, p, prefix(i)) for i, p in enumerate(prepared)]
-        # the second injection screen: one call for every text of the request
-        prepared = await quarantine_similar(self._screen, items, prepared)
         policy = await self._policies.current()
+        # the second injection screen (a model): one call for the texts of the request that
+        # need its verdict now — a turn (it enters a window at once), a proposal (a reviewer
+        # reads it) and every write when the caller waits for the result; a write that does
+        # not wait is acknowledged at the journal and screened by the applier before anything
+        # is stored or served (issue 46: a model never stands between a write and its ack)
+        now = [
+            wait
+            or isinstance(p.command, TurnAppend)
+            or (
+                access[i] is wp.Outcome.PROPOSAL
+                and not policy.approves(p.namespace, _confidence(p.command))
+            )
+            for i, p in enumerate(prepared)
+        ]
+        if any(now):
+            screened = await quarantine_similar(
+                self._screen,
+                [it for it, n in zip(items, now, strict=True) if n],
+                [p for p, n in zip(prepared, now, strict=True) if n],
+            )
+            later = iter(screened)
+            prepared = [next(later) if n else p for p, n in zip(prepared, now, strict=True)]
+        prepared = [p if n else unscreened(p) for p, n in zip(prepared, now, strict=True)]
         outcomes: list[WriteOutcome | None] = [None] * len(items)
         direct: list[tuple[int, NewEntry]] = []
         for i, p in enumerate(prepared):
