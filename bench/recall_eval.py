@@ -298,8 +298,11 @@ def figures(run: Run) -> dict[str, Any]:
         groups[r["category"]].append(r)
         groups["overall"].append(r)
     table = {}
-    for cat in [*CATEGORIES, "overall"]:
+    seen = [c for c in dict.fromkeys(r["category"] for r in run.results) if c not in CATEGORIES]
+    for cat in [*CATEGORIES, *seen, "overall"]:
         rs = groups.get(cat, [])
+        if not rs and cat != "overall":
+            continue
         scored = [r for r in rs if r["recall"] is not None]
         row: dict[str, Any] = {"questions": len(rs), "no_evidence": len(rs) - len(scored)}
         for k in run.ks:
