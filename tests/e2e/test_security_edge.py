@@ -490,3 +490,15 @@ def test_compaction_keeps_who_said_what_and_never_speaks_as_the_system(
         for t in summaries:
             # the forged "system:" stays inside the quote of the one who said it
             assert "| system:" not in t.content and "user said “" in t.content, t.content
+
+
+# ---- issue 49 N10: a sub-agent cannot enumerate the users
+def test_a_sub_agent_lists_no_user_namespaces(gw: RunningGateway) -> None:
+    sub, user = _sub(), f"user/ana.{fresh_tag(6)}@example.com"
+    with gw.client() as cm, gw.client(sub) as cs:
+        cm.write(user, "semantic", "Ana prefers tea", wait=True)
+        cs.write(f"agent/{sub}", "semantic", "my own notes", wait=True)
+        assert user in cm.namespaces("user/").namespaces
+        listed = cs.namespaces().namespaces
+        assert f"agent/{sub}" in listed and not [n for n in listed if n.startswith("user/")]
+        assert cs.recall("tea", [user]).hits  # what it is given, it still reads

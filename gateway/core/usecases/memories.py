@@ -57,7 +57,9 @@ class Memories:
 
     async def namespaces(self, agent: str, prefix: str, limit: int) -> tuple[list[str], bool]:
         """Namespaces holding an active memory that ``agent`` may read, starting with
-        ``prefix``, sorted; at most ``limit`` (0: the default), and whether more matched."""
+        ``prefix``, sorted; at most ``limit`` (0: the default), and whether more matched. A
+        sub-agent is not shown ``user/*``: it reads a user's namespace it is given, but cannot
+        enumerate the users (their ids can be e-mail addresses; issue 49 N10)."""
         nsp.check_agent_id(agent)
         if len(prefix) > MAX_PREFIX_CHARS:
             raise InvalidArgument(f"prefix: at most {MAX_PREFIX_CHARS} chars", field="prefix")
@@ -69,9 +71,12 @@ class Memories:
             if not name.startswith(prefix):
                 continue
             try:
-                readable = nsp.can_read(agent, nsp.parse(name), self._master)
+                ns = nsp.parse(name)
+                readable = nsp.can_read(agent, ns, self._master)
             except InvalidArgument:
                 continue  # not a namespace a caller could name (imported oddities)
+            if agent != self._master and ns.kind == "user":
+                continue
             if readable:
                 names.append(name)
         return names[:limit], len(names) > limit
