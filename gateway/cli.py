@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gateway import model_files
-from gateway.client_options import add_client_options, add_tls_options, tls_of
+from gateway.client_options import (
+    add_client_options,
+    add_secret_option,
+    add_tls_options,
+    secret,
+    tls_of,
+)
 
 if TYPE_CHECKING:
     from gateway.settings import Settings
@@ -130,8 +136,9 @@ def _mcp(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    api_key = args.api_key or os.environ.get("MEMGATE_API_KEY") or None
     try:
+        api_key = secret(args, "api-key", "MEMGATE_API_KEY", "memgate mcp")
+        token = secret(args, "token", "MEMGATE_MCP_TOKEN", "memgate mcp")
         tls = tls_of(args)
     except OSError as exc:
         print(f"memgate mcp: {exc}", file=sys.stderr)
@@ -153,7 +160,6 @@ def _mcp(args: argparse.Namespace) -> int:
         mcp_server.serve_stdio(server)
         return 0
     loopback = args.host in ("127.0.0.1", "::1", "localhost")
-    token = args.token or os.environ.get("MEMGATE_MCP_TOKEN") or None
     if args.no_auth:
         if not loopback:
             print(
@@ -169,9 +175,10 @@ def _mcp(args: argparse.Namespace) -> int:
         token = None
     elif token is None:
         token = secrets.token_urlsafe(32)
+        where = _token_file(token)
         print(
-            f"memgate mcp: bearer token for this server (send 'Authorization: Bearer …'; fix it "
-            f"with --token or MEMGATE_MCP_TOKEN): {token}",
+            f"memgate mcp: a bearer token for this server is in {where} (mode 600; clients send "
+            "'Authorization: Bearer <it>'; fix one with MEMGATE_MCP_TOKEN or --token-file)",
             file=sys.stderr,
             flush=True,
         )
@@ -183,6 +190,18 @@ def _mcp(args: argparse.Namespace) -> int:
         )
     mcp_server.serve_http(server, args.host, args.port, token=token)
     return 0
+
+
+def _token_file(token: str) -> Path:
+    """Where a generated MCP token is kept for the user who started the server: a file only
+    they can read (never printed: a log or a terminal recording would keep it)."""
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or Path.home() / ".cache" / "memgate")
+    base.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = base / f"mcp-token-{os.getpid()}"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(token + "\n")
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -243,16 +262,14 @@ def main(argv: list[str] | None = None) -> int:
     status = sub.add_parser("status", help="health and stats of a running gateway")
     status.add_argument("--target", default="127.0.0.1:50051")
     status.add_argument("--agent", default="master")
-    status.add_argument("--api-key", default=None, help="the agent's API key (or MEMGATE_API_KEY)")
+    add_secret_option(status, "api-key", "MEMGATE_API_KEY", "the agent's API key")
     status.add_argument("--json", action="store_true", help="one JSON object instead of tables")
     add_tls_options(status)
     status.set_defaults(func=_status)
     mcp = sub.add_parser("mcp", help="serve a running gateway to an MCP host (memgate[mcp])")
     mcp.add_argument("--target", default="127.0.0.1:50051", help="the gateway's host:port")
     mcp.add_argument("--agent", required=True, help="the agent id the host acts as")
-    mcp.add_argument(
-        "--api-key", default=None, help="the agent's API key (default: $MEMGATE_API_KEY)"
-    )
+    add_secret_option(mcp, "api-key", "MEMGATE_API_KEY", "the agent's API key")
     mcp.add_argument("--master", default="master", help="the gateway's master agent id")
     mcp.add_argument(
         "--namespace",
@@ -269,11 +286,12 @@ def main(argv: list[str] | None = None) -> int:
     mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP only; default 127.0.0.1")
     mcp.add_argument("--port", type=int, default=8765, help="HTTP only; 0 picks a free port")
-    mcp.add_argument(
-        "--token",
-        default=None,
-        help="HTTP: the bearer token clients must send (default: $MEMGATE_MCP_TOKEN, else a "
-        "random one, printed at start)",
+    add_secret_option(
+        mcp,
+        "token",
+        "MEMGATE_MCP_TOKEN",
+        "HTTP: the bearer token clients must send (default: a random one, kept in a file only "
+        "you can read, whose path is printed at start)",
     )
     mcp.add_argument(
         "--no-auth",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +21,40 @@ def read_file(path: str | None, what: str) -> bytes | None:
         raise OSError(f"cannot read the {what} {path!r}: {exc.strerror or exc}") from None
 
 
+def secret(args: argparse.Namespace, name: str, env: str, command: str) -> str | None:
+    """A secret option (``--api-key``, ``--token``): from ``--<name>-file`` (its first line),
+    else the option, else ``$env``. Given on the command line it is visible to every local user
+    in the process list (``/proc/PID/cmdline``): that works, with a warning that says what to
+    use instead (issue 49 N7)."""
+    attr = name.replace("-", "_")
+    path = getattr(args, f"{attr}_file", None)
+    if path:
+        text = read_file(path, f"--{name}-file")
+        return (text or b"").decode().strip().splitlines()[0] if text and text.strip() else None
+    given = getattr(args, attr, None)
+    if given:
+        print(
+            f"{command}: WARNING --{name} on the command line is visible to every local user in "
+            f"the process list: use ${env} or --{name}-file instead",
+            file=sys.stderr,
+        )
+        return str(given)
+    return os.environ.get(env) or None
+
+
+def add_secret_option(parser: argparse.ArgumentParser, name: str, env: str, what: str) -> None:
+    """``--<name>`` and ``--<name>-file`` (read by ``secret``)."""
+    parser.add_argument(f"--{name}", default=None, help=f"{what} (prefer ${env} or --{name}-file)")
+    parser.add_argument(
+        f"--{name}-file", default=None, help=f"a file whose first line is {what} (mode 600)"
+    )
+
+
 def add_client_options(parser: argparse.ArgumentParser) -> None:
     """The options every command that calls a running gateway takes (one place for all)."""
     parser.add_argument("--target", default="127.0.0.1:50051", help="gateway address HOST:PORT")
     parser.add_argument("--agent", default="master", help="agent id to call as (default master)")
-    parser.add_argument(
-        "--api-key",
-        default=os.environ.get("MEMGATE_API_KEY") or None,
-        help="the agent's API key (default: $MEMGATE_API_KEY)",
-    )
+    add_secret_option(parser, "api-key", "MEMGATE_API_KEY", "the agent's API key")
     add_tls_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
     parser.set_defaults(connect=connect)
@@ -74,6 +100,7 @@ def connect(args: argparse.Namespace, timeout: float = 30.0) -> object:
     """A client for the gateway the shared options name."""
     from gateway.client import GatewayClient
 
+    api_key = secret(args, "api-key", "MEMGATE_API_KEY", "memgate")
     return GatewayClient(
-        args.target, agent_id=args.agent, api_key=args.api_key, timeout=timeout, **tls_of(args)
+        args.target, agent_id=args.agent, api_key=api_key, timeout=timeout, **tls_of(args)
     )

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 from datetime import UTC, datetime
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from gateway.client_options import tls_of
+from gateway.client_options import secret, tls_of
 
 PIPED_WIDTH = 240
 STATUSES = ("active", "quarantined", "superseded", "archived", "forgotten")
@@ -114,7 +113,7 @@ def run_status(args: argparse.Namespace) -> int:
         client = GatewayClient(
             args.target,
             agent_id=args.agent,
-            api_key=args.api_key or os.environ.get("MEMGATE_API_KEY") or None,
+            api_key=secret(args, "api-key", "MEMGATE_API_KEY", "memgate status"),
             timeout=5.0,
             retries=0,
             **tls,

@@ -286,15 +286,20 @@ def test_mcp_over_http_wants_its_token(gw: RunningGateway, tmp_path: Path) -> No
     headers = {"Accept": "application/json, text/event-stream"}
     log = tmp_path / "auth.log"
     with _http_server(gw.address, "master", log) as url:
-        printed = re.search(r"bearer token for this server .*: (\S+)", log.read_text())
+        # issue 49 N7: the made token is kept in a file only its user reads, never printed
+        printed = re.search(r"bearer token for this server is in (\S+) \(mode 600", log.read_text())
         assert printed, log.read_text()
+        kept = Path(printed.group(1))
+        assert kept.stat().st_mode & 0o777 == 0o600
+        token = kept.read_text().strip()
+        assert len(token) >= 32 and token not in log.read_text()
         for sent in ({}, {"Authorization": "Bearer wrong"}):
             r = httpx2.post(url, json=hello, headers={**headers, **sent}, timeout=30)
             assert r.status_code == 401 and "Bearer" in r.headers["www-authenticate"]
         ok = httpx2.post(
             url,
             json=hello,
-            headers={**headers, "Authorization": f"Bearer {printed.group(1)}"},
+            headers={**headers, "Authorization": f"Bearer {token}"},
             timeout=30,
         )
         assert ok.status_code == 200, ok.text
@@ -324,3 +329,27 @@ def test_mcp_over_http_wants_its_token(gw: RunningGateway, tmp_path: Path) -> No
         assert "WARNING --no-auth" in open_log.read_text()
         r = httpx2.post(url, json=hello, headers=headers, timeout=30)
         assert r.status_code == 200
+
+
+def test_secrets_on_the_command_line_are_warned_about(gw: RunningGateway, tmp_path: Path) -> None:
+    """Issue 49 N7: ``--token``/``--api-key`` given literally show in ``/proc/PID/cmdline``;
+    they still work, with a warning naming the way that does not show them: the file options
+    (or the environment) are read without one, and the secret is never logged."""
+    import httpx2
+
+    secret = f"tok-{fresh_tag(24)}"
+    keyfile = tmp_path / "token"
+    keyfile.write_text(secret + "\n")
+    keyfile.chmod(0o600)
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}}  # fmt: skip
+    headers = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {secret}"}
+    literal, from_file = tmp_path / "literal.log", tmp_path / "file.log"
+    with _http_server(gw.address, "master", literal, "--token", secret):
+        pass
+    assert "WARNING --token on the command line is visible" in literal.read_text()
+    with _http_server(gw.address, "master", from_file, "--token-file", str(keyfile)) as url:
+        r = httpx2.post(url, json=hello, headers=headers, timeout=30)
+        assert r.status_code == 200, r.text
+    assert "WARNING" not in from_file.read_text() and secret not in from_file.read_text()
