@@ -226,9 +226,9 @@ def test_namespaces_by_reader_and_export_all(tmp_path: Path) -> None:
         listed = memgate(gw, "namespaces", "--json")
         assert listed.returncode == OK, listed.stderr
         assert json.loads(listed.stdout) == {"namespaces": every, "truncated": False}
-        # a sub-agent sees the shared namespaces and its own, never another agent's
+        # a sub-agent sees task/*, global and its own, never another agent's nor the users
         mine = memgate(gw, "namespaces", "--json", "--agent", "helper", key=HELPER_KEY)
-        assert json.loads(mine.stdout)["namespaces"] == [x for x in every if x != "agent/scout"]
+        assert json.loads(mine.stdout)["namespaces"] == ["agent/helper", "global", "task/t1"]
         users = memgate(gw, "namespaces", "--prefix", "user/", "--limit", "1", "--json")
         assert json.loads(users.stdout) == {"namespaces": ["user/ann"], "truncated": True}
         table = memgate(gw, "namespaces")
