@@ -150,6 +150,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(data)
 
     def _redirect(self, where: str, cookie: str = "") -> None:
+        # a path of this console only, every character outside a URL's quoted: a CR/LF from a
+        # form field can never start a header of its own (issue 49 N5)
+        local = where.startswith("/") and not where.startswith("//")
+        where = quote(where, safe="/?=&%#-_.~") if local else "/"
         self.send_response(HTTPStatus.SEE_OTHER)
         self.send_header("Location", where)
         if cookie:
@@ -169,9 +173,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def _form(self) -> tuple[dict[str, str], list[str]] | None:
         """The form's fields (first value of each) and every ``id`` it sent (bulk forms)."""
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_FORM_BYTES:
+        # a length that is not a plain non-negative number (``-1`` made ``read`` stream to the
+        # end, past the cap: issue 49 N4) is refused like one over the cap
+        text = (self.headers.get("Content-Length") or "0").strip()
+        if not text.isdigit() or int(text) > MAX_FORM_BYTES:
             return None
+        length = int(text)
         raw = parse_qs(self.rfile.read(length).decode("utf-8", "replace"), keep_blank_values=True)
         return {k: v[0] for k, v in raw.items()}, raw.get("id", [])
 

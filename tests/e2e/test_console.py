@@ -531,6 +531,12 @@ def test_bulk_forms_are_checked_and_change_nothing_when_wrong(
     assert [states[i] for i in ids] == ["pending", "pending"]
     status, _, headers = _call(opener, bulk, {**good, "back": "https://evil.example/"})
     assert status == 303 and headers["Location"] == "/review"  # never off the console
+    # issue 49 N5: a CR/LF in ``back`` never starts a header of its own
+    status, _, headers = _call(
+        opener, bulk, {**good, "id": "p-none", "back": "/review\r\nSet-Cookie: owned=1"}
+    )
+    assert "owned" not in headers.get("Set-Cookie", "") and "\n" not in headers["Location"]
+    assert headers["Location"].startswith("/review")
     with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as c:
         states = {p.id: p.state for p in c.proposals("", 500)}
         assert [states[i] for i in ids] == ["rejected", "rejected"]
@@ -646,3 +652,23 @@ def test_a_loopback_console_refuses_other_host_names(console: str) -> None:
     assert status("POST", "attacker.example:80") == 421
     for host in ("localhost", f"127.0.0.1:{port}", "[::1]:9"):
         assert status("GET", host) == 200, host
+
+
+def test_a_form_length_that_is_not_a_number_is_refused(console: str) -> None:
+    """Issue 49 N4: ``Content-Length: -1`` made the server read to the end of the stream, past
+    the form-size cap; any length that is not a plain number is refused like an oversize one."""
+    import http.client
+
+    port = int(console.rsplit(":", 1)[1])
+    for length in ("-1", "abc", "99999999"):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            conn.putrequest("POST", "/login")
+            conn.putheader("Host", f"127.0.0.1:{port}")
+            conn.putheader("Content-Type", "application/x-www-form-urlencoded")
+            conn.putheader("Content-Length", length)
+            conn.endheaders()
+            conn.send(b"api_key=x")
+            assert conn.getresponse().status == 413, length
+        finally:
+            conn.close()
