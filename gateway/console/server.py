@@ -26,7 +26,7 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from gateway.client import GatewayClient, GatewayError
+from gateway.client import GatewayClient, GatewayError, PermissionDenied, Unauthenticated
 from gateway.console import actions, overview_pages, pages
 from gateway.console import queue_view as qv
 from gateway.console import review_pages as rp
@@ -78,7 +78,9 @@ class Console:
         self.failures = FailureLimiter(LOGIN_FAILURES, LOGIN_WINDOW_S)
 
     def login(self, api_key: str) -> str | None:
-        """A new session token when ``api_key`` makes the gateway answer a master-only call."""
+        """A new session token when ``api_key`` makes the gateway answer a master-only call;
+        None when the gateway refused the key; ``Unreachable`` when it could not be asked (down,
+        or a TLS set-up that does not match: not the user's key, not a failed login)."""
         client = GatewayClient(
             self.target,
             self.agent,
@@ -90,9 +92,12 @@ class Console:
         )
         try:
             client.proposals("pending", 1)
-        except GatewayError:
+        except (Unauthenticated, PermissionDenied):
             client.close()
             return None
+        except GatewayError as exc:
+            client.close()
+            raise Unreachable(exc.message) from None
         token = secrets.token_urlsafe(32)
         with self._lock:
             self._sessions[token] = Session(client, secrets.token_urlsafe(32))
@@ -415,13 +420,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if wait > 0:
             self._login_page(f"Too many failed logins: try again in {wait:.0f} s.", 429)
             return
-        token = console.login(form.get("api_key", ""))
+        try:
+            token = console.login(form.get("api_key", ""))
+        except Unreachable as exc:  # issue 49 N11: not the key's fault, not a failed login
+            self._login_page(
+                f"The console cannot reach the gateway ({exc}): check that it runs and that "
+                "the console's --tls-* options match its certificates.",
+                502,
+            )
+            return
         if token is None:
             console.failures.failed(address)
             self._login_page("The gateway did not accept this key for the master.", 401)
             return
         cookie = f"{SESSION_COOKIE}={token}; {self._cookie_flags()}; Path=/"
         self._redirect("/review", cookie)
+
+
+class Unreachable(Exception):
+    """The gateway could not be asked at all (down, or TLS that does not match)."""
 
 
 class ConsoleServer(http.server.ThreadingHTTPServer):

@@ -898,16 +898,23 @@ class BearerAuth:
 
     def __init__(self, app: Any, token: str) -> None:
         self._app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
+
+    def _token_of(self, header: bytes) -> bytes:
+        """The credentials of ``Authorization: Bearer <token>``: the scheme is case-insensitive
+        (RFC 7235; "bearer" was refused: issue 49 N11), surrounding blanks ignored."""
+        scheme, _, credentials = header.strip().partition(b" ")
+        return credentials.strip() if scheme.lower() == b"bearer" else b""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            given = dict(scope.get("headers") or ()).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._expected):
+            given = self._token_of(dict(scope.get("headers") or ()).get(b"authorization", b""))
+            if not given or not hmac.compare_digest(given, self._expected):
                 body = json.dumps(
                     {
                         "error": "unauthorized: send Authorization: Bearer <the token memgate mcp "
-                        "was started with (--token or MEMGATE_MCP_TOKEN)>"
+                        "was started with (MEMGATE_MCP_TOKEN, --token-file, or the file it "
+                        "printed the path of)>"
                     }
                 ).encode()
                 await send(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import threading
 import urllib.error
 import urllib.parse
@@ -672,3 +673,29 @@ def test_a_form_length_that_is_not_a_number_is_refused(console: str) -> None:
             assert conn.getresponse().status == 413, length
         finally:
             conn.close()
+
+
+def test_an_unreachable_gateway_is_not_a_wrong_key(gateway: RunningGateway) -> None:
+    """Issue 49 N11: a gateway the console cannot reach (down, or TLS that does not match) is
+    said as such (502, what to check), never as a wrong key, and is no failed login: the
+    attempts past the failure limit are still 502, not 429."""
+    from gateway.console import server as console_server
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    server: ConsoleServer = make_server(f"127.0.0.1:{closed}", "127.0.0.1:0")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        opener = _opener()
+        _, page, _ = _call(opener, url + "/login")
+        csrf = page.split('name="csrf" value="')[1].split('"')[0]
+        for _ in range(console_server.LOGIN_FAILURES + 1):
+            status, body, _ = _call(opener, url + "/login", {"csrf": csrf, "api_key": MASTER_KEY})
+            assert status == 502 and "cannot reach the gateway" in body, (status, body[:200])
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

@@ -352,4 +352,9 @@ def test_secrets_on_the_command_line_are_warned_about(gw: RunningGateway, tmp_pa
     with _http_server(gw.address, "master", from_file, "--token-file", str(keyfile)) as url:
         r = httpx2.post(url, json=hello, headers=headers, timeout=30)
         assert r.status_code == 200, r.text
+        # issue 49 N11: the scheme is case-insensitive
+        lower = {**headers, "Authorization": f"bearer {secret}"}
+        assert httpx2.post(url, json=hello, headers=lower, timeout=30).status_code == 200
+        wrong = {**headers, "Authorization": f"Basic {secret}"}
+        assert httpx2.post(url, json=hello, headers=wrong, timeout=30).status_code == 401
     assert "WARNING" not in from_file.read_text() and secret not in from_file.read_text()
