@@ -102,3 +102,21 @@ def test_a_busy_port_is_one_line_that_says_what_to_do(tmp_path: Path) -> None:
     assert f"127.0.0.1:{port} is in use (is another memgate running?)" in done.stderr
     assert "--port" in done.stderr and "Traceback" not in done.stderr
     assert len([line for line in done.stderr.splitlines() if "memgate:" in line]) == 1
+
+
+def test_a_certificate_and_key_that_do_not_match_say_so(tmp_path: Path) -> None:
+    """Issue 49 N11: a TLS certificate with another certificate's key stopped the gateway with
+    'Failed to bind'; now one line says to check the pair."""
+    from tests.e2e.certs import Authority, Pem
+
+    ca = Authority()
+    one, other = ca.issue("127.0.0.1", server=True), ca.issue("127.0.0.1", server=True)
+    cert, _ = one.write(tmp_path / "a", "server")
+    _, key = Pem(other.cert, other.key).write(tmp_path / "b", "server")
+    done = _memgate(
+        "serve", "--port", "0", "--data-dir", str(tmp_path / "data"), "--embedder", "hash",
+        "--tls-cert", cert, "--tls-key", key,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "check that --tls-cert and --tls-key are a matching" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
