@@ -13,6 +13,13 @@ import contextlib
 
 from gateway.rpc.prometheus import CONTENT_TYPE, GatewayMetrics
 
+#: bounds of a request (issue 49 N8): a line (request line or header), the header lines, the time
+#: to send the whole head, and connections served at once
+MAX_LINE = 8 * 1024
+MAX_HEADERS = 100
+HEAD_TIMEOUT_S = 5.0
+MAX_CONNECTIONS = 64
+
 
 class MetricsServer:
     def __init__(self, metrics: GatewayMetrics, host: str, port: int) -> None:
@@ -22,9 +29,12 @@ class MetricsServer:
         self._server: asyncio.Server | None = None
         self.port = 0
         self.state = "starting"  # starting | ready | draining (the gateway sets it)
+        self._open = 0  # connections being served
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._handle, self._host, self._port)
+        self._server = await asyncio.start_server(
+            self._handle, self._host, self._port, limit=MAX_LINE
+        )
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def close(self) -> None:
@@ -33,10 +43,24 @@ class MetricsServer:
             await self._server.wait_closed()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._open >= MAX_CONNECTIONS:  # bounded: a flood of idle sockets is turned away
+            writer.close()
+            return
+        self._open += 1
         try:
-            request = await asyncio.wait_for(reader.readline(), 5)
-            while (await asyncio.wait_for(reader.readline(), 5)) not in (b"\r\n", b"\n", b""):
-                pass  # headers are not needed
+            try:
+                async with asyncio.timeout(HEAD_TIMEOUT_S):  # the whole head, not each line
+                    request = await reader.readline()
+                    for _ in range(MAX_HEADERS):
+                        if await reader.readline() in (b"\r\n", b"\n", b""):
+                            break  # headers are not needed
+                    else:
+                        raise ValueError("too many header lines")
+            except ValueError:  # a line past ``MAX_LINE`` (asyncio's LimitOverrunError)
+                writer.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                             b"Content-Length: 0\r\nConnection: close\r\n\r\n")  # fmt: skip
+                await writer.drain()
+                return
             parts = request.decode("latin-1").split()
             path = parts[1].split("?")[0] if len(parts) >= 2 and parts[0] == "GET" else ""
             ctype = "text/plain; charset=utf-8"
@@ -59,6 +83,7 @@ class MetricsServer:
         except (TimeoutError, ConnectionError):
             pass
         finally:
+            self._open -= 1
             writer.close()
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 import urllib.request
@@ -124,3 +125,33 @@ def test_health_and_readiness_probes(tmp_path: Path) -> None:
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(f"{base}/nope", timeout=5)
         assert err.value.code == 404
+
+
+def test_the_metrics_port_is_bounded_under_abuse(tmp_path: Path) -> None:
+    """Issue 49 N8: a request line over the limit is answered 431 (it raised an unhandled error);
+    headers sent slowly, one every second, are cut at the head's deadline (each line used to get
+    5 s of its own, without end); the endpoint goes on serving."""
+    from gateway.rpc import metrics_http
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    with serve_in_thread(gateway_settings(tmp_path, metrics_port=port)):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as long:
+            long.sendall(b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n")
+            assert long.recv(200).startswith(b"HTTP/1.1 431")
+        started = time.monotonic()
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as slow:
+            slow.sendall(b"GET /metrics HTTP/1.1\r\n")
+            answer = b""
+            for i in range(20):  # 20 s of headers, one a second
+                try:
+                    slow.sendall(f"X-Slow-{i}: 1\r\n".encode())
+                except OSError:
+                    break
+                time.sleep(1)
+            with contextlib.suppress(OSError):
+                answer = slow.recv(100)
+        assert answer == b"" and time.monotonic() - started < metrics_http.HEAD_TIMEOUT_S + 3
+        assert urllib.request.urlopen(f"{base}/healthz", timeout=5).read() == b"ok\n"
