@@ -3,28 +3,31 @@ recalls across sessions, and decides sub-agents' proposals."""
 
 from __future__ import annotations
 
-from gateway.client import GatewayClient, Hit
+from agents_demo.access import Access
+from gateway.client import Hit
 
 REMEMBER_WORDS = ("记住", "remember", "don't forget", "别忘了")
 
 
 class MasterAgent:
-    def __init__(self, target: str, user_namespace: str, agent_id: str = "master") -> None:
-        self.client = GatewayClient(target, agent_id=agent_id)
+    def __init__(self, access: Access, user_namespace: str, agent_id: str = "master") -> None:
+        self.client = access.client(agent_id)
         self.user_ns = user_namespace
 
     def close(self) -> None:
         self.client.close()
 
-    def user_says(self, session: str, text: str) -> None:
-        """One user turn: it goes into the session window; an explicit preference is also
-        written to the user's long-term semantic memory."""
+    def user_says(self, session: str, text: str, note: str = "") -> None:
+        """One user turn: it goes into the session window; what the user asked to remember is
+        also written to their long-term semantic memory — as the master's note in the third
+        person (``note``), the user's words as its evidence (the gateway's own formation then
+        meets the same fact, and merges it instead of storing it twice)."""
         self.client.append_turn(self.user_ns, session, role="user", content=text)
         if any(w in text.lower() for w in REMEMBER_WORDS):
             self.client.write(
                 self.user_ns,
                 "semantic",
-                text,
+                note or text,
                 type="preference",
                 session_id=session,
                 evidence=[text],
