@@ -30,3 +30,13 @@ done
 [ -n "${target:-}" ] || { cat "$log"; echo "the gateway did not report its address" >&2; exit 1; }
 echo "== gateway on Redis + Neo4j at $target"
 python -m agents_demo --target "$target"
+
+# the outage act: Neo4j stops, its breakers open, recall degrades and says so, a write is still
+# acknowledged; Neo4j starts again, the breakers close, the write is recalled
+outage_ns="user/demo-outage-$(date +%s)"
+echo "== a backend stops: deploy/neo4j.sh stop"
+deploy/neo4j.sh stop
+python -m agents_demo.outage --target "$target" --namespace "$outage_ns" --phase down
+echo "== and starts again: deploy/neo4j.sh start"
+deploy/neo4j.sh start
+python -m agents_demo.outage --target "$target" --namespace "$outage_ns" --phase up
