@@ -83,6 +83,10 @@ def _turn(turn: Any, session: str, where: str) -> Said:
     return Said(session, role, content, when, speaker)
 
 
+#: turns per ``AppendTurns`` call of a replay
+REPLAY_BATCH = 100
+
+
 def _key(namespace: str, n: int, said: Said) -> str:
     """The turn's idempotency key: its place and words, so a second replay is a retry."""
     digest = hashlib.sha256(
@@ -100,20 +104,24 @@ def replay(args: argparse.Namespace) -> int:
     with args.connect(args) as client, _progress(args.quiet) as progress:
         task = progress.add_task("replaying", total=len(turns))
         for session in sessions:
-            for n, said in enumerate(turns):
-                if said.session != session:
-                    continue
-                r = client.append_turn(
-                    namespace,
-                    session,
+            mine = [
+                dict(
+                    namespace=namespace,
+                    session_id=session,
                     role=said.role,
                     content=said.content,
                     at=said.at,
                     metadata={"speaker": said.speaker} if said.speaker else None,
                     idempotency_key=_key(namespace, n, said),
                 )
-                appended += not r.duplicate
-                progress.advance(task)
+                for n, said in enumerate(turns)
+                if said.session == session
+            ]
+            # in calls of up to REPLAY_BATCH turns (``AppendTurns``: one journal commit each)
+            for start in range(0, len(mine), REPLAY_BATCH):
+                chunk = mine[start : start + REPLAY_BATCH]
+                appended += sum(not r.duplicate for r in client.append_turns(chunk))
+                progress.advance(task, len(chunk))
             outcomes.update(client.end_session(namespace, session, wait=True).outcomes)
     summary = {
         "namespace": namespace,

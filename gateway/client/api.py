@@ -355,6 +355,29 @@ class Api:
         return Call("AppendTurn", req, wire.append_turn)
 
     @rpc
+    def append_turns(turns: Iterable[Mapping[str, Any]]) -> Call[list[t.AppendTurnResult]]:
+        """Several turns in one call (a replay, a buffer): each a dict of ``append_turn``'s
+        arguments (``namespace``, ``session_id``, ``role``, ``content``, optional ``zone``,
+        ``metadata``, ``idempotency_key``, ``at``); all or nothing, at most 500, results in
+        order. Every turn carries an idempotency key, so a retried call stores each turn once."""
+        req = pb.AppendTurnsRequest(
+            turns=[
+                pb.AppendTurnRequest(
+                    namespace=x["namespace"],
+                    session_id=x["session_id"],
+                    role=x.get("role", "user"),
+                    content=x["content"],
+                    zone=x.get("zone", "dialogue"),
+                    metadata=dict(x.get("metadata") or {}),
+                    idempotency_key=x.get("idempotency_key") or wire.new_key(),
+                    at=wire.ts(x.get("at")),
+                )
+                for x in turns
+            ]
+        )
+        return Call("AppendTurns", req, lambda r: [wire.append_turn(x) for x in r.results])
+
+    @rpc
     def window(namespace: str, session_id: str, zones: Sequence[str] = ()) -> Call[t.Window]:
         """The session's turns; ``.degraded`` says working memory could not be read."""
         req = pb.GetWindowRequest(namespace=namespace, session_id=session_id, zones=list(zones))

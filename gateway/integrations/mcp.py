@@ -128,6 +128,7 @@ _PLAIN: dict[grpc.StatusCode, tuple[str, str]] = {
 #: the gateway's RPC names, as the tools a model sees
 _TOOL_OF_RPC = {
     "AppendTurn": "append_turn",
+    "AppendTurns": "append_turn",
     "ProposeFact": "propose_fact",
     "EndSession": "end_session",
     "SubmitResult": "submit_result",

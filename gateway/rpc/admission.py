@@ -55,6 +55,7 @@ WRITES = frozenset(
         "BatchWrite",
         "RecordEvent",
         "AppendTurn",
+        "AppendTurns",
         "Relate",
         "Forget",
         "UpdateSessionState",

@@ -36,6 +36,7 @@ from gateway.core.usecases.tasks import Task
 from gateway.core.usecases.transfer import Exported, ImportReport
 from gateway.core.writing.inputs import WriteInput
 from gateway.core.writing.proposals import Competing
+from gateway.core.writing.working import TurnInput, TurnOutcome
 from gateway.core.writing.writes import WriteOutcome
 from memgate.v1 import memgate_pb2 as pb
 
@@ -259,6 +260,32 @@ def write_result_from_pb(p: pb.WriteResult) -> WriteOutcome:
         quarantined=p.quarantined,
         skipped=p.skipped,
         proposal_id=p.proposal_id,
+    )
+
+
+# ---- working memory
+def turn_input(p: pb.AppendTurnRequest, prefix: str = "") -> TurnInput:
+    return TurnInput(
+        namespace=p.namespace,
+        session_id=p.session_id,
+        role=p.role,
+        content=p.content,
+        zone=p.zone,
+        metadata=dict(p.metadata),
+        idempotency_key=p.idempotency_key,
+        at=from_ts(p, "at", prefix),
+    )
+
+
+def turn_outcome_to_pb(o: TurnOutcome) -> pb.AppendTurnResponse:
+    return pb.AppendTurnResponse(
+        id=o.id,
+        duplicate=o.duplicate,
+        compacted=o.compacted,
+        dialogue_length=o.dialogue_length,
+        redactions=o.redactions,
+        proposal_id=o.proposal_id,
+        quarantined=o.quarantined,
     )
 
 

@@ -69,26 +69,14 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
 
     # ---- working memory
     async def AppendTurn(self, req: pb.AppendTurnRequest, ctx: Ctx) -> pb.AppendTurnResponse:
-        o = await self._svc.working.append_turn(
-            caller(ctx),
-            req.namespace,
-            req.session_id,
-            req.role,
-            req.content,
-            req.zone,
-            dict(req.metadata),
-            req.idempotency_key,
-            at=cv.from_ts(req, "at"),
-        )
-        return pb.AppendTurnResponse(
-            id=o.id,
-            duplicate=o.duplicate,
-            compacted=o.compacted,
-            dialogue_length=o.dialogue_length,
-            redactions=o.redactions,
-            proposal_id=o.proposal_id,
-            quarantined=o.quarantined,
-        )
+        [o] = await self._svc.working.append_turns(caller(ctx), [cv.turn_input(req)])
+        return cv.turn_outcome_to_pb(o)
+
+    async def AppendTurns(self, req: pb.AppendTurnsRequest, ctx: Ctx) -> pb.AppendTurnsResponse:
+        turns = [cv.turn_input(t, f"turns[{i}]." if len(req.turns) > 1 else "")
+                 for i, t in enumerate(req.turns)]  # fmt: skip
+        done = await self._svc.working.append_turns(caller(ctx), turns)
+        return pb.AppendTurnsResponse(results=[cv.turn_outcome_to_pb(o) for o in done])
 
     async def GetWindow(self, req: pb.GetWindowRequest, ctx: Ctx) -> pb.GetWindowResponse:
         turns, degraded = await self._svc.working.window(

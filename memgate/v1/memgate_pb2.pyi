@@ -358,6 +358,18 @@ class AppendTurnRequest(_message.Message):
     at: _timestamp_pb2.Timestamp
     def __init__(self, namespace: _Optional[str] = ..., session_id: _Optional[str] = ..., role: _Optional[str] = ..., content: _Optional[str] = ..., zone: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., idempotency_key: _Optional[str] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class AppendTurnsRequest(_message.Message):
+    __slots__ = ("turns",)
+    TURNS_FIELD_NUMBER: _ClassVar[int]
+    turns: _containers.RepeatedCompositeFieldContainer[AppendTurnRequest]
+    def __init__(self, turns: _Optional[_Iterable[_Union[AppendTurnRequest, _Mapping]]] = ...) -> None: ...
+
+class AppendTurnsResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[AppendTurnResponse]
+    def __init__(self, results: _Optional[_Iterable[_Union[AppendTurnResponse, _Mapping]]] = ...) -> None: ...
+
 class AppendTurnResponse(_message.Message):
     __slots__ = ("id", "duplicate", "compacted", "dialogue_length", "redactions", "proposal_id", "quarantined")
     ID_FIELD_NUMBER: _ClassVar[int]

@@ -79,6 +79,11 @@ class MemoryGatewayStub:
                 request_serializer=memgate_dot_v1_dot_memgate__pb2.AppendTurnRequest.SerializeToString,
                 response_deserializer=memgate_dot_v1_dot_memgate__pb2.AppendTurnResponse.FromString,
                 _registered_method=True)
+        self.AppendTurns = channel.unary_unary(
+                '/memgate.v1.MemoryGateway/AppendTurns',
+                request_serializer=memgate_dot_v1_dot_memgate__pb2.AppendTurnsRequest.SerializeToString,
+                response_deserializer=memgate_dot_v1_dot_memgate__pb2.AppendTurnsResponse.FromString,
+                _registered_method=True)
         self.GetWindow = channel.unary_unary(
                 '/memgate.v1.MemoryGateway/GetWindow',
                 request_serializer=memgate_dot_v1_dot_memgate__pb2.GetWindowRequest.SerializeToString,
@@ -293,6 +298,15 @@ class MemoryGatewayServicer:
 
     def AppendTurn(self, request, context):
         """---- working memory: the session window and state
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AppendTurns(self, request, context):
+        """Several turns in one call (a replay, a gateway that buffers): each under AppendTurn's rules
+        (limits, screening, policy, idempotency key), all validated before any is journaled (all or
+        nothing), journaled in one commit; results in order. At most 500 turns.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -549,6 +563,11 @@ def add_MemoryGatewayServicer_to_server(servicer, server):
                     servicer.AppendTurn,
                     request_deserializer=memgate_dot_v1_dot_memgate__pb2.AppendTurnRequest.FromString,
                     response_serializer=memgate_dot_v1_dot_memgate__pb2.AppendTurnResponse.SerializeToString,
+            ),
+            'AppendTurns': grpc.unary_unary_rpc_method_handler(
+                    servicer.AppendTurns,
+                    request_deserializer=memgate_dot_v1_dot_memgate__pb2.AppendTurnsRequest.FromString,
+                    response_serializer=memgate_dot_v1_dot_memgate__pb2.AppendTurnsResponse.SerializeToString,
             ),
             'GetWindow': grpc.unary_unary_rpc_method_handler(
                     servicer.GetWindow,
@@ -949,6 +968,33 @@ class MemoryGateway:
             '/memgate.v1.MemoryGateway/AppendTurn',
             memgate_dot_v1_dot_memgate__pb2.AppendTurnRequest.SerializeToString,
             memgate_dot_v1_dot_memgate__pb2.AppendTurnResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AppendTurns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memgate.v1.MemoryGateway/AppendTurns',
+            memgate_dot_v1_dot_memgate__pb2.AppendTurnsRequest.SerializeToString,
+            memgate_dot_v1_dot_memgate__pb2.AppendTurnsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -54,6 +54,9 @@ Forget               other   OK        NOT_FOUND  DENIED    DENIED    DENIED
 AppendTurn           master  OK        OK         OK        OK        OK
 AppendTurn           owner   OK        DENIED     PROPOSAL  PROPOSAL  OK
 AppendTurn           other   OK        DENIED     PROPOSAL  PROPOSAL  OK
+AppendTurns          master  OK        OK         OK        OK        OK
+AppendTurns          owner   OK        DENIED     PROPOSAL  PROPOSAL  OK
+AppendTurns          other   OK        DENIED     PROPOSAL  PROPOSAL  OK
 GetWindow            master  OK        OK         OK        OK        OK
 GetWindow            owner   OK        DENIED     OK        OK        OK
 GetWindow            other   OK        DENIED     OK        OK        OK
@@ -284,6 +287,12 @@ BUILDERS: dict[str, Builder] = {
     "AppendTurn": lambda w, who, col, ns: pb.AppendTurnRequest(
         namespace=ns, session_id="s1", role="user", content="hello there, book a table"
     ),
+    "AppendTurns": lambda w, who, col, ns: pb.AppendTurnsRequest(
+        turns=[
+            pb.AppendTurnRequest(namespace=ns, session_id="s1", role="user", content=text)
+            for text in ("hello there", "book a table for two")
+        ]
+    ),
     "GetWindow": lambda w, who, col, ns: pb.GetWindowRequest(namespace=ns, session_id="s1"),
     "GetSessionState": lambda w, who, col, ns: pb.GetSessionStateRequest(
         namespace=ns, session_id="s1"
@@ -353,6 +362,8 @@ def proposed(rpc: str, resp: Any) -> bool:
         return all(r.proposal_id for r in resp.results)
     if rpc == "AppendTurn":
         return bool(resp.proposal_id)
+    if rpc == "AppendTurns":
+        return all(r.proposal_id for r in resp.results)
     if rpc == "RegisterSkill":
         return not resp.skill.id
     if rpc == "SubmitResult":

@@ -132,6 +132,12 @@ BUILDERS: dict[tuple[str, wp.Target], Builder] = {
     ),
     ("AppendTurn", T.TURN): _append,
     ("AppendTurn", T.STEERING_TURN): _append,
+    **{
+        ("AppendTurns", t): lambda w, c, col, ns, t: pb.AppendTurnsRequest(
+            turns=[_append(w, c, col, ns, t), _append(w, c, col, ns, t)]
+        )
+        for t in (T.TURN, T.STEERING_TURN)
+    },
     ("UpdateSessionState", T.SESSION): lambda w, c, col, ns, t: pb.UpdateSessionStateRequest(
         namespace=ns, session_id="wp", set={"k": "v"}
     ),
@@ -158,6 +164,8 @@ def proposed(rpc: str, resp: Any) -> bool:
         return all(r.proposal_id for r in resp.results)
     if rpc == "AppendTurn":
         return bool(resp.proposal_id)
+    if rpc == "AppendTurns":
+        return all(r.proposal_id for r in resp.results)
     if rpc == "RegisterSkill":
         return not resp.skill.id
     if rpc == "SubmitResult":

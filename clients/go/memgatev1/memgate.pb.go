@@ -1734,6 +1734,94 @@ func (x *AppendTurnRequest) GetAt() *timestamppb.Timestamp {
 	return nil
 }
 
+type AppendTurnsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Turns         []*AppendTurnRequest   `protobuf:"bytes,1,rep,name=turns,proto3" json:"turns,omitempty"` // 1..500
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AppendTurnsRequest) Reset() {
+	*x = AppendTurnsRequest{}
+	mi := &file_memgate_v1_memgate_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AppendTurnsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AppendTurnsRequest) ProtoMessage() {}
+
+func (x *AppendTurnsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_memgate_v1_memgate_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AppendTurnsRequest.ProtoReflect.Descriptor instead.
+func (*AppendTurnsRequest) Descriptor() ([]byte, []int) {
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *AppendTurnsRequest) GetTurns() []*AppendTurnRequest {
+	if x != nil {
+		return x.Turns
+	}
+	return nil
+}
+
+type AppendTurnsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Results       []*AppendTurnResponse  `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"` // one per turn, in order
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AppendTurnsResponse) Reset() {
+	*x = AppendTurnsResponse{}
+	mi := &file_memgate_v1_memgate_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AppendTurnsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AppendTurnsResponse) ProtoMessage() {}
+
+func (x *AppendTurnsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_memgate_v1_memgate_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AppendTurnsResponse.ProtoReflect.Descriptor instead.
+func (*AppendTurnsResponse) Descriptor() ([]byte, []int) {
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *AppendTurnsResponse) GetResults() []*AppendTurnResponse {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
 type AppendTurnResponse struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Id             string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -1751,7 +1839,7 @@ type AppendTurnResponse struct {
 
 func (x *AppendTurnResponse) Reset() {
 	*x = AppendTurnResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[21]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1763,7 +1851,7 @@ func (x *AppendTurnResponse) String() string {
 func (*AppendTurnResponse) ProtoMessage() {}
 
 func (x *AppendTurnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[21]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1776,7 +1864,7 @@ func (x *AppendTurnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppendTurnResponse.ProtoReflect.Descriptor instead.
 func (*AppendTurnResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{21}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AppendTurnResponse) GetId() string {
@@ -1839,7 +1927,7 @@ type GetWindowRequest struct {
 
 func (x *GetWindowRequest) Reset() {
 	*x = GetWindowRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[22]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1851,7 +1939,7 @@ func (x *GetWindowRequest) String() string {
 func (*GetWindowRequest) ProtoMessage() {}
 
 func (x *GetWindowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[22]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1864,7 +1952,7 @@ func (x *GetWindowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWindowRequest.ProtoReflect.Descriptor instead.
 func (*GetWindowRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{22}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetWindowRequest) GetNamespace() string {
@@ -1898,7 +1986,7 @@ type GetWindowResponse struct {
 
 func (x *GetWindowResponse) Reset() {
 	*x = GetWindowResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[23]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1910,7 +1998,7 @@ func (x *GetWindowResponse) String() string {
 func (*GetWindowResponse) ProtoMessage() {}
 
 func (x *GetWindowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[23]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1923,7 +2011,7 @@ func (x *GetWindowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWindowResponse.ProtoReflect.Descriptor instead.
 func (*GetWindowResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{23}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetWindowResponse) GetTurns() []*Turn {
@@ -1950,7 +2038,7 @@ type GetSessionStateRequest struct {
 
 func (x *GetSessionStateRequest) Reset() {
 	*x = GetSessionStateRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[24]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1962,7 +2050,7 @@ func (x *GetSessionStateRequest) String() string {
 func (*GetSessionStateRequest) ProtoMessage() {}
 
 func (x *GetSessionStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[24]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1975,7 +2063,7 @@ func (x *GetSessionStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionStateRequest.ProtoReflect.Descriptor instead.
 func (*GetSessionStateRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{24}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetSessionStateRequest) GetNamespace() string {
@@ -2004,7 +2092,7 @@ type UpdateSessionStateRequest struct {
 
 func (x *UpdateSessionStateRequest) Reset() {
 	*x = UpdateSessionStateRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[25]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2016,7 +2104,7 @@ func (x *UpdateSessionStateRequest) String() string {
 func (*UpdateSessionStateRequest) ProtoMessage() {}
 
 func (x *UpdateSessionStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[25]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2029,7 +2117,7 @@ func (x *UpdateSessionStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSessionStateRequest.ProtoReflect.Descriptor instead.
 func (*UpdateSessionStateRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{25}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *UpdateSessionStateRequest) GetNamespace() string {
@@ -2070,7 +2158,7 @@ type SessionState struct {
 
 func (x *SessionState) Reset() {
 	*x = SessionState{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[26]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2082,7 +2170,7 @@ func (x *SessionState) String() string {
 func (*SessionState) ProtoMessage() {}
 
 func (x *SessionState) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[26]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2095,7 +2183,7 @@ func (x *SessionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionState.ProtoReflect.Descriptor instead.
 func (*SessionState) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{26}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SessionState) GetValues() map[string]string {
@@ -2122,7 +2210,7 @@ type CompactWindowRequest struct {
 
 func (x *CompactWindowRequest) Reset() {
 	*x = CompactWindowRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[27]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2134,7 +2222,7 @@ func (x *CompactWindowRequest) String() string {
 func (*CompactWindowRequest) ProtoMessage() {}
 
 func (x *CompactWindowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[27]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2147,7 +2235,7 @@ func (x *CompactWindowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactWindowRequest.ProtoReflect.Descriptor instead.
 func (*CompactWindowRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{27}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *CompactWindowRequest) GetNamespace() string {
@@ -2174,7 +2262,7 @@ type CompactWindowResponse struct {
 
 func (x *CompactWindowResponse) Reset() {
 	*x = CompactWindowResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[28]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2186,7 +2274,7 @@ func (x *CompactWindowResponse) String() string {
 func (*CompactWindowResponse) ProtoMessage() {}
 
 func (x *CompactWindowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[28]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2199,7 +2287,7 @@ func (x *CompactWindowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactWindowResponse.ProtoReflect.Descriptor instead.
 func (*CompactWindowResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{28}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CompactWindowResponse) GetSummarised() int32 {
@@ -2226,7 +2314,7 @@ type ClearScratchRequest struct {
 
 func (x *ClearScratchRequest) Reset() {
 	*x = ClearScratchRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[29]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2238,7 +2326,7 @@ func (x *ClearScratchRequest) String() string {
 func (*ClearScratchRequest) ProtoMessage() {}
 
 func (x *ClearScratchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[29]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2251,7 +2339,7 @@ func (x *ClearScratchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearScratchRequest.ProtoReflect.Descriptor instead.
 func (*ClearScratchRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{29}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ClearScratchRequest) GetNamespace() string {
@@ -2276,7 +2364,7 @@ type ClearScratchResponse struct {
 
 func (x *ClearScratchResponse) Reset() {
 	*x = ClearScratchResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[30]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2288,7 +2376,7 @@ func (x *ClearScratchResponse) String() string {
 func (*ClearScratchResponse) ProtoMessage() {}
 
 func (x *ClearScratchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[30]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2301,7 +2389,7 @@ func (x *ClearScratchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearScratchResponse.ProtoReflect.Descriptor instead.
 func (*ClearScratchResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{30}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{32}
 }
 
 // Who may: whoever may write the session's working memory (AppendTurn's rule).
@@ -2316,7 +2404,7 @@ type EndSessionRequest struct {
 
 func (x *EndSessionRequest) Reset() {
 	*x = EndSessionRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[31]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2328,7 +2416,7 @@ func (x *EndSessionRequest) String() string {
 func (*EndSessionRequest) ProtoMessage() {}
 
 func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[31]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2341,7 +2429,7 @@ func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionRequest.ProtoReflect.Descriptor instead.
 func (*EndSessionRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{31}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *EndSessionRequest) GetNamespace() string {
@@ -2379,7 +2467,7 @@ type EndSessionResponse struct {
 
 func (x *EndSessionResponse) Reset() {
 	*x = EndSessionResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[32]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2391,7 +2479,7 @@ func (x *EndSessionResponse) String() string {
 func (*EndSessionResponse) ProtoMessage() {}
 
 func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[32]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2404,7 +2492,7 @@ func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionResponse.ProtoReflect.Descriptor instead.
 func (*EndSessionResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{32}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *EndSessionResponse) GetJobId() string {
@@ -2461,7 +2549,7 @@ type RecordEventRequest struct {
 
 func (x *RecordEventRequest) Reset() {
 	*x = RecordEventRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[33]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2473,7 +2561,7 @@ func (x *RecordEventRequest) String() string {
 func (*RecordEventRequest) ProtoMessage() {}
 
 func (x *RecordEventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[33]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2486,7 +2574,7 @@ func (x *RecordEventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordEventRequest.ProtoReflect.Descriptor instead.
 func (*RecordEventRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{33}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *RecordEventRequest) GetEvent() *WriteItem {
@@ -2527,7 +2615,7 @@ type NodeRef struct {
 
 func (x *NodeRef) Reset() {
 	*x = NodeRef{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[34]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2539,7 +2627,7 @@ func (x *NodeRef) String() string {
 func (*NodeRef) ProtoMessage() {}
 
 func (x *NodeRef) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[34]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2552,7 +2640,7 @@ func (x *NodeRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeRef.ProtoReflect.Descriptor instead.
 func (*NodeRef) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{34}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *NodeRef) GetKind() string {
@@ -2579,7 +2667,7 @@ type Link struct {
 
 func (x *Link) Reset() {
 	*x = Link{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[35]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2591,7 +2679,7 @@ func (x *Link) String() string {
 func (*Link) ProtoMessage() {}
 
 func (x *Link) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[35]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2604,7 +2692,7 @@ func (x *Link) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Link.ProtoReflect.Descriptor instead.
 func (*Link) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{35}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Link) GetType() string {
@@ -2634,7 +2722,7 @@ type RelateRequest struct {
 
 func (x *RelateRequest) Reset() {
 	*x = RelateRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[36]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2646,7 +2734,7 @@ func (x *RelateRequest) String() string {
 func (*RelateRequest) ProtoMessage() {}
 
 func (x *RelateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[36]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2659,7 +2747,7 @@ func (x *RelateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelateRequest.ProtoReflect.Descriptor instead.
 func (*RelateRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{36}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *RelateRequest) GetSrc() *NodeRef {
@@ -2705,7 +2793,7 @@ type RelateResponse struct {
 
 func (x *RelateResponse) Reset() {
 	*x = RelateResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[37]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2717,7 +2805,7 @@ func (x *RelateResponse) String() string {
 func (*RelateResponse) ProtoMessage() {}
 
 func (x *RelateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[37]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2730,7 +2818,7 @@ func (x *RelateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelateResponse.ProtoReflect.Descriptor instead.
 func (*RelateResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{37}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{39}
 }
 
 type TimelineRequest struct {
@@ -2746,7 +2834,7 @@ type TimelineRequest struct {
 
 func (x *TimelineRequest) Reset() {
 	*x = TimelineRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[38]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2758,7 +2846,7 @@ func (x *TimelineRequest) String() string {
 func (*TimelineRequest) ProtoMessage() {}
 
 func (x *TimelineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[38]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2771,7 +2859,7 @@ func (x *TimelineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimelineRequest.ProtoReflect.Descriptor instead.
 func (*TimelineRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{38}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *TimelineRequest) GetNamespace() string {
@@ -2828,7 +2916,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[39]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2840,7 +2928,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[39]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2853,7 +2941,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{39}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Event) GetId() string {
@@ -2942,7 +3030,7 @@ type TimelineResponse struct {
 
 func (x *TimelineResponse) Reset() {
 	*x = TimelineResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[40]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2954,7 +3042,7 @@ func (x *TimelineResponse) String() string {
 func (*TimelineResponse) ProtoMessage() {}
 
 func (x *TimelineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[40]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2967,7 +3055,7 @@ func (x *TimelineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimelineResponse.ProtoReflect.Descriptor instead.
 func (*TimelineResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{40}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *TimelineResponse) GetEvents() []*Event {
@@ -2988,7 +3076,7 @@ type NeighbourhoodRequest struct {
 
 func (x *NeighbourhoodRequest) Reset() {
 	*x = NeighbourhoodRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[41]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3000,7 +3088,7 @@ func (x *NeighbourhoodRequest) String() string {
 func (*NeighbourhoodRequest) ProtoMessage() {}
 
 func (x *NeighbourhoodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[41]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3013,7 +3101,7 @@ func (x *NeighbourhoodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighbourhoodRequest.ProtoReflect.Descriptor instead.
 func (*NeighbourhoodRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{41}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *NeighbourhoodRequest) GetNode() *NodeRef {
@@ -3050,7 +3138,7 @@ type Neighbour struct {
 
 func (x *Neighbour) Reset() {
 	*x = Neighbour{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[42]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3062,7 +3150,7 @@ func (x *Neighbour) String() string {
 func (*Neighbour) ProtoMessage() {}
 
 func (x *Neighbour) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[42]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3075,7 +3163,7 @@ func (x *Neighbour) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Neighbour.ProtoReflect.Descriptor instead.
 func (*Neighbour) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{42}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *Neighbour) GetNode() *NodeRef {
@@ -3122,7 +3210,7 @@ type NeighbourhoodResponse struct {
 
 func (x *NeighbourhoodResponse) Reset() {
 	*x = NeighbourhoodResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[43]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3134,7 +3222,7 @@ func (x *NeighbourhoodResponse) String() string {
 func (*NeighbourhoodResponse) ProtoMessage() {}
 
 func (x *NeighbourhoodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[43]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3147,7 +3235,7 @@ func (x *NeighbourhoodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NeighbourhoodResponse.ProtoReflect.Descriptor instead.
 func (*NeighbourhoodResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{43}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *NeighbourhoodResponse) GetNeighbours() []*Neighbour {
@@ -3171,7 +3259,7 @@ type ProposeFactRequest struct {
 
 func (x *ProposeFactRequest) Reset() {
 	*x = ProposeFactRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[44]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3183,7 +3271,7 @@ func (x *ProposeFactRequest) String() string {
 func (*ProposeFactRequest) ProtoMessage() {}
 
 func (x *ProposeFactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[44]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3196,7 +3284,7 @@ func (x *ProposeFactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProposeFactRequest.ProtoReflect.Descriptor instead.
 func (*ProposeFactRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{44}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ProposeFactRequest) GetNamespace() string {
@@ -3253,7 +3341,7 @@ type ProposeFactResponse struct {
 
 func (x *ProposeFactResponse) Reset() {
 	*x = ProposeFactResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[45]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3265,7 +3353,7 @@ func (x *ProposeFactResponse) String() string {
 func (*ProposeFactResponse) ProtoMessage() {}
 
 func (x *ProposeFactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[45]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3278,7 +3366,7 @@ func (x *ProposeFactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProposeFactResponse.ProtoReflect.Descriptor instead.
 func (*ProposeFactResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{45}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ProposeFactResponse) GetPendingId() string {
@@ -3318,7 +3406,7 @@ type ConfirmFactRequest struct {
 
 func (x *ConfirmFactRequest) Reset() {
 	*x = ConfirmFactRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[46]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3330,7 +3418,7 @@ func (x *ConfirmFactRequest) String() string {
 func (*ConfirmFactRequest) ProtoMessage() {}
 
 func (x *ConfirmFactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[46]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3343,7 +3431,7 @@ func (x *ConfirmFactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfirmFactRequest.ProtoReflect.Descriptor instead.
 func (*ConfirmFactRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{46}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ConfirmFactRequest) GetPendingId() string {
@@ -3369,7 +3457,7 @@ type Skill struct {
 
 func (x *Skill) Reset() {
 	*x = Skill{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[47]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3381,7 +3469,7 @@ func (x *Skill) String() string {
 func (*Skill) ProtoMessage() {}
 
 func (x *Skill) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[47]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3394,7 +3482,7 @@ func (x *Skill) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Skill.ProtoReflect.Descriptor instead.
 func (*Skill) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{47}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *Skill) GetName() string {
@@ -3462,7 +3550,7 @@ type RegisterSkillRequest struct {
 
 func (x *RegisterSkillRequest) Reset() {
 	*x = RegisterSkillRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[48]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3474,7 +3562,7 @@ func (x *RegisterSkillRequest) String() string {
 func (*RegisterSkillRequest) ProtoMessage() {}
 
 func (x *RegisterSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[48]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3487,7 +3575,7 @@ func (x *RegisterSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterSkillRequest.ProtoReflect.Descriptor instead.
 func (*RegisterSkillRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{48}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RegisterSkillRequest) GetSkill() *Skill {
@@ -3507,7 +3595,7 @@ type RegisterSkillResponse struct {
 
 func (x *RegisterSkillResponse) Reset() {
 	*x = RegisterSkillResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[49]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3519,7 +3607,7 @@ func (x *RegisterSkillResponse) String() string {
 func (*RegisterSkillResponse) ProtoMessage() {}
 
 func (x *RegisterSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[49]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3532,7 +3620,7 @@ func (x *RegisterSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterSkillResponse.ProtoReflect.Descriptor instead.
 func (*RegisterSkillResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{49}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *RegisterSkillResponse) GetSkill() *Skill {
@@ -3560,7 +3648,7 @@ type MatchSkillRequest struct {
 
 func (x *MatchSkillRequest) Reset() {
 	*x = MatchSkillRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[50]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3572,7 +3660,7 @@ func (x *MatchSkillRequest) String() string {
 func (*MatchSkillRequest) ProtoMessage() {}
 
 func (x *MatchSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[50]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3585,7 +3673,7 @@ func (x *MatchSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchSkillRequest.ProtoReflect.Descriptor instead.
 func (*MatchSkillRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{50}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *MatchSkillRequest) GetIntent() string {
@@ -3619,7 +3707,7 @@ type SkillMatch struct {
 
 func (x *SkillMatch) Reset() {
 	*x = SkillMatch{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[51]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3631,7 +3719,7 @@ func (x *SkillMatch) String() string {
 func (*SkillMatch) ProtoMessage() {}
 
 func (x *SkillMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[51]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3644,7 +3732,7 @@ func (x *SkillMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkillMatch.ProtoReflect.Descriptor instead.
 func (*SkillMatch) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{51}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *SkillMatch) GetSkill() *Skill {
@@ -3670,7 +3758,7 @@ type MatchSkillResponse struct {
 
 func (x *MatchSkillResponse) Reset() {
 	*x = MatchSkillResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[52]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3682,7 +3770,7 @@ func (x *MatchSkillResponse) String() string {
 func (*MatchSkillResponse) ProtoMessage() {}
 
 func (x *MatchSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[52]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3695,7 +3783,7 @@ func (x *MatchSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchSkillResponse.ProtoReflect.Descriptor instead.
 func (*MatchSkillResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{52}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *MatchSkillResponse) GetMatches() []*SkillMatch {
@@ -3714,7 +3802,7 @@ type MemoryUpdate struct {
 
 func (x *MemoryUpdate) Reset() {
 	*x = MemoryUpdate{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[53]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3726,7 +3814,7 @@ func (x *MemoryUpdate) String() string {
 func (*MemoryUpdate) ProtoMessage() {}
 
 func (x *MemoryUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[53]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3739,7 +3827,7 @@ func (x *MemoryUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemoryUpdate.ProtoReflect.Descriptor instead.
 func (*MemoryUpdate) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{53}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *MemoryUpdate) GetItem() *WriteItem {
@@ -3765,7 +3853,7 @@ type SubmitResultRequest struct {
 
 func (x *SubmitResultRequest) Reset() {
 	*x = SubmitResultRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[54]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3777,7 +3865,7 @@ func (x *SubmitResultRequest) String() string {
 func (*SubmitResultRequest) ProtoMessage() {}
 
 func (x *SubmitResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[54]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3790,7 +3878,7 @@ func (x *SubmitResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitResultRequest.ProtoReflect.Descriptor instead.
 func (*SubmitResultRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{54}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *SubmitResultRequest) GetTaskId() string {
@@ -3860,7 +3948,7 @@ type SubmitResultResponse struct {
 
 func (x *SubmitResultResponse) Reset() {
 	*x = SubmitResultResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[55]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3872,7 +3960,7 @@ func (x *SubmitResultResponse) String() string {
 func (*SubmitResultResponse) ProtoMessage() {}
 
 func (x *SubmitResultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[55]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3885,7 +3973,7 @@ func (x *SubmitResultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitResultResponse.ProtoReflect.Descriptor instead.
 func (*SubmitResultResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{55}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *SubmitResultResponse) GetEventId() string {
@@ -3930,7 +4018,7 @@ type Proposal struct {
 
 func (x *Proposal) Reset() {
 	*x = Proposal{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[56]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3942,7 +4030,7 @@ func (x *Proposal) String() string {
 func (*Proposal) ProtoMessage() {}
 
 func (x *Proposal) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[56]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3955,7 +4043,7 @@ func (x *Proposal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Proposal.ProtoReflect.Descriptor instead.
 func (*Proposal) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{56}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *Proposal) GetId() string {
@@ -4045,7 +4133,7 @@ type ListProposalsRequest struct {
 
 func (x *ListProposalsRequest) Reset() {
 	*x = ListProposalsRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[57]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4057,7 +4145,7 @@ func (x *ListProposalsRequest) String() string {
 func (*ListProposalsRequest) ProtoMessage() {}
 
 func (x *ListProposalsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[57]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4070,7 +4158,7 @@ func (x *ListProposalsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProposalsRequest.ProtoReflect.Descriptor instead.
 func (*ListProposalsRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{57}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ListProposalsRequest) GetState() string {
@@ -4096,7 +4184,7 @@ type ListProposalsResponse struct {
 
 func (x *ListProposalsResponse) Reset() {
 	*x = ListProposalsResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[58]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4108,7 +4196,7 @@ func (x *ListProposalsResponse) String() string {
 func (*ListProposalsResponse) ProtoMessage() {}
 
 func (x *ListProposalsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[58]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4121,7 +4209,7 @@ func (x *ListProposalsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProposalsResponse.ProtoReflect.Descriptor instead.
 func (*ListProposalsResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{58}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ListProposalsResponse) GetProposals() []*Proposal {
@@ -4141,7 +4229,7 @@ type DecideProposalRequest struct {
 
 func (x *DecideProposalRequest) Reset() {
 	*x = DecideProposalRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[59]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4153,7 +4241,7 @@ func (x *DecideProposalRequest) String() string {
 func (*DecideProposalRequest) ProtoMessage() {}
 
 func (x *DecideProposalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[59]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4166,7 +4254,7 @@ func (x *DecideProposalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideProposalRequest.ProtoReflect.Descriptor instead.
 func (*DecideProposalRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{59}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *DecideProposalRequest) GetId() string {
@@ -4194,7 +4282,7 @@ type SharedWritePolicy struct {
 
 func (x *SharedWritePolicy) Reset() {
 	*x = SharedWritePolicy{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[60]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4206,7 +4294,7 @@ func (x *SharedWritePolicy) String() string {
 func (*SharedWritePolicy) ProtoMessage() {}
 
 func (x *SharedWritePolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[60]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4219,7 +4307,7 @@ func (x *SharedWritePolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedWritePolicy.ProtoReflect.Descriptor instead.
 func (*SharedWritePolicy) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{60}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *SharedWritePolicy) GetAutoApprove() []string {
@@ -4250,7 +4338,7 @@ type Step struct {
 
 func (x *Step) Reset() {
 	*x = Step{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[61]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4262,7 +4350,7 @@ func (x *Step) String() string {
 func (*Step) ProtoMessage() {}
 
 func (x *Step) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[61]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4275,7 +4363,7 @@ func (x *Step) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Step.ProtoReflect.Descriptor instead.
 func (*Step) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{61}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *Step) GetIndex() int32 {
@@ -4332,7 +4420,7 @@ type Task struct {
 
 func (x *Task) Reset() {
 	*x = Task{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[62]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4344,7 +4432,7 @@ func (x *Task) String() string {
 func (*Task) ProtoMessage() {}
 
 func (x *Task) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[62]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4357,7 +4445,7 @@ func (x *Task) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Task.ProtoReflect.Descriptor instead.
 func (*Task) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{62}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *Task) GetId() string {
@@ -4398,7 +4486,7 @@ type StartTaskRequest struct {
 
 func (x *StartTaskRequest) Reset() {
 	*x = StartTaskRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[63]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4410,7 +4498,7 @@ func (x *StartTaskRequest) String() string {
 func (*StartTaskRequest) ProtoMessage() {}
 
 func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[63]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4423,7 +4511,7 @@ func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTaskRequest.ProtoReflect.Descriptor instead.
 func (*StartTaskRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{63}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *StartTaskRequest) GetId() string {
@@ -4453,7 +4541,7 @@ type UpdateStepRequest struct {
 
 func (x *UpdateStepRequest) Reset() {
 	*x = UpdateStepRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[64]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4465,7 +4553,7 @@ func (x *UpdateStepRequest) String() string {
 func (*UpdateStepRequest) ProtoMessage() {}
 
 func (x *UpdateStepRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[64]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4478,7 +4566,7 @@ func (x *UpdateStepRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateStepRequest.ProtoReflect.Descriptor instead.
 func (*UpdateStepRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{64}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *UpdateStepRequest) GetTaskId() string {
@@ -4525,7 +4613,7 @@ type GetTaskRequest struct {
 
 func (x *GetTaskRequest) Reset() {
 	*x = GetTaskRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[65]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4537,7 +4625,7 @@ func (x *GetTaskRequest) String() string {
 func (*GetTaskRequest) ProtoMessage() {}
 
 func (x *GetTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[65]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4550,7 +4638,7 @@ func (x *GetTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTaskRequest.ProtoReflect.Descriptor instead.
 func (*GetTaskRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{65}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *GetTaskRequest) GetId() string {
@@ -4568,7 +4656,7 @@ type StatsRequest struct {
 
 func (x *StatsRequest) Reset() {
 	*x = StatsRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[66]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4580,7 +4668,7 @@ func (x *StatsRequest) String() string {
 func (*StatsRequest) ProtoMessage() {}
 
 func (x *StatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[66]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4593,7 +4681,7 @@ func (x *StatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatsRequest.ProtoReflect.Descriptor instead.
 func (*StatsRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{66}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{68}
 }
 
 // One store behind its circuit breaker: working, records, graph, vectors.
@@ -4612,7 +4700,7 @@ type LayerStats struct {
 
 func (x *LayerStats) Reset() {
 	*x = LayerStats{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[67]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4624,7 +4712,7 @@ func (x *LayerStats) String() string {
 func (*LayerStats) ProtoMessage() {}
 
 func (x *LayerStats) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[67]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4637,7 +4725,7 @@ func (x *LayerStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LayerStats.ProtoReflect.Descriptor instead.
 func (*LayerStats) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{67}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *LayerStats) GetLayer() string {
@@ -4702,7 +4790,7 @@ type RecallStats struct {
 
 func (x *RecallStats) Reset() {
 	*x = RecallStats{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[68]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4714,7 +4802,7 @@ func (x *RecallStats) String() string {
 func (*RecallStats) ProtoMessage() {}
 
 func (x *RecallStats) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[68]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4727,7 +4815,7 @@ func (x *RecallStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecallStats.ProtoReflect.Descriptor instead.
 func (*RecallStats) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{68}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *RecallStats) GetLayer() Layer {
@@ -4777,7 +4865,7 @@ type StatsResponse struct {
 
 func (x *StatsResponse) Reset() {
 	*x = StatsResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[69]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4789,7 +4877,7 @@ func (x *StatsResponse) String() string {
 func (*StatsResponse) ProtoMessage() {}
 
 func (x *StatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[69]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4802,7 +4890,7 @@ func (x *StatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatsResponse.ProtoReflect.Descriptor instead.
 func (*StatsResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{69}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *StatsResponse) GetLayers() []*LayerStats {
@@ -4894,7 +4982,7 @@ type QueryAuditRequest struct {
 
 func (x *QueryAuditRequest) Reset() {
 	*x = QueryAuditRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[70]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4906,7 +4994,7 @@ func (x *QueryAuditRequest) String() string {
 func (*QueryAuditRequest) ProtoMessage() {}
 
 func (x *QueryAuditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[70]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4919,7 +5007,7 @@ func (x *QueryAuditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryAuditRequest.ProtoReflect.Descriptor instead.
 func (*QueryAuditRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{70}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *QueryAuditRequest) GetAgentId() string {
@@ -4964,7 +5052,7 @@ type AuditEntry struct {
 
 func (x *AuditEntry) Reset() {
 	*x = AuditEntry{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[71]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4976,7 +5064,7 @@ func (x *AuditEntry) String() string {
 func (*AuditEntry) ProtoMessage() {}
 
 func (x *AuditEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[71]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4989,7 +5077,7 @@ func (x *AuditEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEntry.ProtoReflect.Descriptor instead.
 func (*AuditEntry) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{71}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *AuditEntry) GetAt() *timestamppb.Timestamp {
@@ -5043,7 +5131,7 @@ type QueryAuditResponse struct {
 
 func (x *QueryAuditResponse) Reset() {
 	*x = QueryAuditResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[72]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5055,7 +5143,7 @@ func (x *QueryAuditResponse) String() string {
 func (*QueryAuditResponse) ProtoMessage() {}
 
 func (x *QueryAuditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[72]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5068,7 +5156,7 @@ func (x *QueryAuditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryAuditResponse.ProtoReflect.Descriptor instead.
 func (*QueryAuditResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{72}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *QueryAuditResponse) GetEntries() []*AuditEntry {
@@ -5086,7 +5174,7 @@ type BreakerStatesRequest struct {
 
 func (x *BreakerStatesRequest) Reset() {
 	*x = BreakerStatesRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[73]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5098,7 +5186,7 @@ func (x *BreakerStatesRequest) String() string {
 func (*BreakerStatesRequest) ProtoMessage() {}
 
 func (x *BreakerStatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[73]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5111,7 +5199,7 @@ func (x *BreakerStatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BreakerStatesRequest.ProtoReflect.Descriptor instead.
 func (*BreakerStatesRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{73}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{75}
 }
 
 type BreakerState struct {
@@ -5126,7 +5214,7 @@ type BreakerState struct {
 
 func (x *BreakerState) Reset() {
 	*x = BreakerState{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[74]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5138,7 +5226,7 @@ func (x *BreakerState) String() string {
 func (*BreakerState) ProtoMessage() {}
 
 func (x *BreakerState) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[74]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5151,7 +5239,7 @@ func (x *BreakerState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BreakerState.ProtoReflect.Descriptor instead.
 func (*BreakerState) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{74}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *BreakerState) GetLayer() string {
@@ -5191,7 +5279,7 @@ type BreakerStatesResponse struct {
 
 func (x *BreakerStatesResponse) Reset() {
 	*x = BreakerStatesResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[75]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5203,7 +5291,7 @@ func (x *BreakerStatesResponse) String() string {
 func (*BreakerStatesResponse) ProtoMessage() {}
 
 func (x *BreakerStatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[75]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5216,7 +5304,7 @@ func (x *BreakerStatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BreakerStatesResponse.ProtoReflect.Descriptor instead.
 func (*BreakerStatesResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{75}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *BreakerStatesResponse) GetBreakers() []*BreakerState {
@@ -5235,7 +5323,7 @@ type ListReviewRequest struct {
 
 func (x *ListReviewRequest) Reset() {
 	*x = ListReviewRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[76]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5247,7 +5335,7 @@ func (x *ListReviewRequest) String() string {
 func (*ListReviewRequest) ProtoMessage() {}
 
 func (x *ListReviewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[76]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5260,7 +5348,7 @@ func (x *ListReviewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListReviewRequest.ProtoReflect.Descriptor instead.
 func (*ListReviewRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{76}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *ListReviewRequest) GetLimit() int32 {
@@ -5279,7 +5367,7 @@ type ListReviewResponse struct {
 
 func (x *ListReviewResponse) Reset() {
 	*x = ListReviewResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[77]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5291,7 +5379,7 @@ func (x *ListReviewResponse) String() string {
 func (*ListReviewResponse) ProtoMessage() {}
 
 func (x *ListReviewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[77]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5304,7 +5392,7 @@ func (x *ListReviewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListReviewResponse.ProtoReflect.Descriptor instead.
 func (*ListReviewResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{77}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *ListReviewResponse) GetMemories() []*Memory {
@@ -5326,7 +5414,7 @@ type MaintainRequest struct {
 
 func (x *MaintainRequest) Reset() {
 	*x = MaintainRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[78]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5338,7 +5426,7 @@ func (x *MaintainRequest) String() string {
 func (*MaintainRequest) ProtoMessage() {}
 
 func (x *MaintainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[78]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5351,7 +5439,7 @@ func (x *MaintainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaintainRequest.ProtoReflect.Descriptor instead.
 func (*MaintainRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{78}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *MaintainRequest) GetNamespaces() []string {
@@ -5394,7 +5482,7 @@ type MaintainResponse struct {
 
 func (x *MaintainResponse) Reset() {
 	*x = MaintainResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[79]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5406,7 +5494,7 @@ func (x *MaintainResponse) String() string {
 func (*MaintainResponse) ProtoMessage() {}
 
 func (x *MaintainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[79]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5419,7 +5507,7 @@ func (x *MaintainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaintainResponse.ProtoReflect.Descriptor instead.
 func (*MaintainResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{79}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *MaintainResponse) GetNamespaces() int32 {
@@ -5461,7 +5549,7 @@ type ResolveReviewRequest struct {
 
 func (x *ResolveReviewRequest) Reset() {
 	*x = ResolveReviewRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[80]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5473,7 +5561,7 @@ func (x *ResolveReviewRequest) String() string {
 func (*ResolveReviewRequest) ProtoMessage() {}
 
 func (x *ResolveReviewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[80]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5486,7 +5574,7 @@ func (x *ResolveReviewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveReviewRequest.ProtoReflect.Descriptor instead.
 func (*ResolveReviewRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{80}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *ResolveReviewRequest) GetId() string {
@@ -5520,7 +5608,7 @@ type ExportRequest struct {
 
 func (x *ExportRequest) Reset() {
 	*x = ExportRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[81]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5532,7 +5620,7 @@ func (x *ExportRequest) String() string {
 func (*ExportRequest) ProtoMessage() {}
 
 func (x *ExportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[81]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5545,7 +5633,7 @@ func (x *ExportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportRequest.ProtoReflect.Descriptor instead.
 func (*ExportRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{81}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *ExportRequest) GetNamespaces() []string {
@@ -5576,7 +5664,7 @@ type GraphLink struct {
 
 func (x *GraphLink) Reset() {
 	*x = GraphLink{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[82]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5588,7 +5676,7 @@ func (x *GraphLink) String() string {
 func (*GraphLink) ProtoMessage() {}
 
 func (x *GraphLink) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[82]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5601,7 +5689,7 @@ func (x *GraphLink) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GraphLink.ProtoReflect.Descriptor instead.
 func (*GraphLink) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{82}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *GraphLink) GetSrc() *NodeRef {
@@ -5652,7 +5740,7 @@ type ExportedMemory struct {
 
 func (x *ExportedMemory) Reset() {
 	*x = ExportedMemory{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[83]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5664,7 +5752,7 @@ func (x *ExportedMemory) String() string {
 func (*ExportedMemory) ProtoMessage() {}
 
 func (x *ExportedMemory) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[83]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5677,7 +5765,7 @@ func (x *ExportedMemory) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportedMemory.ProtoReflect.Descriptor instead.
 func (*ExportedMemory) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{83}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *ExportedMemory) GetVersions() []*Memory {
@@ -5725,7 +5813,7 @@ type ImportRequest struct {
 
 func (x *ImportRequest) Reset() {
 	*x = ImportRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[84]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5737,7 +5825,7 @@ func (x *ImportRequest) String() string {
 func (*ImportRequest) ProtoMessage() {}
 
 func (x *ImportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[84]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5750,7 +5838,7 @@ func (x *ImportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportRequest.ProtoReflect.Descriptor instead.
 func (*ImportRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{84}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *ImportRequest) GetMemories() []*ExportedMemory {
@@ -5783,7 +5871,7 @@ type ImportResponse struct {
 
 func (x *ImportResponse) Reset() {
 	*x = ImportResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[85]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5795,7 +5883,7 @@ func (x *ImportResponse) String() string {
 func (*ImportResponse) ProtoMessage() {}
 
 func (x *ImportResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[85]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5808,7 +5896,7 @@ func (x *ImportResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportResponse.ProtoReflect.Descriptor instead.
 func (*ImportResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{85}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *ImportResponse) GetImported() int32 {
@@ -5863,7 +5951,7 @@ type ListNamespacesRequest struct {
 
 func (x *ListNamespacesRequest) Reset() {
 	*x = ListNamespacesRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[86]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5875,7 +5963,7 @@ func (x *ListNamespacesRequest) String() string {
 func (*ListNamespacesRequest) ProtoMessage() {}
 
 func (x *ListNamespacesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[86]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5888,7 +5976,7 @@ func (x *ListNamespacesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespacesRequest.ProtoReflect.Descriptor instead.
 func (*ListNamespacesRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{86}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *ListNamespacesRequest) GetPrefix() string {
@@ -5915,7 +6003,7 @@ type ListNamespacesResponse struct {
 
 func (x *ListNamespacesResponse) Reset() {
 	*x = ListNamespacesResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[87]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5927,7 +6015,7 @@ func (x *ListNamespacesResponse) String() string {
 func (*ListNamespacesResponse) ProtoMessage() {}
 
 func (x *ListNamespacesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[87]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5940,7 +6028,7 @@ func (x *ListNamespacesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespacesResponse.ProtoReflect.Descriptor instead.
 func (*ListNamespacesResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{87}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *ListNamespacesResponse) GetNamespaces() []string {
@@ -6130,7 +6218,11 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"\x02at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xec\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"I\n" +
+	"\x12AppendTurnsRequest\x123\n" +
+	"\x05turns\x18\x01 \x03(\v2\x1d.memgate.v1.AppendTurnRequestR\x05turns\"O\n" +
+	"\x13AppendTurnsResponse\x128\n" +
+	"\aresults\x18\x01 \x03(\v2\x1e.memgate.v1.AppendTurnResponseR\aresults\"\xec\x01\n" +
 	"\x12AppendTurnResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1c\n" +
 	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x12\x1c\n" +
@@ -6507,7 +6599,7 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"SUPERSEDED\x10\x02\x12\f\n" +
 	"\bARCHIVED\x10\x03\x12\r\n" +
 	"\tFORGOTTEN\x10\x04\x12\x0f\n" +
-	"\vQUARANTINED\x10\x052\xbc\x17\n" +
+	"\vQUARANTINED\x10\x052\x8c\x18\n" +
 	"\rMemoryGateway\x12<\n" +
 	"\x05Write\x12\x18.memgate.v1.WriteRequest\x1a\x19.memgate.v1.WriteResponse\x12K\n" +
 	"\n" +
@@ -6519,7 +6611,8 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"\x0fForgetNamespace\x12\".memgate.v1.ForgetNamespaceRequest\x1a\x19.memgate.v1.EraseResponse\x12L\n" +
 	"\rForgetSubject\x12 .memgate.v1.ForgetSubjectRequest\x1a\x19.memgate.v1.EraseResponse\x12K\n" +
 	"\n" +
-	"AppendTurn\x12\x1d.memgate.v1.AppendTurnRequest\x1a\x1e.memgate.v1.AppendTurnResponse\x12H\n" +
+	"AppendTurn\x12\x1d.memgate.v1.AppendTurnRequest\x1a\x1e.memgate.v1.AppendTurnResponse\x12N\n" +
+	"\vAppendTurns\x12\x1e.memgate.v1.AppendTurnsRequest\x1a\x1f.memgate.v1.AppendTurnsResponse\x12H\n" +
 	"\tGetWindow\x12\x1c.memgate.v1.GetWindowRequest\x1a\x1d.memgate.v1.GetWindowResponse\x12O\n" +
 	"\x0fGetSessionState\x12\".memgate.v1.GetSessionStateRequest\x1a\x18.memgate.v1.SessionState\x12U\n" +
 	"\x12UpdateSessionState\x12%.memgate.v1.UpdateSessionStateRequest\x1a\x18.memgate.v1.SessionState\x12T\n" +
@@ -6571,7 +6664,7 @@ func file_memgate_v1_memgate_proto_rawDescGZIP() []byte {
 }
 
 var file_memgate_v1_memgate_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_memgate_v1_memgate_proto_msgTypes = make([]protoimpl.MessageInfo, 98)
+var file_memgate_v1_memgate_proto_msgTypes = make([]protoimpl.MessageInfo, 100)
 var file_memgate_v1_memgate_proto_goTypes = []any{
 	(Layer)(0),                        // 0: memgate.v1.Layer
 	(MemoryStatus)(0),                 // 1: memgate.v1.MemoryStatus
@@ -6596,250 +6689,256 @@ var file_memgate_v1_memgate_proto_goTypes = []any{
 	(*EraseResponse)(nil),             // 20: memgate.v1.EraseResponse
 	(*Turn)(nil),                      // 21: memgate.v1.Turn
 	(*AppendTurnRequest)(nil),         // 22: memgate.v1.AppendTurnRequest
-	(*AppendTurnResponse)(nil),        // 23: memgate.v1.AppendTurnResponse
-	(*GetWindowRequest)(nil),          // 24: memgate.v1.GetWindowRequest
-	(*GetWindowResponse)(nil),         // 25: memgate.v1.GetWindowResponse
-	(*GetSessionStateRequest)(nil),    // 26: memgate.v1.GetSessionStateRequest
-	(*UpdateSessionStateRequest)(nil), // 27: memgate.v1.UpdateSessionStateRequest
-	(*SessionState)(nil),              // 28: memgate.v1.SessionState
-	(*CompactWindowRequest)(nil),      // 29: memgate.v1.CompactWindowRequest
-	(*CompactWindowResponse)(nil),     // 30: memgate.v1.CompactWindowResponse
-	(*ClearScratchRequest)(nil),       // 31: memgate.v1.ClearScratchRequest
-	(*ClearScratchResponse)(nil),      // 32: memgate.v1.ClearScratchResponse
-	(*EndSessionRequest)(nil),         // 33: memgate.v1.EndSessionRequest
-	(*EndSessionResponse)(nil),        // 34: memgate.v1.EndSessionResponse
-	(*RecordEventRequest)(nil),        // 35: memgate.v1.RecordEventRequest
-	(*NodeRef)(nil),                   // 36: memgate.v1.NodeRef
-	(*Link)(nil),                      // 37: memgate.v1.Link
-	(*RelateRequest)(nil),             // 38: memgate.v1.RelateRequest
-	(*RelateResponse)(nil),            // 39: memgate.v1.RelateResponse
-	(*TimelineRequest)(nil),           // 40: memgate.v1.TimelineRequest
-	(*Event)(nil),                     // 41: memgate.v1.Event
-	(*TimelineResponse)(nil),          // 42: memgate.v1.TimelineResponse
-	(*NeighbourhoodRequest)(nil),      // 43: memgate.v1.NeighbourhoodRequest
-	(*Neighbour)(nil),                 // 44: memgate.v1.Neighbour
-	(*NeighbourhoodResponse)(nil),     // 45: memgate.v1.NeighbourhoodResponse
-	(*ProposeFactRequest)(nil),        // 46: memgate.v1.ProposeFactRequest
-	(*ProposeFactResponse)(nil),       // 47: memgate.v1.ProposeFactResponse
-	(*ConfirmFactRequest)(nil),        // 48: memgate.v1.ConfirmFactRequest
-	(*Skill)(nil),                     // 49: memgate.v1.Skill
-	(*RegisterSkillRequest)(nil),      // 50: memgate.v1.RegisterSkillRequest
-	(*RegisterSkillResponse)(nil),     // 51: memgate.v1.RegisterSkillResponse
-	(*MatchSkillRequest)(nil),         // 52: memgate.v1.MatchSkillRequest
-	(*SkillMatch)(nil),                // 53: memgate.v1.SkillMatch
-	(*MatchSkillResponse)(nil),        // 54: memgate.v1.MatchSkillResponse
-	(*MemoryUpdate)(nil),              // 55: memgate.v1.MemoryUpdate
-	(*SubmitResultRequest)(nil),       // 56: memgate.v1.SubmitResultRequest
-	(*SubmitResultResponse)(nil),      // 57: memgate.v1.SubmitResultResponse
-	(*Proposal)(nil),                  // 58: memgate.v1.Proposal
-	(*ListProposalsRequest)(nil),      // 59: memgate.v1.ListProposalsRequest
-	(*ListProposalsResponse)(nil),     // 60: memgate.v1.ListProposalsResponse
-	(*DecideProposalRequest)(nil),     // 61: memgate.v1.DecideProposalRequest
-	(*SharedWritePolicy)(nil),         // 62: memgate.v1.SharedWritePolicy
-	(*Step)(nil),                      // 63: memgate.v1.Step
-	(*Task)(nil),                      // 64: memgate.v1.Task
-	(*StartTaskRequest)(nil),          // 65: memgate.v1.StartTaskRequest
-	(*UpdateStepRequest)(nil),         // 66: memgate.v1.UpdateStepRequest
-	(*GetTaskRequest)(nil),            // 67: memgate.v1.GetTaskRequest
-	(*StatsRequest)(nil),              // 68: memgate.v1.StatsRequest
-	(*LayerStats)(nil),                // 69: memgate.v1.LayerStats
-	(*RecallStats)(nil),               // 70: memgate.v1.RecallStats
-	(*StatsResponse)(nil),             // 71: memgate.v1.StatsResponse
-	(*QueryAuditRequest)(nil),         // 72: memgate.v1.QueryAuditRequest
-	(*AuditEntry)(nil),                // 73: memgate.v1.AuditEntry
-	(*QueryAuditResponse)(nil),        // 74: memgate.v1.QueryAuditResponse
-	(*BreakerStatesRequest)(nil),      // 75: memgate.v1.BreakerStatesRequest
-	(*BreakerState)(nil),              // 76: memgate.v1.BreakerState
-	(*BreakerStatesResponse)(nil),     // 77: memgate.v1.BreakerStatesResponse
-	(*ListReviewRequest)(nil),         // 78: memgate.v1.ListReviewRequest
-	(*ListReviewResponse)(nil),        // 79: memgate.v1.ListReviewResponse
-	(*MaintainRequest)(nil),           // 80: memgate.v1.MaintainRequest
-	(*MaintainResponse)(nil),          // 81: memgate.v1.MaintainResponse
-	(*ResolveReviewRequest)(nil),      // 82: memgate.v1.ResolveReviewRequest
-	(*ExportRequest)(nil),             // 83: memgate.v1.ExportRequest
-	(*GraphLink)(nil),                 // 84: memgate.v1.GraphLink
-	(*ExportedMemory)(nil),            // 85: memgate.v1.ExportedMemory
-	(*ImportRequest)(nil),             // 86: memgate.v1.ImportRequest
-	(*ImportResponse)(nil),            // 87: memgate.v1.ImportResponse
-	(*ListNamespacesRequest)(nil),     // 88: memgate.v1.ListNamespacesRequest
-	(*ListNamespacesResponse)(nil),    // 89: memgate.v1.ListNamespacesResponse
-	nil,                               // 90: memgate.v1.Memory.MetadataEntry
-	nil,                               // 91: memgate.v1.WriteItem.MetadataEntry
-	nil,                               // 92: memgate.v1.Turn.MetadataEntry
-	nil,                               // 93: memgate.v1.AppendTurnRequest.MetadataEntry
-	nil,                               // 94: memgate.v1.UpdateSessionStateRequest.SetEntry
-	nil,                               // 95: memgate.v1.SessionState.ValuesEntry
-	nil,                               // 96: memgate.v1.EndSessionResponse.OutcomesEntry
-	nil,                               // 97: memgate.v1.RelateRequest.PropertiesEntry
-	nil,                               // 98: memgate.v1.StatsResponse.MemoriesEntry
-	nil,                               // 99: memgate.v1.GraphLink.PropertiesEntry
-	(*timestamppb.Timestamp)(nil),     // 100: google.protobuf.Timestamp
+	(*AppendTurnsRequest)(nil),        // 23: memgate.v1.AppendTurnsRequest
+	(*AppendTurnsResponse)(nil),       // 24: memgate.v1.AppendTurnsResponse
+	(*AppendTurnResponse)(nil),        // 25: memgate.v1.AppendTurnResponse
+	(*GetWindowRequest)(nil),          // 26: memgate.v1.GetWindowRequest
+	(*GetWindowResponse)(nil),         // 27: memgate.v1.GetWindowResponse
+	(*GetSessionStateRequest)(nil),    // 28: memgate.v1.GetSessionStateRequest
+	(*UpdateSessionStateRequest)(nil), // 29: memgate.v1.UpdateSessionStateRequest
+	(*SessionState)(nil),              // 30: memgate.v1.SessionState
+	(*CompactWindowRequest)(nil),      // 31: memgate.v1.CompactWindowRequest
+	(*CompactWindowResponse)(nil),     // 32: memgate.v1.CompactWindowResponse
+	(*ClearScratchRequest)(nil),       // 33: memgate.v1.ClearScratchRequest
+	(*ClearScratchResponse)(nil),      // 34: memgate.v1.ClearScratchResponse
+	(*EndSessionRequest)(nil),         // 35: memgate.v1.EndSessionRequest
+	(*EndSessionResponse)(nil),        // 36: memgate.v1.EndSessionResponse
+	(*RecordEventRequest)(nil),        // 37: memgate.v1.RecordEventRequest
+	(*NodeRef)(nil),                   // 38: memgate.v1.NodeRef
+	(*Link)(nil),                      // 39: memgate.v1.Link
+	(*RelateRequest)(nil),             // 40: memgate.v1.RelateRequest
+	(*RelateResponse)(nil),            // 41: memgate.v1.RelateResponse
+	(*TimelineRequest)(nil),           // 42: memgate.v1.TimelineRequest
+	(*Event)(nil),                     // 43: memgate.v1.Event
+	(*TimelineResponse)(nil),          // 44: memgate.v1.TimelineResponse
+	(*NeighbourhoodRequest)(nil),      // 45: memgate.v1.NeighbourhoodRequest
+	(*Neighbour)(nil),                 // 46: memgate.v1.Neighbour
+	(*NeighbourhoodResponse)(nil),     // 47: memgate.v1.NeighbourhoodResponse
+	(*ProposeFactRequest)(nil),        // 48: memgate.v1.ProposeFactRequest
+	(*ProposeFactResponse)(nil),       // 49: memgate.v1.ProposeFactResponse
+	(*ConfirmFactRequest)(nil),        // 50: memgate.v1.ConfirmFactRequest
+	(*Skill)(nil),                     // 51: memgate.v1.Skill
+	(*RegisterSkillRequest)(nil),      // 52: memgate.v1.RegisterSkillRequest
+	(*RegisterSkillResponse)(nil),     // 53: memgate.v1.RegisterSkillResponse
+	(*MatchSkillRequest)(nil),         // 54: memgate.v1.MatchSkillRequest
+	(*SkillMatch)(nil),                // 55: memgate.v1.SkillMatch
+	(*MatchSkillResponse)(nil),        // 56: memgate.v1.MatchSkillResponse
+	(*MemoryUpdate)(nil),              // 57: memgate.v1.MemoryUpdate
+	(*SubmitResultRequest)(nil),       // 58: memgate.v1.SubmitResultRequest
+	(*SubmitResultResponse)(nil),      // 59: memgate.v1.SubmitResultResponse
+	(*Proposal)(nil),                  // 60: memgate.v1.Proposal
+	(*ListProposalsRequest)(nil),      // 61: memgate.v1.ListProposalsRequest
+	(*ListProposalsResponse)(nil),     // 62: memgate.v1.ListProposalsResponse
+	(*DecideProposalRequest)(nil),     // 63: memgate.v1.DecideProposalRequest
+	(*SharedWritePolicy)(nil),         // 64: memgate.v1.SharedWritePolicy
+	(*Step)(nil),                      // 65: memgate.v1.Step
+	(*Task)(nil),                      // 66: memgate.v1.Task
+	(*StartTaskRequest)(nil),          // 67: memgate.v1.StartTaskRequest
+	(*UpdateStepRequest)(nil),         // 68: memgate.v1.UpdateStepRequest
+	(*GetTaskRequest)(nil),            // 69: memgate.v1.GetTaskRequest
+	(*StatsRequest)(nil),              // 70: memgate.v1.StatsRequest
+	(*LayerStats)(nil),                // 71: memgate.v1.LayerStats
+	(*RecallStats)(nil),               // 72: memgate.v1.RecallStats
+	(*StatsResponse)(nil),             // 73: memgate.v1.StatsResponse
+	(*QueryAuditRequest)(nil),         // 74: memgate.v1.QueryAuditRequest
+	(*AuditEntry)(nil),                // 75: memgate.v1.AuditEntry
+	(*QueryAuditResponse)(nil),        // 76: memgate.v1.QueryAuditResponse
+	(*BreakerStatesRequest)(nil),      // 77: memgate.v1.BreakerStatesRequest
+	(*BreakerState)(nil),              // 78: memgate.v1.BreakerState
+	(*BreakerStatesResponse)(nil),     // 79: memgate.v1.BreakerStatesResponse
+	(*ListReviewRequest)(nil),         // 80: memgate.v1.ListReviewRequest
+	(*ListReviewResponse)(nil),        // 81: memgate.v1.ListReviewResponse
+	(*MaintainRequest)(nil),           // 82: memgate.v1.MaintainRequest
+	(*MaintainResponse)(nil),          // 83: memgate.v1.MaintainResponse
+	(*ResolveReviewRequest)(nil),      // 84: memgate.v1.ResolveReviewRequest
+	(*ExportRequest)(nil),             // 85: memgate.v1.ExportRequest
+	(*GraphLink)(nil),                 // 86: memgate.v1.GraphLink
+	(*ExportedMemory)(nil),            // 87: memgate.v1.ExportedMemory
+	(*ImportRequest)(nil),             // 88: memgate.v1.ImportRequest
+	(*ImportResponse)(nil),            // 89: memgate.v1.ImportResponse
+	(*ListNamespacesRequest)(nil),     // 90: memgate.v1.ListNamespacesRequest
+	(*ListNamespacesResponse)(nil),    // 91: memgate.v1.ListNamespacesResponse
+	nil,                               // 92: memgate.v1.Memory.MetadataEntry
+	nil,                               // 93: memgate.v1.WriteItem.MetadataEntry
+	nil,                               // 94: memgate.v1.Turn.MetadataEntry
+	nil,                               // 95: memgate.v1.AppendTurnRequest.MetadataEntry
+	nil,                               // 96: memgate.v1.UpdateSessionStateRequest.SetEntry
+	nil,                               // 97: memgate.v1.SessionState.ValuesEntry
+	nil,                               // 98: memgate.v1.EndSessionResponse.OutcomesEntry
+	nil,                               // 99: memgate.v1.RelateRequest.PropertiesEntry
+	nil,                               // 100: memgate.v1.StatsResponse.MemoriesEntry
+	nil,                               // 101: memgate.v1.GraphLink.PropertiesEntry
+	(*timestamppb.Timestamp)(nil),     // 102: google.protobuf.Timestamp
 }
 var file_memgate_v1_memgate_proto_depIdxs = []int32{
 	0,   // 0: memgate.v1.Memory.layer:type_name -> memgate.v1.Layer
-	100, // 1: memgate.v1.Memory.created_at:type_name -> google.protobuf.Timestamp
-	100, // 2: memgate.v1.Memory.updated_at:type_name -> google.protobuf.Timestamp
-	100, // 3: memgate.v1.Memory.last_accessed_at:type_name -> google.protobuf.Timestamp
-	90,  // 4: memgate.v1.Memory.metadata:type_name -> memgate.v1.Memory.MetadataEntry
-	100, // 5: memgate.v1.Memory.event_time:type_name -> google.protobuf.Timestamp
+	102, // 1: memgate.v1.Memory.created_at:type_name -> google.protobuf.Timestamp
+	102, // 2: memgate.v1.Memory.updated_at:type_name -> google.protobuf.Timestamp
+	102, // 3: memgate.v1.Memory.last_accessed_at:type_name -> google.protobuf.Timestamp
+	92,  // 4: memgate.v1.Memory.metadata:type_name -> memgate.v1.Memory.MetadataEntry
+	102, // 5: memgate.v1.Memory.event_time:type_name -> google.protobuf.Timestamp
 	1,   // 6: memgate.v1.Memory.status:type_name -> memgate.v1.MemoryStatus
-	100, // 7: memgate.v1.Memory.valid_from:type_name -> google.protobuf.Timestamp
-	100, // 8: memgate.v1.Memory.valid_to:type_name -> google.protobuf.Timestamp
+	102, // 7: memgate.v1.Memory.valid_from:type_name -> google.protobuf.Timestamp
+	102, // 8: memgate.v1.Memory.valid_to:type_name -> google.protobuf.Timestamp
 	0,   // 9: memgate.v1.WriteItem.layer:type_name -> memgate.v1.Layer
-	100, // 10: memgate.v1.WriteItem.event_time:type_name -> google.protobuf.Timestamp
-	91,  // 11: memgate.v1.WriteItem.metadata:type_name -> memgate.v1.WriteItem.MetadataEntry
+	102, // 10: memgate.v1.WriteItem.event_time:type_name -> google.protobuf.Timestamp
+	93,  // 11: memgate.v1.WriteItem.metadata:type_name -> memgate.v1.WriteItem.MetadataEntry
 	3,   // 12: memgate.v1.WriteRequest.item:type_name -> memgate.v1.WriteItem
 	5,   // 13: memgate.v1.WriteResponse.result:type_name -> memgate.v1.WriteResult
 	3,   // 14: memgate.v1.BatchWriteRequest.items:type_name -> memgate.v1.WriteItem
 	5,   // 15: memgate.v1.BatchWriteResponse.results:type_name -> memgate.v1.WriteResult
 	0,   // 16: memgate.v1.RecallRequest.layers:type_name -> memgate.v1.Layer
-	100, // 17: memgate.v1.RecallRequest.start:type_name -> google.protobuf.Timestamp
-	100, // 18: memgate.v1.RecallRequest.end:type_name -> google.protobuf.Timestamp
-	100, // 19: memgate.v1.RecallRequest.as_of:type_name -> google.protobuf.Timestamp
+	102, // 17: memgate.v1.RecallRequest.start:type_name -> google.protobuf.Timestamp
+	102, // 18: memgate.v1.RecallRequest.end:type_name -> google.protobuf.Timestamp
+	102, // 19: memgate.v1.RecallRequest.as_of:type_name -> google.protobuf.Timestamp
 	2,   // 20: memgate.v1.Hit.memory:type_name -> memgate.v1.Memory
 	10,  // 21: memgate.v1.RecallResponse.hits:type_name -> memgate.v1.Hit
 	0,   // 22: memgate.v1.RecallResponse.routed_layers:type_name -> memgate.v1.Layer
 	2,   // 23: memgate.v1.GetResponse.memory:type_name -> memgate.v1.Memory
-	100, // 24: memgate.v1.HistoryRequest.as_of:type_name -> google.protobuf.Timestamp
+	102, // 24: memgate.v1.HistoryRequest.as_of:type_name -> google.protobuf.Timestamp
 	2,   // 25: memgate.v1.HistoryResponse.versions:type_name -> memgate.v1.Memory
 	2,   // 26: memgate.v1.ForgetResponse.memory:type_name -> memgate.v1.Memory
-	100, // 27: memgate.v1.Turn.at:type_name -> google.protobuf.Timestamp
-	92,  // 28: memgate.v1.Turn.metadata:type_name -> memgate.v1.Turn.MetadataEntry
-	93,  // 29: memgate.v1.AppendTurnRequest.metadata:type_name -> memgate.v1.AppendTurnRequest.MetadataEntry
-	100, // 30: memgate.v1.AppendTurnRequest.at:type_name -> google.protobuf.Timestamp
-	21,  // 31: memgate.v1.GetWindowResponse.turns:type_name -> memgate.v1.Turn
-	94,  // 32: memgate.v1.UpdateSessionStateRequest.set:type_name -> memgate.v1.UpdateSessionStateRequest.SetEntry
-	95,  // 33: memgate.v1.SessionState.values:type_name -> memgate.v1.SessionState.ValuesEntry
-	96,  // 34: memgate.v1.EndSessionResponse.outcomes:type_name -> memgate.v1.EndSessionResponse.OutcomesEntry
-	3,   // 35: memgate.v1.RecordEventRequest.event:type_name -> memgate.v1.WriteItem
-	37,  // 36: memgate.v1.RecordEventRequest.links:type_name -> memgate.v1.Link
-	36,  // 37: memgate.v1.Link.target:type_name -> memgate.v1.NodeRef
-	36,  // 38: memgate.v1.RelateRequest.src:type_name -> memgate.v1.NodeRef
-	36,  // 39: memgate.v1.RelateRequest.dst:type_name -> memgate.v1.NodeRef
-	100, // 40: memgate.v1.RelateRequest.at:type_name -> google.protobuf.Timestamp
-	97,  // 41: memgate.v1.RelateRequest.properties:type_name -> memgate.v1.RelateRequest.PropertiesEntry
-	100, // 42: memgate.v1.TimelineRequest.start:type_name -> google.protobuf.Timestamp
-	100, // 43: memgate.v1.TimelineRequest.end:type_name -> google.protobuf.Timestamp
-	100, // 44: memgate.v1.Event.at:type_name -> google.protobuf.Timestamp
-	41,  // 45: memgate.v1.TimelineResponse.events:type_name -> memgate.v1.Event
-	36,  // 46: memgate.v1.NeighbourhoodRequest.node:type_name -> memgate.v1.NodeRef
-	36,  // 47: memgate.v1.Neighbour.node:type_name -> memgate.v1.NodeRef
-	100, // 48: memgate.v1.Neighbour.at:type_name -> google.protobuf.Timestamp
-	44,  // 49: memgate.v1.NeighbourhoodResponse.neighbours:type_name -> memgate.v1.Neighbour
-	49,  // 50: memgate.v1.RegisterSkillRequest.skill:type_name -> memgate.v1.Skill
-	49,  // 51: memgate.v1.RegisterSkillResponse.skill:type_name -> memgate.v1.Skill
-	49,  // 52: memgate.v1.SkillMatch.skill:type_name -> memgate.v1.Skill
-	53,  // 53: memgate.v1.MatchSkillResponse.matches:type_name -> memgate.v1.SkillMatch
-	3,   // 54: memgate.v1.MemoryUpdate.item:type_name -> memgate.v1.WriteItem
-	55,  // 55: memgate.v1.SubmitResultRequest.memory_updates:type_name -> memgate.v1.MemoryUpdate
-	5,   // 56: memgate.v1.SubmitResultResponse.committed:type_name -> memgate.v1.WriteResult
-	58,  // 57: memgate.v1.SubmitResultResponse.proposals:type_name -> memgate.v1.Proposal
-	3,   // 58: memgate.v1.Proposal.item:type_name -> memgate.v1.WriteItem
-	100, // 59: memgate.v1.Proposal.created_at:type_name -> google.protobuf.Timestamp
-	2,   // 60: memgate.v1.Proposal.conflicts_with:type_name -> memgate.v1.Memory
-	58,  // 61: memgate.v1.ListProposalsResponse.proposals:type_name -> memgate.v1.Proposal
-	63,  // 62: memgate.v1.Task.steps:type_name -> memgate.v1.Step
-	0,   // 63: memgate.v1.RecallStats.layer:type_name -> memgate.v1.Layer
-	69,  // 64: memgate.v1.StatsResponse.layers:type_name -> memgate.v1.LayerStats
-	98,  // 65: memgate.v1.StatsResponse.memories:type_name -> memgate.v1.StatsResponse.MemoriesEntry
-	70,  // 66: memgate.v1.StatsResponse.recall:type_name -> memgate.v1.RecallStats
-	100, // 67: memgate.v1.QueryAuditRequest.since:type_name -> google.protobuf.Timestamp
-	100, // 68: memgate.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
-	73,  // 69: memgate.v1.QueryAuditResponse.entries:type_name -> memgate.v1.AuditEntry
-	76,  // 70: memgate.v1.BreakerStatesResponse.breakers:type_name -> memgate.v1.BreakerState
-	2,   // 71: memgate.v1.ListReviewResponse.memories:type_name -> memgate.v1.Memory
-	36,  // 72: memgate.v1.GraphLink.src:type_name -> memgate.v1.NodeRef
-	36,  // 73: memgate.v1.GraphLink.dst:type_name -> memgate.v1.NodeRef
-	100, // 74: memgate.v1.GraphLink.at:type_name -> google.protobuf.Timestamp
-	99,  // 75: memgate.v1.GraphLink.properties:type_name -> memgate.v1.GraphLink.PropertiesEntry
-	2,   // 76: memgate.v1.ExportedMemory.versions:type_name -> memgate.v1.Memory
-	84,  // 77: memgate.v1.ExportedMemory.links:type_name -> memgate.v1.GraphLink
-	85,  // 78: memgate.v1.ImportRequest.memories:type_name -> memgate.v1.ExportedMemory
-	4,   // 79: memgate.v1.MemoryGateway.Write:input_type -> memgate.v1.WriteRequest
-	7,   // 80: memgate.v1.MemoryGateway.BatchWrite:input_type -> memgate.v1.BatchWriteRequest
-	9,   // 81: memgate.v1.MemoryGateway.Recall:input_type -> memgate.v1.RecallRequest
-	12,  // 82: memgate.v1.MemoryGateway.Get:input_type -> memgate.v1.GetRequest
-	14,  // 83: memgate.v1.MemoryGateway.History:input_type -> memgate.v1.HistoryRequest
-	16,  // 84: memgate.v1.MemoryGateway.Forget:input_type -> memgate.v1.ForgetRequest
-	18,  // 85: memgate.v1.MemoryGateway.ForgetNamespace:input_type -> memgate.v1.ForgetNamespaceRequest
-	19,  // 86: memgate.v1.MemoryGateway.ForgetSubject:input_type -> memgate.v1.ForgetSubjectRequest
-	22,  // 87: memgate.v1.MemoryGateway.AppendTurn:input_type -> memgate.v1.AppendTurnRequest
-	24,  // 88: memgate.v1.MemoryGateway.GetWindow:input_type -> memgate.v1.GetWindowRequest
-	26,  // 89: memgate.v1.MemoryGateway.GetSessionState:input_type -> memgate.v1.GetSessionStateRequest
-	27,  // 90: memgate.v1.MemoryGateway.UpdateSessionState:input_type -> memgate.v1.UpdateSessionStateRequest
-	29,  // 91: memgate.v1.MemoryGateway.CompactWindow:input_type -> memgate.v1.CompactWindowRequest
-	31,  // 92: memgate.v1.MemoryGateway.ClearScratch:input_type -> memgate.v1.ClearScratchRequest
-	33,  // 93: memgate.v1.MemoryGateway.EndSession:input_type -> memgate.v1.EndSessionRequest
-	35,  // 94: memgate.v1.MemoryGateway.RecordEvent:input_type -> memgate.v1.RecordEventRequest
-	38,  // 95: memgate.v1.MemoryGateway.Relate:input_type -> memgate.v1.RelateRequest
-	40,  // 96: memgate.v1.MemoryGateway.Timeline:input_type -> memgate.v1.TimelineRequest
-	43,  // 97: memgate.v1.MemoryGateway.Neighbourhood:input_type -> memgate.v1.NeighbourhoodRequest
-	46,  // 98: memgate.v1.MemoryGateway.ProposeFact:input_type -> memgate.v1.ProposeFactRequest
-	48,  // 99: memgate.v1.MemoryGateway.ConfirmFact:input_type -> memgate.v1.ConfirmFactRequest
-	50,  // 100: memgate.v1.MemoryGateway.RegisterSkill:input_type -> memgate.v1.RegisterSkillRequest
-	52,  // 101: memgate.v1.MemoryGateway.MatchSkill:input_type -> memgate.v1.MatchSkillRequest
-	56,  // 102: memgate.v1.MemoryGateway.SubmitResult:input_type -> memgate.v1.SubmitResultRequest
-	59,  // 103: memgate.v1.MemoryGateway.ListProposals:input_type -> memgate.v1.ListProposalsRequest
-	61,  // 104: memgate.v1.MemoryGateway.ApproveProposal:input_type -> memgate.v1.DecideProposalRequest
-	61,  // 105: memgate.v1.MemoryGateway.RejectProposal:input_type -> memgate.v1.DecideProposalRequest
-	62,  // 106: memgate.v1.MemoryGateway.SetSharedWritePolicy:input_type -> memgate.v1.SharedWritePolicy
-	65,  // 107: memgate.v1.MemoryGateway.StartTask:input_type -> memgate.v1.StartTaskRequest
-	66,  // 108: memgate.v1.MemoryGateway.UpdateStep:input_type -> memgate.v1.UpdateStepRequest
-	67,  // 109: memgate.v1.MemoryGateway.GetTask:input_type -> memgate.v1.GetTaskRequest
-	68,  // 110: memgate.v1.MemoryGateway.Stats:input_type -> memgate.v1.StatsRequest
-	72,  // 111: memgate.v1.MemoryGateway.QueryAudit:input_type -> memgate.v1.QueryAuditRequest
-	75,  // 112: memgate.v1.MemoryGateway.BreakerStates:input_type -> memgate.v1.BreakerStatesRequest
-	78,  // 113: memgate.v1.MemoryGateway.ListReview:input_type -> memgate.v1.ListReviewRequest
-	80,  // 114: memgate.v1.MemoryGateway.Maintain:input_type -> memgate.v1.MaintainRequest
-	82,  // 115: memgate.v1.MemoryGateway.ResolveReview:input_type -> memgate.v1.ResolveReviewRequest
-	88,  // 116: memgate.v1.MemoryGateway.ListNamespaces:input_type -> memgate.v1.ListNamespacesRequest
-	83,  // 117: memgate.v1.MemoryGateway.Export:input_type -> memgate.v1.ExportRequest
-	86,  // 118: memgate.v1.MemoryGateway.Import:input_type -> memgate.v1.ImportRequest
-	6,   // 119: memgate.v1.MemoryGateway.Write:output_type -> memgate.v1.WriteResponse
-	8,   // 120: memgate.v1.MemoryGateway.BatchWrite:output_type -> memgate.v1.BatchWriteResponse
-	11,  // 121: memgate.v1.MemoryGateway.Recall:output_type -> memgate.v1.RecallResponse
-	13,  // 122: memgate.v1.MemoryGateway.Get:output_type -> memgate.v1.GetResponse
-	15,  // 123: memgate.v1.MemoryGateway.History:output_type -> memgate.v1.HistoryResponse
-	17,  // 124: memgate.v1.MemoryGateway.Forget:output_type -> memgate.v1.ForgetResponse
-	20,  // 125: memgate.v1.MemoryGateway.ForgetNamespace:output_type -> memgate.v1.EraseResponse
-	20,  // 126: memgate.v1.MemoryGateway.ForgetSubject:output_type -> memgate.v1.EraseResponse
-	23,  // 127: memgate.v1.MemoryGateway.AppendTurn:output_type -> memgate.v1.AppendTurnResponse
-	25,  // 128: memgate.v1.MemoryGateway.GetWindow:output_type -> memgate.v1.GetWindowResponse
-	28,  // 129: memgate.v1.MemoryGateway.GetSessionState:output_type -> memgate.v1.SessionState
-	28,  // 130: memgate.v1.MemoryGateway.UpdateSessionState:output_type -> memgate.v1.SessionState
-	30,  // 131: memgate.v1.MemoryGateway.CompactWindow:output_type -> memgate.v1.CompactWindowResponse
-	32,  // 132: memgate.v1.MemoryGateway.ClearScratch:output_type -> memgate.v1.ClearScratchResponse
-	34,  // 133: memgate.v1.MemoryGateway.EndSession:output_type -> memgate.v1.EndSessionResponse
-	6,   // 134: memgate.v1.MemoryGateway.RecordEvent:output_type -> memgate.v1.WriteResponse
-	39,  // 135: memgate.v1.MemoryGateway.Relate:output_type -> memgate.v1.RelateResponse
-	42,  // 136: memgate.v1.MemoryGateway.Timeline:output_type -> memgate.v1.TimelineResponse
-	45,  // 137: memgate.v1.MemoryGateway.Neighbourhood:output_type -> memgate.v1.NeighbourhoodResponse
-	47,  // 138: memgate.v1.MemoryGateway.ProposeFact:output_type -> memgate.v1.ProposeFactResponse
-	47,  // 139: memgate.v1.MemoryGateway.ConfirmFact:output_type -> memgate.v1.ProposeFactResponse
-	51,  // 140: memgate.v1.MemoryGateway.RegisterSkill:output_type -> memgate.v1.RegisterSkillResponse
-	54,  // 141: memgate.v1.MemoryGateway.MatchSkill:output_type -> memgate.v1.MatchSkillResponse
-	57,  // 142: memgate.v1.MemoryGateway.SubmitResult:output_type -> memgate.v1.SubmitResultResponse
-	60,  // 143: memgate.v1.MemoryGateway.ListProposals:output_type -> memgate.v1.ListProposalsResponse
-	58,  // 144: memgate.v1.MemoryGateway.ApproveProposal:output_type -> memgate.v1.Proposal
-	58,  // 145: memgate.v1.MemoryGateway.RejectProposal:output_type -> memgate.v1.Proposal
-	62,  // 146: memgate.v1.MemoryGateway.SetSharedWritePolicy:output_type -> memgate.v1.SharedWritePolicy
-	64,  // 147: memgate.v1.MemoryGateway.StartTask:output_type -> memgate.v1.Task
-	64,  // 148: memgate.v1.MemoryGateway.UpdateStep:output_type -> memgate.v1.Task
-	64,  // 149: memgate.v1.MemoryGateway.GetTask:output_type -> memgate.v1.Task
-	71,  // 150: memgate.v1.MemoryGateway.Stats:output_type -> memgate.v1.StatsResponse
-	74,  // 151: memgate.v1.MemoryGateway.QueryAudit:output_type -> memgate.v1.QueryAuditResponse
-	77,  // 152: memgate.v1.MemoryGateway.BreakerStates:output_type -> memgate.v1.BreakerStatesResponse
-	79,  // 153: memgate.v1.MemoryGateway.ListReview:output_type -> memgate.v1.ListReviewResponse
-	81,  // 154: memgate.v1.MemoryGateway.Maintain:output_type -> memgate.v1.MaintainResponse
-	2,   // 155: memgate.v1.MemoryGateway.ResolveReview:output_type -> memgate.v1.Memory
-	89,  // 156: memgate.v1.MemoryGateway.ListNamespaces:output_type -> memgate.v1.ListNamespacesResponse
-	85,  // 157: memgate.v1.MemoryGateway.Export:output_type -> memgate.v1.ExportedMemory
-	87,  // 158: memgate.v1.MemoryGateway.Import:output_type -> memgate.v1.ImportResponse
-	119, // [119:159] is the sub-list for method output_type
-	79,  // [79:119] is the sub-list for method input_type
-	79,  // [79:79] is the sub-list for extension type_name
-	79,  // [79:79] is the sub-list for extension extendee
-	0,   // [0:79] is the sub-list for field type_name
+	102, // 27: memgate.v1.Turn.at:type_name -> google.protobuf.Timestamp
+	94,  // 28: memgate.v1.Turn.metadata:type_name -> memgate.v1.Turn.MetadataEntry
+	95,  // 29: memgate.v1.AppendTurnRequest.metadata:type_name -> memgate.v1.AppendTurnRequest.MetadataEntry
+	102, // 30: memgate.v1.AppendTurnRequest.at:type_name -> google.protobuf.Timestamp
+	22,  // 31: memgate.v1.AppendTurnsRequest.turns:type_name -> memgate.v1.AppendTurnRequest
+	25,  // 32: memgate.v1.AppendTurnsResponse.results:type_name -> memgate.v1.AppendTurnResponse
+	21,  // 33: memgate.v1.GetWindowResponse.turns:type_name -> memgate.v1.Turn
+	96,  // 34: memgate.v1.UpdateSessionStateRequest.set:type_name -> memgate.v1.UpdateSessionStateRequest.SetEntry
+	97,  // 35: memgate.v1.SessionState.values:type_name -> memgate.v1.SessionState.ValuesEntry
+	98,  // 36: memgate.v1.EndSessionResponse.outcomes:type_name -> memgate.v1.EndSessionResponse.OutcomesEntry
+	3,   // 37: memgate.v1.RecordEventRequest.event:type_name -> memgate.v1.WriteItem
+	39,  // 38: memgate.v1.RecordEventRequest.links:type_name -> memgate.v1.Link
+	38,  // 39: memgate.v1.Link.target:type_name -> memgate.v1.NodeRef
+	38,  // 40: memgate.v1.RelateRequest.src:type_name -> memgate.v1.NodeRef
+	38,  // 41: memgate.v1.RelateRequest.dst:type_name -> memgate.v1.NodeRef
+	102, // 42: memgate.v1.RelateRequest.at:type_name -> google.protobuf.Timestamp
+	99,  // 43: memgate.v1.RelateRequest.properties:type_name -> memgate.v1.RelateRequest.PropertiesEntry
+	102, // 44: memgate.v1.TimelineRequest.start:type_name -> google.protobuf.Timestamp
+	102, // 45: memgate.v1.TimelineRequest.end:type_name -> google.protobuf.Timestamp
+	102, // 46: memgate.v1.Event.at:type_name -> google.protobuf.Timestamp
+	43,  // 47: memgate.v1.TimelineResponse.events:type_name -> memgate.v1.Event
+	38,  // 48: memgate.v1.NeighbourhoodRequest.node:type_name -> memgate.v1.NodeRef
+	38,  // 49: memgate.v1.Neighbour.node:type_name -> memgate.v1.NodeRef
+	102, // 50: memgate.v1.Neighbour.at:type_name -> google.protobuf.Timestamp
+	46,  // 51: memgate.v1.NeighbourhoodResponse.neighbours:type_name -> memgate.v1.Neighbour
+	51,  // 52: memgate.v1.RegisterSkillRequest.skill:type_name -> memgate.v1.Skill
+	51,  // 53: memgate.v1.RegisterSkillResponse.skill:type_name -> memgate.v1.Skill
+	51,  // 54: memgate.v1.SkillMatch.skill:type_name -> memgate.v1.Skill
+	55,  // 55: memgate.v1.MatchSkillResponse.matches:type_name -> memgate.v1.SkillMatch
+	3,   // 56: memgate.v1.MemoryUpdate.item:type_name -> memgate.v1.WriteItem
+	57,  // 57: memgate.v1.SubmitResultRequest.memory_updates:type_name -> memgate.v1.MemoryUpdate
+	5,   // 58: memgate.v1.SubmitResultResponse.committed:type_name -> memgate.v1.WriteResult
+	60,  // 59: memgate.v1.SubmitResultResponse.proposals:type_name -> memgate.v1.Proposal
+	3,   // 60: memgate.v1.Proposal.item:type_name -> memgate.v1.WriteItem
+	102, // 61: memgate.v1.Proposal.created_at:type_name -> google.protobuf.Timestamp
+	2,   // 62: memgate.v1.Proposal.conflicts_with:type_name -> memgate.v1.Memory
+	60,  // 63: memgate.v1.ListProposalsResponse.proposals:type_name -> memgate.v1.Proposal
+	65,  // 64: memgate.v1.Task.steps:type_name -> memgate.v1.Step
+	0,   // 65: memgate.v1.RecallStats.layer:type_name -> memgate.v1.Layer
+	71,  // 66: memgate.v1.StatsResponse.layers:type_name -> memgate.v1.LayerStats
+	100, // 67: memgate.v1.StatsResponse.memories:type_name -> memgate.v1.StatsResponse.MemoriesEntry
+	72,  // 68: memgate.v1.StatsResponse.recall:type_name -> memgate.v1.RecallStats
+	102, // 69: memgate.v1.QueryAuditRequest.since:type_name -> google.protobuf.Timestamp
+	102, // 70: memgate.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	75,  // 71: memgate.v1.QueryAuditResponse.entries:type_name -> memgate.v1.AuditEntry
+	78,  // 72: memgate.v1.BreakerStatesResponse.breakers:type_name -> memgate.v1.BreakerState
+	2,   // 73: memgate.v1.ListReviewResponse.memories:type_name -> memgate.v1.Memory
+	38,  // 74: memgate.v1.GraphLink.src:type_name -> memgate.v1.NodeRef
+	38,  // 75: memgate.v1.GraphLink.dst:type_name -> memgate.v1.NodeRef
+	102, // 76: memgate.v1.GraphLink.at:type_name -> google.protobuf.Timestamp
+	101, // 77: memgate.v1.GraphLink.properties:type_name -> memgate.v1.GraphLink.PropertiesEntry
+	2,   // 78: memgate.v1.ExportedMemory.versions:type_name -> memgate.v1.Memory
+	86,  // 79: memgate.v1.ExportedMemory.links:type_name -> memgate.v1.GraphLink
+	87,  // 80: memgate.v1.ImportRequest.memories:type_name -> memgate.v1.ExportedMemory
+	4,   // 81: memgate.v1.MemoryGateway.Write:input_type -> memgate.v1.WriteRequest
+	7,   // 82: memgate.v1.MemoryGateway.BatchWrite:input_type -> memgate.v1.BatchWriteRequest
+	9,   // 83: memgate.v1.MemoryGateway.Recall:input_type -> memgate.v1.RecallRequest
+	12,  // 84: memgate.v1.MemoryGateway.Get:input_type -> memgate.v1.GetRequest
+	14,  // 85: memgate.v1.MemoryGateway.History:input_type -> memgate.v1.HistoryRequest
+	16,  // 86: memgate.v1.MemoryGateway.Forget:input_type -> memgate.v1.ForgetRequest
+	18,  // 87: memgate.v1.MemoryGateway.ForgetNamespace:input_type -> memgate.v1.ForgetNamespaceRequest
+	19,  // 88: memgate.v1.MemoryGateway.ForgetSubject:input_type -> memgate.v1.ForgetSubjectRequest
+	22,  // 89: memgate.v1.MemoryGateway.AppendTurn:input_type -> memgate.v1.AppendTurnRequest
+	23,  // 90: memgate.v1.MemoryGateway.AppendTurns:input_type -> memgate.v1.AppendTurnsRequest
+	26,  // 91: memgate.v1.MemoryGateway.GetWindow:input_type -> memgate.v1.GetWindowRequest
+	28,  // 92: memgate.v1.MemoryGateway.GetSessionState:input_type -> memgate.v1.GetSessionStateRequest
+	29,  // 93: memgate.v1.MemoryGateway.UpdateSessionState:input_type -> memgate.v1.UpdateSessionStateRequest
+	31,  // 94: memgate.v1.MemoryGateway.CompactWindow:input_type -> memgate.v1.CompactWindowRequest
+	33,  // 95: memgate.v1.MemoryGateway.ClearScratch:input_type -> memgate.v1.ClearScratchRequest
+	35,  // 96: memgate.v1.MemoryGateway.EndSession:input_type -> memgate.v1.EndSessionRequest
+	37,  // 97: memgate.v1.MemoryGateway.RecordEvent:input_type -> memgate.v1.RecordEventRequest
+	40,  // 98: memgate.v1.MemoryGateway.Relate:input_type -> memgate.v1.RelateRequest
+	42,  // 99: memgate.v1.MemoryGateway.Timeline:input_type -> memgate.v1.TimelineRequest
+	45,  // 100: memgate.v1.MemoryGateway.Neighbourhood:input_type -> memgate.v1.NeighbourhoodRequest
+	48,  // 101: memgate.v1.MemoryGateway.ProposeFact:input_type -> memgate.v1.ProposeFactRequest
+	50,  // 102: memgate.v1.MemoryGateway.ConfirmFact:input_type -> memgate.v1.ConfirmFactRequest
+	52,  // 103: memgate.v1.MemoryGateway.RegisterSkill:input_type -> memgate.v1.RegisterSkillRequest
+	54,  // 104: memgate.v1.MemoryGateway.MatchSkill:input_type -> memgate.v1.MatchSkillRequest
+	58,  // 105: memgate.v1.MemoryGateway.SubmitResult:input_type -> memgate.v1.SubmitResultRequest
+	61,  // 106: memgate.v1.MemoryGateway.ListProposals:input_type -> memgate.v1.ListProposalsRequest
+	63,  // 107: memgate.v1.MemoryGateway.ApproveProposal:input_type -> memgate.v1.DecideProposalRequest
+	63,  // 108: memgate.v1.MemoryGateway.RejectProposal:input_type -> memgate.v1.DecideProposalRequest
+	64,  // 109: memgate.v1.MemoryGateway.SetSharedWritePolicy:input_type -> memgate.v1.SharedWritePolicy
+	67,  // 110: memgate.v1.MemoryGateway.StartTask:input_type -> memgate.v1.StartTaskRequest
+	68,  // 111: memgate.v1.MemoryGateway.UpdateStep:input_type -> memgate.v1.UpdateStepRequest
+	69,  // 112: memgate.v1.MemoryGateway.GetTask:input_type -> memgate.v1.GetTaskRequest
+	70,  // 113: memgate.v1.MemoryGateway.Stats:input_type -> memgate.v1.StatsRequest
+	74,  // 114: memgate.v1.MemoryGateway.QueryAudit:input_type -> memgate.v1.QueryAuditRequest
+	77,  // 115: memgate.v1.MemoryGateway.BreakerStates:input_type -> memgate.v1.BreakerStatesRequest
+	80,  // 116: memgate.v1.MemoryGateway.ListReview:input_type -> memgate.v1.ListReviewRequest
+	82,  // 117: memgate.v1.MemoryGateway.Maintain:input_type -> memgate.v1.MaintainRequest
+	84,  // 118: memgate.v1.MemoryGateway.ResolveReview:input_type -> memgate.v1.ResolveReviewRequest
+	90,  // 119: memgate.v1.MemoryGateway.ListNamespaces:input_type -> memgate.v1.ListNamespacesRequest
+	85,  // 120: memgate.v1.MemoryGateway.Export:input_type -> memgate.v1.ExportRequest
+	88,  // 121: memgate.v1.MemoryGateway.Import:input_type -> memgate.v1.ImportRequest
+	6,   // 122: memgate.v1.MemoryGateway.Write:output_type -> memgate.v1.WriteResponse
+	8,   // 123: memgate.v1.MemoryGateway.BatchWrite:output_type -> memgate.v1.BatchWriteResponse
+	11,  // 124: memgate.v1.MemoryGateway.Recall:output_type -> memgate.v1.RecallResponse
+	13,  // 125: memgate.v1.MemoryGateway.Get:output_type -> memgate.v1.GetResponse
+	15,  // 126: memgate.v1.MemoryGateway.History:output_type -> memgate.v1.HistoryResponse
+	17,  // 127: memgate.v1.MemoryGateway.Forget:output_type -> memgate.v1.ForgetResponse
+	20,  // 128: memgate.v1.MemoryGateway.ForgetNamespace:output_type -> memgate.v1.EraseResponse
+	20,  // 129: memgate.v1.MemoryGateway.ForgetSubject:output_type -> memgate.v1.EraseResponse
+	25,  // 130: memgate.v1.MemoryGateway.AppendTurn:output_type -> memgate.v1.AppendTurnResponse
+	24,  // 131: memgate.v1.MemoryGateway.AppendTurns:output_type -> memgate.v1.AppendTurnsResponse
+	27,  // 132: memgate.v1.MemoryGateway.GetWindow:output_type -> memgate.v1.GetWindowResponse
+	30,  // 133: memgate.v1.MemoryGateway.GetSessionState:output_type -> memgate.v1.SessionState
+	30,  // 134: memgate.v1.MemoryGateway.UpdateSessionState:output_type -> memgate.v1.SessionState
+	32,  // 135: memgate.v1.MemoryGateway.CompactWindow:output_type -> memgate.v1.CompactWindowResponse
+	34,  // 136: memgate.v1.MemoryGateway.ClearScratch:output_type -> memgate.v1.ClearScratchResponse
+	36,  // 137: memgate.v1.MemoryGateway.EndSession:output_type -> memgate.v1.EndSessionResponse
+	6,   // 138: memgate.v1.MemoryGateway.RecordEvent:output_type -> memgate.v1.WriteResponse
+	41,  // 139: memgate.v1.MemoryGateway.Relate:output_type -> memgate.v1.RelateResponse
+	44,  // 140: memgate.v1.MemoryGateway.Timeline:output_type -> memgate.v1.TimelineResponse
+	47,  // 141: memgate.v1.MemoryGateway.Neighbourhood:output_type -> memgate.v1.NeighbourhoodResponse
+	49,  // 142: memgate.v1.MemoryGateway.ProposeFact:output_type -> memgate.v1.ProposeFactResponse
+	49,  // 143: memgate.v1.MemoryGateway.ConfirmFact:output_type -> memgate.v1.ProposeFactResponse
+	53,  // 144: memgate.v1.MemoryGateway.RegisterSkill:output_type -> memgate.v1.RegisterSkillResponse
+	56,  // 145: memgate.v1.MemoryGateway.MatchSkill:output_type -> memgate.v1.MatchSkillResponse
+	59,  // 146: memgate.v1.MemoryGateway.SubmitResult:output_type -> memgate.v1.SubmitResultResponse
+	62,  // 147: memgate.v1.MemoryGateway.ListProposals:output_type -> memgate.v1.ListProposalsResponse
+	60,  // 148: memgate.v1.MemoryGateway.ApproveProposal:output_type -> memgate.v1.Proposal
+	60,  // 149: memgate.v1.MemoryGateway.RejectProposal:output_type -> memgate.v1.Proposal
+	64,  // 150: memgate.v1.MemoryGateway.SetSharedWritePolicy:output_type -> memgate.v1.SharedWritePolicy
+	66,  // 151: memgate.v1.MemoryGateway.StartTask:output_type -> memgate.v1.Task
+	66,  // 152: memgate.v1.MemoryGateway.UpdateStep:output_type -> memgate.v1.Task
+	66,  // 153: memgate.v1.MemoryGateway.GetTask:output_type -> memgate.v1.Task
+	73,  // 154: memgate.v1.MemoryGateway.Stats:output_type -> memgate.v1.StatsResponse
+	76,  // 155: memgate.v1.MemoryGateway.QueryAudit:output_type -> memgate.v1.QueryAuditResponse
+	79,  // 156: memgate.v1.MemoryGateway.BreakerStates:output_type -> memgate.v1.BreakerStatesResponse
+	81,  // 157: memgate.v1.MemoryGateway.ListReview:output_type -> memgate.v1.ListReviewResponse
+	83,  // 158: memgate.v1.MemoryGateway.Maintain:output_type -> memgate.v1.MaintainResponse
+	2,   // 159: memgate.v1.MemoryGateway.ResolveReview:output_type -> memgate.v1.Memory
+	91,  // 160: memgate.v1.MemoryGateway.ListNamespaces:output_type -> memgate.v1.ListNamespacesResponse
+	87,  // 161: memgate.v1.MemoryGateway.Export:output_type -> memgate.v1.ExportedMemory
+	89,  // 162: memgate.v1.MemoryGateway.Import:output_type -> memgate.v1.ImportResponse
+	122, // [122:163] is the sub-list for method output_type
+	81,  // [81:122] is the sub-list for method input_type
+	81,  // [81:81] is the sub-list for extension type_name
+	81,  // [81:81] is the sub-list for extension extendee
+	0,   // [0:81] is the sub-list for field type_name
 }
 
 func init() { file_memgate_v1_memgate_proto_init() }
@@ -6854,7 +6953,7 @@ func file_memgate_v1_memgate_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_memgate_v1_memgate_proto_rawDesc), len(file_memgate_v1_memgate_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   98,
+			NumMessages:   100,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -34,6 +34,7 @@ const (
 	MemoryGateway_ForgetNamespace_FullMethodName      = "/memgate.v1.MemoryGateway/ForgetNamespace"
 	MemoryGateway_ForgetSubject_FullMethodName        = "/memgate.v1.MemoryGateway/ForgetSubject"
 	MemoryGateway_AppendTurn_FullMethodName           = "/memgate.v1.MemoryGateway/AppendTurn"
+	MemoryGateway_AppendTurns_FullMethodName          = "/memgate.v1.MemoryGateway/AppendTurns"
 	MemoryGateway_GetWindow_FullMethodName            = "/memgate.v1.MemoryGateway/GetWindow"
 	MemoryGateway_GetSessionState_FullMethodName      = "/memgate.v1.MemoryGateway/GetSessionState"
 	MemoryGateway_UpdateSessionState_FullMethodName   = "/memgate.v1.MemoryGateway/UpdateSessionState"
@@ -85,6 +86,10 @@ type MemoryGatewayClient interface {
 	ForgetSubject(ctx context.Context, in *ForgetSubjectRequest, opts ...grpc.CallOption) (*EraseResponse, error)
 	// ---- working memory: the session window and state
 	AppendTurn(ctx context.Context, in *AppendTurnRequest, opts ...grpc.CallOption) (*AppendTurnResponse, error)
+	// Several turns in one call (a replay, a gateway that buffers): each under AppendTurn's rules
+	// (limits, screening, policy, idempotency key), all validated before any is journaled (all or
+	// nothing), journaled in one commit; results in order. At most 500 turns.
+	AppendTurns(ctx context.Context, in *AppendTurnsRequest, opts ...grpc.CallOption) (*AppendTurnsResponse, error)
 	GetWindow(ctx context.Context, in *GetWindowRequest, opts ...grpc.CallOption) (*GetWindowResponse, error)
 	GetSessionState(ctx context.Context, in *GetSessionStateRequest, opts ...grpc.CallOption) (*SessionState, error)
 	UpdateSessionState(ctx context.Context, in *UpdateSessionStateRequest, opts ...grpc.CallOption) (*SessionState, error)
@@ -228,6 +233,16 @@ func (c *memoryGatewayClient) AppendTurn(ctx context.Context, in *AppendTurnRequ
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AppendTurnResponse)
 	err := c.cc.Invoke(ctx, MemoryGateway_AppendTurn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *memoryGatewayClient) AppendTurns(ctx context.Context, in *AppendTurnsRequest, opts ...grpc.CallOption) (*AppendTurnsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AppendTurnsResponse)
+	err := c.cc.Invoke(ctx, MemoryGateway_AppendTurns_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -571,6 +586,10 @@ type MemoryGatewayServer interface {
 	ForgetSubject(context.Context, *ForgetSubjectRequest) (*EraseResponse, error)
 	// ---- working memory: the session window and state
 	AppendTurn(context.Context, *AppendTurnRequest) (*AppendTurnResponse, error)
+	// Several turns in one call (a replay, a gateway that buffers): each under AppendTurn's rules
+	// (limits, screening, policy, idempotency key), all validated before any is journaled (all or
+	// nothing), journaled in one commit; results in order. At most 500 turns.
+	AppendTurns(context.Context, *AppendTurnsRequest) (*AppendTurnsResponse, error)
 	GetWindow(context.Context, *GetWindowRequest) (*GetWindowResponse, error)
 	GetSessionState(context.Context, *GetSessionStateRequest) (*SessionState, error)
 	UpdateSessionState(context.Context, *UpdateSessionStateRequest) (*SessionState, error)
@@ -656,6 +675,9 @@ func (UnimplementedMemoryGatewayServer) ForgetSubject(context.Context, *ForgetSu
 }
 func (UnimplementedMemoryGatewayServer) AppendTurn(context.Context, *AppendTurnRequest) (*AppendTurnResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AppendTurn not implemented")
+}
+func (UnimplementedMemoryGatewayServer) AppendTurns(context.Context, *AppendTurnsRequest) (*AppendTurnsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AppendTurns not implemented")
 }
 func (UnimplementedMemoryGatewayServer) GetWindow(context.Context, *GetWindowRequest) (*GetWindowResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetWindow not implemented")
@@ -929,6 +951,24 @@ func _MemoryGateway_AppendTurn_Handler(srv interface{}, ctx context.Context, dec
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(MemoryGatewayServer).AppendTurn(ctx, req.(*AppendTurnRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MemoryGateway_AppendTurns_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AppendTurnsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MemoryGatewayServer).AppendTurns(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MemoryGateway_AppendTurns_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MemoryGatewayServer).AppendTurns(ctx, req.(*AppendTurnsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1526,6 +1566,10 @@ var MemoryGateway_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AppendTurn",
 			Handler:    _MemoryGateway_AppendTurn_Handler,
+		},
+		{
+			MethodName: "AppendTurns",
+			Handler:    _MemoryGateway_AppendTurns_Handler,
 		},
 		{
 			MethodName: "GetWindow",

@@ -88,6 +88,7 @@ PATHS: dict[str, tuple[Target, ...]] = {
     "RecordEvent": (Target.MEMORY, Target.GRAPH),
     "RegisterSkill": (Target.MEMORY,),
     "AppendTurn": (Target.TURN, Target.STEERING_TURN),
+    "AppendTurns": (Target.TURN, Target.STEERING_TURN),
     "UpdateSessionState": (Target.SESSION,),
     "CompactWindow": (Target.SESSION,),
     "ClearScratch": (Target.SESSION,),

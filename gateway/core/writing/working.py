@@ -9,7 +9,7 @@ import logging
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from gateway.core.access import namespaces as nsp
@@ -22,7 +22,7 @@ from gateway.core.access.session_state import (
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model.commands import TurnAppend
 from gateway.core.model.control import AuditEntry, NewEntry
-from gateway.core.model.errors import BackendUnavailable, PermissionDenied
+from gateway.core.model.errors import BackendUnavailable, InvalidArgument, PermissionDenied
 from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer, Turn, Zone, utcnow
 from gateway.core.model.state_budget import StateShare
@@ -39,6 +39,20 @@ STATE_LOCKS = 64
 SUMMARY_PREFIX = "[history_summary]"
 #: every summary ends with this (seed 004 §3.3): it was generated and may leave things out
 SUMMARY_NOTE = "（本摘要由系统自动生成，可能存在信息遗漏 / auto-generated, may omit details）"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnInput:
+    """One turn as a caller sends it (``AppendTurn``, each of ``AppendTurns``)."""
+
+    namespace: str
+    session_id: str
+    role: str
+    content: str
+    zone: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+    idempotency_key: str = ""
+    at: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -271,40 +285,79 @@ class WorkingMemory:
         policy approves the namespace; a sub-agent may never add a ``system`` turn or an
         ``instructions`` turn to a shared session. A turn that looks like a prompt injection is
         quarantined: audited, never placed in the window."""
+        turn = TurnInput(namespace, session_id, role, content, zone, metadata, idempotency_key, at)
+        return (await self.append_turns(agent, [turn]))[0]
+
+    async def append_turns(self, agent: str, turns: Sequence[TurnInput]) -> list[TurnOutcome]:
+        """Several turns in one call (a replay, a gateway that buffers), each under
+        ``append_turn``'s rules: all validated and authorised before any is journaled (all or
+        nothing), screened in one call, journaled in one commit; outcomes in order."""
         nsp.check_agent_id(agent)
-        ns = nsp.parse(namespace)
-        nsp.check_id(session_id, "session_id", required=True)
-        item = WriteInput(
-            namespace=namespace,
-            layer=Layer.WORKING.value,
-            content=content,
-            session_id=session_id,
-            role=role or "user",
-            zone=zone,
-            metadata=metadata,
-            idempotency_key=idempotency_key,
-            event_time=at,
-        )
-        p = prepare(item, self._limits)
-        assert isinstance(p.command, TurnAppend)
-        access = turn_access(agent, ns, self._master, p.command, self._turn_policy)
-        p = (await quarantine_similar(self._screen, [item], [p]))[0]
-        if p.quarantined:
-            await self._ledger.audit(
-                [AuditEntry(agent, "quarantine", str(ns), session_id, p.injection[:200])]
+        if not turns:
+            raise InvalidArgument("turns is empty: send at least one turn", field="turns")
+        if len(turns) > self._limits.max_batch_items:
+            raise InvalidArgument(
+                f"turns has {len(turns)} turns, the limit is {self._limits.max_batch_items}",
+                field="turns",
             )
-            return TurnOutcome("", False, False, 0, p.redactions, quarantined=True)
-        if access is wp.Outcome.PROPOSAL:
-            policy = await self._policies.current()
-            if not policy.approves(str(ns), 1.0):
-                stored = await proposals.submit(self._ledger, agent, idempotency_key, p.command)
-                return TurnOutcome("", False, False, 0, p.redactions, proposal_id=stored.id)
-        entry = NewEntry(uuid.uuid4().hex, agent, idempotency_key, p.command)
-        done = (await self._write_path.commit([entry], wait=True, details=["working"]))[0]
-        result = self._results.get(done.write_id)
-        if result is None:  # applied earlier (a retry) or before a restart: read the window
-            result = (await self._dialogue_len(p.namespace, session_id), False)
-        return TurnOutcome(done.write_id, done.duplicate, result[1], result[0], p.redactions)
+        prefix = (lambda i: f"turns[{i}].") if len(turns) > 1 else (lambda i: "")
+        items, prepared, access = [], [], []
+        for i, t in enumerate(turns):
+            ns = nsp.parse(t.namespace, f"{prefix(i)}namespace")
+            nsp.check_id(t.session_id, f"{prefix(i)}session_id", required=True)
+            item = WriteInput(
+                namespace=t.namespace,
+                layer=Layer.WORKING.value,
+                content=t.content,
+                session_id=t.session_id,
+                role=t.role or "user",
+                zone=t.zone,
+                metadata=t.metadata,
+                idempotency_key=t.idempotency_key,
+                event_time=t.at,
+            )
+            p = prepare(item, self._limits, prefix(i))
+            assert isinstance(p.command, TurnAppend)
+            access.append(turn_access(agent, ns, self._master, p.command, self._turn_policy))
+            items.append(item)
+            prepared.append(p)
+        prepared = await quarantine_similar(self._screen, items, prepared)
+        outcomes: list[TurnOutcome | None] = [None] * len(turns)
+        entries: list[tuple[int, NewEntry]] = []
+        policy = None
+        for i, p in enumerate(prepared):
+            if p.quarantined:
+                await self._ledger.audit(
+                    [AuditEntry(agent, "quarantine", p.namespace, turns[i].session_id,
+                                p.injection[:200])]
+                )  # fmt: skip
+                outcomes[i] = TurnOutcome("", False, False, 0, p.redactions, quarantined=True)
+                continue
+            if access[i] is wp.Outcome.PROPOSAL:
+                policy = policy or await self._policies.current()
+                if not policy.approves(p.namespace, 1.0):
+                    stored = await proposals.submit(
+                        self._ledger, agent, turns[i].idempotency_key, p.command
+                    )
+                    outcomes[i] = TurnOutcome(
+                        "", False, False, 0, p.redactions, proposal_id=stored.id
+                    )
+                    continue
+            entries.append((i, NewEntry(uuid.uuid4().hex, agent, turns[i].idempotency_key,
+                                        p.command)))  # fmt: skip
+        if entries:
+            done = await self._write_path.commit(
+                [e for _, e in entries], wait=True, details=["working"] * len(entries)
+            )
+            for (i, _), d in zip(entries, done, strict=True):
+                result = self._results.get(d.write_id)
+                if result is None:  # applied earlier (a retry) or before a restart: the window
+                    t = turns[i]
+                    result = (await self._dialogue_len(prepared[i].namespace, t.session_id), False)
+                outcomes[i] = TurnOutcome(
+                    d.write_id, d.duplicate, result[1], result[0], prepared[i].redactions
+                )
+        return [o for o in outcomes if o is not None]
 
     async def _dialogue_len(self, namespace: str, session_id: str) -> int:
         window = await self._store.window(namespace, session_id, [Zone.DIALOGUE])
