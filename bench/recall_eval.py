@@ -165,11 +165,13 @@ def say_conversation(
     namespace: str,
     run: Run,
     say: Callable[[str], None],
+    per_call: int = 1,
 ) -> tuple[dict[str, str], float]:
     """The conversation as an agent lives it: ``append_turn`` per turn (its time, the speaker;
     the first speaker is the ``user``, the other the ``assistant``), ``end_session(wait=True)``
     per session. Returns (gateway turn id -> turn id, seconds spent); the latencies go to
-    ``run``."""
+    ``run``. ``per_call`` > 1: as a replay does it, ``append_turns`` with that many turns a call
+    (``append_ms`` then times a call)."""
     ids: dict[str, str] = {}
     user = conv["speakers"][0]
     t0 = time.perf_counter()
@@ -177,7 +179,24 @@ def say_conversation(
     for session in conv["sessions"]:
         sid = f"{conv['id']}-s{session['session']}"
         start = datetime.fromisoformat(session["date_time"]).replace(tzinfo=UTC)
-        for i, turn in enumerate(session["turns"]):
+        if per_call > 1:  # a replay: AppendTurns, ``per_call`` turns a call
+            said = [
+                dict(
+                    namespace=namespace, session_id=sid, content=turn["text"],
+                    role="user" if turn["speaker"] == user else "assistant",
+                    at=start + i * TURN_SPACING, metadata={"speaker": turn["speaker"]},
+                    idempotency_key=f"{namespace}/{turn['id']}",
+                )
+                for i, turn in enumerate(session["turns"])
+            ]  # fmt: skip
+            for k in range(0, len(said), per_call):
+                t1 = time.perf_counter()
+                results = client.append_turns(said[k : k + per_call])
+                run.append_ms.append((time.perf_counter() - t1) * 1000)
+                for r, turn in zip(results, session["turns"][k : k + per_call], strict=True):
+                    if r.id:
+                        ids[r.id] = turn["id"]
+        for i, turn in enumerate(session["turns"] if per_call <= 1 else ()):
             t1 = time.perf_counter()
             r = client.append_turn(
                 namespace,
@@ -261,6 +280,7 @@ def evaluate(
     run_id: str = "",
     say: Callable[[str], None] = print,
     path: str = "batch",
+    per_call: int = 1,
 ) -> Run:
     """Load every conversation into its own fresh namespace (``path``: ``batch``, every turn
     written as an episodic memory; ``conversation``, said with ``append_turn`` and
@@ -271,7 +291,7 @@ def evaluate(
         for conv in convs:
             ns = f"user/ld-{run_id}-{conv['id']}"
             if path == "conversation":
-                ids, seconds = say_conversation(client, conv, ns, run, say)
+                ids, seconds = say_conversation(client, conv, ns, run, say, per_call)
             else:
                 ids, seconds = load_conversation(client, conv, ns, batch, content, say, run.turns)
             n = sum(len(s["turns"]) for s in conv["sessions"])
@@ -479,6 +499,7 @@ def run_backend(
                 content=args.content,
                 say=lambda m: print(m, flush=True),
                 path=path,
+                per_call=getattr(args, "turns_per_call", 1),
             )
 
 
@@ -503,6 +524,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--k", default="1,5,10,25")
     ap.add_argument("--batch", type=int, default=100)
+    ap.add_argument(
+        "--turns-per-call",
+        type=int,
+        default=1,
+        help="conversation path: 1 = append_turn per turn (an agent); N = append_turns with N "
+        "turns a call (a replay)",
+    )
     ap.add_argument(
         "--path",
         choices=["batch", "conversation", "both"],
