@@ -25,7 +25,7 @@ def secret(args: argparse.Namespace, name: str, env: str, command: str) -> str |
     """A secret option (``--api-key``, ``--token``): from ``--<name>-file`` (its first line),
     else the option, else ``$env``. Given on the command line it is visible to every local user
     in the process list (``/proc/PID/cmdline``): that works, with a warning that says what to
-    use instead (issue 49 N7)."""
+    use instead."""
     attr = name.replace("-", "_")
     path = getattr(args, f"{attr}_file", None)
     if path:

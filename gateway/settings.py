@@ -270,7 +270,7 @@ class Settings:
     # person, relative time resolved) and, when stable, candidate facts (issue 27)
     formation_observations: bool = True
     # a mined session's turns (both sides, small talk left out) stay in long-term memory as
-    # episodic memories; observations and facts point at them (issue 43); off: only those
+    # episodic memories; observations and facts point at them; off: only those
     keep_turns: bool = True
     observer: str = "rules"  # rules | llm (the model below; the rules when it fails)
     # the model behind extractor/summariser "llm": base URL up to /v1, model name, key

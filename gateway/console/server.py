@@ -156,7 +156,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def _redirect(self, where: str, cookie: str = "") -> None:
         # a path of this console only, every character outside a URL's quoted: a CR/LF from a
-        # form field can never start a header of its own (issue 49 N5)
+        # form field can never start a header of its own
         local = where.startswith("/") and not where.startswith("//")
         where = quote(where, safe="/?=&%#-_.~") if local else "/"
         self.send_response(HTTPStatus.SEE_OTHER)
@@ -179,7 +179,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def _form(self) -> tuple[dict[str, str], list[str]] | None:
         """The form's fields (first value of each) and every ``id`` it sent (bulk forms)."""
         # a length that is not a plain non-negative number (``-1`` made ``read`` stream to the
-        # end, past the cap: issue 49 N4) is refused like one over the cap
+        # end, past the cap) is refused like one over the cap
         text = (self.headers.get("Content-Length") or "0").strip()
         if not text.isdigit() or int(text) > MAX_FORM_BYTES:
             return None
@@ -422,7 +422,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         try:
             token = console.login(form.get("api_key", ""))
-        except Unreachable as exc:  # issue 49 N11: not the key's fault, not a failed login
+        except Unreachable as exc:  # not the key's fault, not a failed login
             self._login_page(
                 f"The console cannot reach the gateway ({exc}): check that it runs and that "
                 "the console's --tls-* options match its certificates.",

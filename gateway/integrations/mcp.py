@@ -903,7 +903,7 @@ class BearerAuth:
 
     def _token_of(self, header: bytes) -> bytes:
         """The credentials of ``Authorization: Bearer <token>``: the scheme is case-insensitive
-        (RFC 7235; "bearer" was refused: issue 49 N11), surrounding blanks ignored."""
+        (RFC 7235; "bearer" was refused), surrounding blanks ignored."""
         scheme, _, credentials = header.strip().partition(b" ")
         return credentials.strip() if scheme.lower() == b"bearer" else b""
 

@@ -128,7 +128,7 @@ def authenticate(
 ) -> str:
     """The caller's agent id, or UNAUTHENTICATED. Failures are limited per claimed agent id and
     per presented key — never per address: every local agent connects from 127.0.0.1, and one
-    misconfigured sub-agent used to lock out every agent, the master included (issue 49 N1). A
+    misconfigured sub-agent used to lock out every agent, the master included. A
     valid credential always passes: only a bucket's wrong credentials are refused
     (RESOURCE_EXHAUSTED, with the wait) once it is over the limit."""
     if limiter is None:

@@ -36,7 +36,7 @@ RETRY_AFTER_HEADER = "retry-after-ms"
 
 #: an error's message is cut past this many characters: a message that echoes a huge field (an
 #: id of 20,000 characters) would exceed gRPC's metadata limit and reach the caller as
-#: RESOURCE_EXHAUSTED "metadata size exceeds hard limit" instead of the real error (issue 49 N6)
+#: RESOURCE_EXHAUSTED "metadata size exceeds hard limit" instead of the real error
 MAX_DETAILS = 1024
 
 

@@ -13,7 +13,7 @@ import contextlib
 
 from gateway.rpc.prometheus import CONTENT_TYPE, GatewayMetrics
 
-#: bounds of a request (issue 49 N8): a line (request line or header), the header lines, the time
+#: bounds of a request: a line (request line or header), the header lines, the time
 #: to send the whole head, and connections served at once
 MAX_LINE = 8 * 1024
 MAX_HEADERS = 100

@@ -1,4 +1,4 @@
-"""The second injection screen for writes acknowledged before it judged them (issue 46): a write
+"""The second injection screen for writes acknowledged before it judged them: a write
 that does not wait is journaled (fsynced, acknowledged) with ``unscreened`` set, and the applier
 asks the screen here — one call per batch — before the write is derived, stored or indexed. A
 flagged write is stored quarantined (never recalled; the reviewer can release it) and audited,

@@ -1,4 +1,4 @@
-"""Nothing said is lost (issue 43): when a session is mined, its dialogue turns — both sides,
+"""Nothing said is lost: when a session is mined, its dialogue turns — both sides,
 with speaker, role, time and session — are kept in long-term memory as episodic memories, the
 same kind of memory a ``BatchWrite`` of the conversation stores (``apply/dialogue.py`` gives
 each its context), so a later recall finds what the user *and* the assistant or a sub-agent said.

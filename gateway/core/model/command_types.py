@@ -38,7 +38,7 @@ class MemoryWrite:
     #: Not part of what makes two writes the same (a retry is received later).
     received_at: datetime | None = None
     #: acknowledged before the second injection screen judged it (a write that does not wait):
-    #: the applier screens it before anything is stored or served (issue 46)
+    #: the applier screens it before anything is stored or served
     unscreened: bool = False
 
 

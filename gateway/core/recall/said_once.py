@@ -1,4 +1,4 @@
-"""One answer per thing said (issue 43). A conversation reaches long-term memory three times
+"""One answer per thing said. A conversation reaches long-term memory three times
 over: the turn itself (kept when its session is mined), the observation formed from it, and a
 fact the observation or the extractor confirmed. A question finds any of them; the answer shows
 one: the fact (what holds now) over the observation, the observation (third person, dated) over

@@ -52,7 +52,7 @@ _SPACED_HINT = re.compile(r"[ .\-_*·|/][a-z][ .\-_*·|/][a-z][ .\-_*·|/]")
 
 
 # Unicode tag characters U+E0020–U+E007E spell ASCII invisibly, and a model reads them: a run of
-# them is screened as the ASCII it spells, set apart by spaces (issue 49 N3)
+# them is screened as the ASCII it spells, set apart by spaces
 _TAG_RUN = re.compile("[\U000e0020-\U000e007e]+")
 
 

@@ -59,7 +59,7 @@ class Memories:
         """Namespaces holding an active memory that ``agent`` may read, starting with
         ``prefix``, sorted; at most ``limit`` (0: the default), and whether more matched. A
         sub-agent is not shown ``user/*``: it reads a user's namespace it is given, but cannot
-        enumerate the users (their ids can be e-mail addresses; issue 49 N10)."""
+        enumerate the users (their ids can be e-mail addresses)."""
         nsp.check_agent_id(agent)
         if len(prefix) > MAX_PREFIX_CHARS:
             raise InvalidArgument(f"prefix: at most {MAX_PREFIX_CHARS} chars", field="prefix")

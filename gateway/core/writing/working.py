@@ -85,7 +85,7 @@ class TurnResults:
 
 #: the role of a summary turn: the gateway's own account of the dialogue, never ``system`` — a
 #: summary of a sub-agent's turns in the ``system`` role would launder its words into the
-#: master's instructions (issue 49 N2)
+#: master's instructions
 SUMMARY_ROLE = "assistant"
 _QUOTE_MARKS = str.maketrans({"“": "'", "”": "'", "|": "/", "\n": " "})
 

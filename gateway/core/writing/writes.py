@@ -108,7 +108,7 @@ class Writer:
         # need its verdict now — a turn (it enters a window at once), a proposal (a reviewer
         # reads it) and every write when the caller waits for the result; a write that does
         # not wait is acknowledged at the journal and screened by the applier before anything
-        # is stored or served (issue 46: a model never stands between a write and its ack)
+        # is stored or served (a model never stands between a write and its ack)
         now = [
             wait
             or isinstance(p.command, TurnAppend)
