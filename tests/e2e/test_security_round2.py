@@ -469,6 +469,7 @@ def test_injection_in_state_step_output_and_properties_is_refused(
         ("task_id", "4111111111111111"),
         ("user_id", "123-45-6789"),
         ("idempotency_key", "DE89370400440532013000"),
+        ("session_id", "hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ012345"),  # a Hugging Face token
     ],
 )
 def test_ids_holding_secrets_are_refused(gw: RunningGateway, field: str, value: str) -> None:

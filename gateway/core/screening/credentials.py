@@ -23,7 +23,7 @@ _PEM_END = r"-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
 _VENDOR_PREFIXES = (
     *("sk-ant-", "sk_live_", "sk_test_", "rk_live_", "rk_test_", "ghp_", "gho_", "ghu_", "ghs_"),
     *("ghr_", "github_pat_", "xox", "aiza", "glpat-", "akia", "asia", "abia", "acca", "agpa"),
-    *("aida", "aroa", "aipa", "anpa", "anva", "apka"),
+    *("aida", "aroa", "aipa", "anpa", "anva", "apka", "hf_"),
 )
 
 # Placeholders already in the text (a re-screened value) are never secrets themselves.
@@ -104,6 +104,7 @@ RULES: tuple[Rule, ...] = (
             r"|xox[abposre]-[A-Za-z0-9\-]{10,}"  # Slack
             r"|AIza[A-Za-z0-9_\-]{35}"  # Google
             r"|glpat-[A-Za-z0-9_\-]{20,}"  # GitLab
+            r"|hf_[A-Za-z0-9]{30,}"  # Hugging Face access token
             rf")(?![{_TOK}])"
         ),
         gate=_VENDOR_PREFIXES,
