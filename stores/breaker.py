@@ -137,8 +137,10 @@ class Breaker:
             return
         p = self.policy
         if p.slow_ms is not None and elapsed_ms > p.slow_ms:
+            # half-open too: a backend that just came back answers its first queries cold
+            # (caches, plans); one slow answer is no failure — it takes ``slow_after`` in a row
             self._slow_run += 1
-            if self._slow_run >= p.slow_after or self.state is State.HALF_OPEN:
+            if self._slow_run >= p.slow_after:
                 self._trip(f"{method} took {elapsed_ms:.0f} ms (limit {p.slow_ms:.0f} ms)")
             return
         self._slow_run = 0

@@ -212,3 +212,28 @@ async def test_neo4j_reads_are_judged_by_the_server_time(neo4j_uri: str) -> None
         assert b.percentile_ms(99) < 1000
     finally:
         await graph.close()
+
+
+async def test_a_cold_answer_after_a_restart_does_not_reopen(flaky: Flaky) -> None:
+    """A backend that just came back answers its first queries slowly (cold caches): in
+    half-open one slow but successful read no longer re-opens the breaker (the next calls all
+    failed fast for a cool-down); ``slow_after`` slow reads in a row still do."""
+    clock = Clock()
+    policy = BreakerPolicy(slow_ms=50, slow_after=3, recover_after=2, recover_ms=20, cooldown_s=1.0)
+    b = Breaker("graph", flaky, policy, clock=clock)
+    g = guard(WorkingStore, flaky, b)
+    flaky.down = True
+    with pytest.raises(BackendUnavailable):
+        await g.get_state("user/u", "s")
+    flaky.down, clock.now = False, 2.0
+    flaky.delay = 0.08  # cold
+    assert await g.get_state("user/u", "s") == {}
+    assert b.state is State.HALF_OPEN
+    flaky.delay = 0.0
+    for _ in range(2):
+        await g.get_state("user/u", "s")
+    assert b.state is State.CLOSED and b.trips == 1
+    flaky.delay = 0.08  # slow, again and again: that is a trend
+    for _ in range(3):
+        await g.get_state("user/u", "s")
+    assert b.state is State.OPEN and b.trips == 2
