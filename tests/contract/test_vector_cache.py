@@ -16,6 +16,7 @@ from gateway.core.model.models import Layer, Memory, VectorItem
 from gateway.core.ports.ports import RecordStore
 from stores.faiss_index import ShardedFaissIndex
 from stores.vector_cache import OnDemandVectorIndex
+from tests.tags import fresh_tag
 
 DIM = 16
 
@@ -43,7 +44,7 @@ async def records(make_records: Callable[[], RecordStore]) -> AsyncIterator[Reco
 
 
 def ns_name(tag: str) -> str:
-    return f"test/{tag}-{tag(10)}"
+    return f"test/{tag}-{fresh_tag(10)}"
 
 
 def vec(rng: np.random.Generator) -> np.ndarray:
