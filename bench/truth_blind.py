@@ -140,8 +140,10 @@ def score(results: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run(backend: str, embedder: str, limit: int = 0) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    cases = json.loads(DATA.read_text())["cases"][: limit or None]
+def run(
+    backend: str, embedder: str, limit: int = 0, data: Path = DATA
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    cases = json.loads(data.read_text())["cases"][: limit or None]
     with tempfile.TemporaryDirectory(prefix="memgate-blind-") as tmp:
         settings = Settings(
             host="127.0.0.1", port=0, data_dir=Path(tmp), embedder=embedder,
@@ -167,12 +169,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backend", choices=["embedded", "real", "both"], default="embedded")
     ap.add_argument("--embedder", default="minilm")
     ap.add_argument("--limit", type=int, default=0, help="first N cases (a smoke run)")
+    ap.add_argument(
+        "--data", default=str(DATA), help="another set in this format (truth/recency-dev.json)"
+    )
     ap.add_argument("--json", default="")
     ap.add_argument("--show-wrong", action="store_true")
     args = ap.parse_args(argv)
     out: dict[str, Any] = {}
     for backend in ("embedded", "real") if args.backend == "both" else (args.backend,):
-        fig, results = run(backend, args.embedder, args.limit)
+        fig, results = run(backend, args.embedder, args.limit, Path(args.data))
         out[backend] = fig
         print(f"== {backend} ({args.embedder}, {fig['cases']} blind cases)")
         for k, v in fig.items():

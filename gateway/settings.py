@@ -209,6 +209,9 @@ class Settings:
     #: fusion (``core/recall/fusion.py``): weights of the dense cosine and the relative BM25 score, and
     #: how far recency/importance/confidence may move a hit (a fraction of its relevance)
     w_dense: float = 0.8
+    #: recency when undecided: two statements in an answer about the same subject, at least this
+    #: near in meaning, rank newer first, the older labelled "earlier, as of <date>"; 0 = off
+    compete_cosine: float = 0.5
     w_lexical: float = 0.2
     #: ... for short facts and skills (semantic, procedural), whose lexical match is mostly a
     #: shared name: the cosine decides (bench/multilingual_eval.py)
@@ -454,6 +457,7 @@ class Settings:
             query_embed_threads=self.query_embed_threads,
             query_embed_batch=self.query_embed_batch,
             lexical_after_dense=self.lexical_after_dense(),
+            compete_cosine=self.compete_cosine,
             cache_ttl_s=self.recall_cache_ttl_s,
             cache_entries=self.recall_cache_entries,
         )

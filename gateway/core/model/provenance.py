@@ -21,8 +21,13 @@ OBSERVED_KIND = OBSERVED + "type"  # event | plan | preference | fact
 OBSERVED_BY = OBSERVED + "observer"
 OBSERVATION_TYPE = "observation"
 
+#: set on a hit (never stored) that a newer statement about the same subject competes with: the
+#: newer one's id (``recall/newer_first.py``)
+RECALLED = "memgate.recall."
+EARLIER = RECALLED + "earlier_than"
+
 #: reserved keys a caller is shown
-VISIBLE = (PROVENANCE_PREFIX, OBSERVED, SAID)
+VISIBLE = (PROVENANCE_PREFIX, OBSERVED, SAID, RECALLED)
 
 
 def turns_of(metadata: dict[str, str]) -> set[str]:

@@ -36,6 +36,7 @@ from gateway.core.ports.ports import Embedder, Stores
 from gateway.core.ports.tracing import NULL_TRACER, Tracer
 from gateway.core.recall import fusion, query_reading, scan_hint, scoring, timecues
 from gateway.core.recall.fusion import Candidates
+from gateway.core.recall.newer_first import newer_first
 from gateway.core.recall.query_batch import QueryBatcher
 from gateway.core.recall.recall_cache import RecallQuery, RecallResult
 from gateway.core.recall.recall_settings import RecallSettings
@@ -223,6 +224,10 @@ class RecallEngine:
             raise
         return lexical, {**await preload, **loaded}
 
+    async def _vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        got = await self._stores.records.get(ids)
+        return {i: m.embedding for i, m in got.items() if m.embedding is not None}
+
     async def _hits(
         self,
         c: Candidates,
@@ -244,6 +249,8 @@ class RecallEngine:
             except BackendUnavailable as exc:
                 # the graph's fallback is to skip it: records and vectors still answer
                 degraded.append(f"graph: {exc.message}")
+        if self._s.compete_cosine > 0 and len(hits) > 1:
+            hits = await newer_first(hits, q.namespaces, self._vectors, self._s.compete_cosine)
         return hits
 
     async def _expand_entities(

@@ -32,5 +32,8 @@ class RecallSettings:
     query_embed_batch: int = 32
     #: the lexical search runs after the vector search, in the load's round trip (Neo4j)
     lexical_after_dense: bool = False
+    #: two statements about one subject that the slots did not settle: the newer first, the older
+    #: labelled "earlier, as of …" (``newer_first.py``); 0 = off
+    compete_cosine: float = 0.5
     cache_ttl_s: float = 30.0
     cache_entries: int = 512

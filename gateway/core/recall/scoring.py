@@ -35,6 +35,8 @@ class Scored:
     keyword: float
     #: the words said, when this hit (an observation) stands for the turn that said them
     quote: str = ""
+    #: a newer statement about the same subject competes with this one (``newer_first``)
+    earlier: bool = False
 
 
 def recency(when: datetime, now: datetime, half_life_days: float) -> float:
@@ -78,11 +80,13 @@ BLOCK_FOOTER = "</memory>"
 _FRAME_TOKENS = estimate_tokens(BLOCK_HEADER) + estimate_tokens(BLOCK_FOOTER)
 
 
-def line_for(memory: Memory, quote: str = "") -> str:
+def line_for(memory: Memory, quote: str = "", earlier: bool = False) -> str:
     when = memory.when.strftime("%Y-%m-%d")
     # a version read as of a past time says until when it held (its metadata is never stored)
     until = memory.metadata.get(VALID_TO_KEY, "")[:10]
     held = f" · true until {until}" if until else ""
+    if earlier and not until:
+        held = f" · earlier, as of {when}"
     # stored content never closes (or opens) the block: its delimiters are escaped; nor does it
     # start a line of its own (a forged item, header or footer): its line breaks are marked
     text = one_line(escape_block(memory.content))
@@ -99,7 +103,7 @@ def memory_block(items: Sequence[Scored], budget: int) -> tuple[str, int, int]:
     used = _FRAME_TOKENS
     lines: list[str] = []
     for item in items:
-        line = line_for(item.memory, item.quote)
+        line = line_for(item.memory, item.quote, item.earlier)
         cost = estimate_tokens(line) + 1
         if used + cost > budget:
             continue  # never cut mid-item; a smaller later item may still fit

@@ -1,0 +1,102 @@
+"""Recency when undecided (``core/recall/newer_first.py``, ``core/truth/subjects.py``): two
+statements about the same subject, near in meaning, rank newer first and the older one is
+labelled "earlier, as of"; another person, another thing of theirs, two observations, a turn, or
+a far meaning never compete; nothing is stored."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+
+from gateway.core.model import provenance as pv
+from gateway.core.model.models import Layer, Memory
+from gateway.core.recall import scoring
+from gateway.core.recall.newer_first import newer_first, owners
+from gateway.core.truth.subjects import USER, subject
+
+
+@pytest.mark.parametrize(
+    ("text", "who"),
+    [
+        ("Noah lives in Leeds.", "noah"),
+        ("Noah's brother lives in Bristol.", "noah's brother"),
+        ("Lukas's work laptop is a ThinkPad.", "lukas's work laptop"),
+        ("Omar's team meeting was moved to Wednesday afternoons.", "omar's team meeting"),
+        ("Correction: Dan's Lisbon flight leaves on the 16th", "dan's lisbon flight"),
+        ("The user's sister lives in Rome", f"{USER}'s sister"),
+        ("I'm on the day roster now", USER),
+        ("Maya Lopez works as a barista", "maya lopez"),
+        ("He moved to Paris", ""),
+        ("王芳买了辆电动车", "王芳"),
+        ("小周的妹妹在武汉工作。", "小周的妹妹"),
+        ("赵磊的自行车是黑色的。", "赵磊的自行车"),
+        ("我上个月搬到杭州滨江了", USER),
+        ("更正：小李的生日是三月八号", "小李的生日"),
+    ],
+)
+def test_the_subject_is_read_from_the_structure(text: str, who: str) -> None:
+    assert subject(text) == who
+
+
+def test_a_user_namespace_names_its_user() -> None:
+    assert owners(["user/maya-1f3", "global", "agent/x"]) == {"maya-1f3", "maya"}
+
+
+def _fact(mid: str, text: str, month: int, layer: Layer = Layer.SEMANTIC, **meta: str) -> Memory:
+    return Memory(mid, "user/maya", layer, text, event_time=datetime(2024, month, 1, tzinfo=UTC),
+                  metadata=dict(meta))  # fmt: skip
+
+
+def _vectors(table: dict[str, list[float]]):  # type: ignore[no-untyped-def]
+    async def get(ids: list[str]) -> dict[str, np.ndarray]:
+        return {
+            i: np.asarray(table[i], np.float32) / np.linalg.norm(table[i])
+            for i in ids
+            if i in table
+        }
+
+    return get
+
+
+async def test_the_newer_statement_ranks_first_and_the_older_is_labelled() -> None:
+    old = _fact("a", "Maya works as a barista at Blue Bottle.", 1)
+    new = _fact("b", "Maya works at the public library now.", 6)
+    other = _fact("c", "Maya's brother works at a bank.", 7)
+    hits = [scoring.Scored(m, s, 0, 0, 0) for m, s in ((old, 0.9), (other, 0.8), (new, 0.5))]
+    vectors = _vectors({"a": [1, 0.2, 0], "b": [1, 0.4, 0], "c": [1, 0.3, 0]})
+    out = await newer_first(hits, ["user/maya"], vectors)
+    assert [h.memory.id for h in out] == ["b", "a", "c"]
+    older = out[1]
+    assert older.earlier and older.memory.metadata[pv.EARLIER] == "b"
+    assert "· earlier, as of 2024-01-01]" in scoring.line_for(older.memory, "", older.earlier)
+    assert pv.EARLIER not in old.metadata  # the stored memory is untouched
+
+
+async def test_what_does_not_compete_keeps_its_order() -> None:
+    far = [_fact("a", "Maya likes jazz.", 1), _fact("b", "Maya works at the library.", 6)]
+    two_events = [
+        _fact("c", "Maya went to Rome.", 1, Layer.EPISODIC, **{pv.OBSERVED_KIND: "event"}),
+        _fact("d", "Maya went to Paris.", 6, Layer.EPISODIC, **{pv.OBSERVED_KIND: "event"}),
+    ]
+    for pair, table in (
+        (far, {"a": [1, 0, 0], "b": [0, 1, 0]}),  # far in meaning
+        (two_events, {"c": [1, 0.1, 0], "d": [1, 0.2, 0]}),  # events, each true when it happened
+    ):
+        hits = [scoring.Scored(m, 1 - i / 10, 0, 0, 0) for i, m in enumerate(pair)]
+        out = await newer_first(list(hits), ["user/maya"], _vectors(table))
+        assert [h.memory.id for h in out] == [pair[0].id, pair[1].id]
+        assert not any(h.earlier for h in out)
+
+
+async def test_an_observation_competes_with_the_fact_it_changes() -> None:
+    fact = _fact("a", "The user works night shifts at the hospital.", 1)
+    said = _fact(
+        "b", "Maya is on the day roster at the hospital.", 5, Layer.EPISODIC,
+        **{pv.OBSERVED_KIND: "fact"},
+    )  # fmt: skip
+    said = said.with_changes(type=pv.OBSERVATION_TYPE)
+    hits = [scoring.Scored(fact, 0.9, 0, 0, 0), scoring.Scored(said, 0.4, 0, 0, 0)]
+    out = await newer_first(hits, ["user/maya"], _vectors({"a": [1, 0.3], "b": [1, 0.5]}))
+    assert [h.memory.id for h in out] == ["b", "a"] and out[1].earlier
