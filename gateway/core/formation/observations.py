@@ -62,15 +62,24 @@ class ObservationLog:
             command = replace(p.command, metadata={**p.command.metadata, **provenance})
             entries.append(NewEntry(uuid.uuid4().hex, self._agent, p.idempotency_key, command))
             details.append(f"{observer} {o.type} turn={turn} when={o.when or '-'}"[:500])
-        if not entries:
-            return 0
-        try:
-            await self._write_path.commit(entries, wait=True, action="observe", details=details)
-        except (Unavailable, Overloaded) as exc:
-            if isinstance(exc, BackendUnavailable):
-                raise
-            raise BackendUnavailable("long-term apply lane", exc.message) from exc
-        return len(entries)
+        return await applied(self._write_path, entries, "observe", details)
+
+
+async def applied(
+    write_path: WritePath, entries: list[NewEntry], action: str, details: list[str]
+) -> int:
+    """Journal what formation makes and wait until the long-term lane applied it (a job is done
+    when its memories are); the lane's trouble is a backend's (the job is retried). Returns how
+    many entries there were."""
+    if not entries:
+        return 0
+    try:
+        await write_path.commit(entries, wait=True, action=action, details=details)
+    except (Unavailable, Overloaded) as exc:
+        if isinstance(exc, BackendUnavailable):
+            raise
+        raise BackendUnavailable("long-term apply lane", exc.message) from exc
+    return len(entries)
 
 
 def candidates(

@@ -19,15 +19,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from gateway.core.apply.dialogue import SPEAKER_KEYS, spoken
+from gateway.core.formation.observations import applied
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model.commands import MemoryWrite
 from gateway.core.model.control import NewEntry
-from gateway.core.model.errors import (
-    BackendUnavailable,
-    InvalidArgument,
-    Overloaded,
-    Unavailable,
-)
+from gateway.core.model.errors import InvalidArgument
 from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer, Turn
 from gateway.core.model.provenance import SAID_TURN, TURN_TYPE
@@ -61,15 +57,7 @@ class Transcript:
             command = replace(p.command, metadata={**p.command.metadata, SAID_TURN: turn.id})
             entries.append(NewEntry(uuid.uuid4().hex, self._agent, p.idempotency_key, command))
             details.append(f"turn {turn.id} {turn.role}"[:500])
-        if not entries:
-            return 0
-        try:
-            await self._write_path.commit(entries, wait=True, action="keep_turns", details=details)
-        except (Unavailable, Overloaded) as exc:
-            if isinstance(exc, BackendUnavailable):
-                raise
-            raise BackendUnavailable("long-term apply lane", exc.message) from exc
-        return len(entries)
+        return await applied(self._write_path, entries, "keep_turns", details)
 
 
 def _item(namespace: str, session_id: str, turn: Turn) -> WriteInput | None:

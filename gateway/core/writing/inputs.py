@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -102,6 +102,21 @@ def _check_metadata(metadata: Mapping[str, str], name: str, limits: Limits) -> N
 def _count(items: Sequence[object], name: str, limit: int) -> None:
     if len(items) > limit:
         raise InvalidArgument(f"{name} has {len(items)} items, the limit is {limit}", field=name)
+
+
+def check_batch(items: Sequence[object], name: str, what: str, limit: int) -> None:
+    """A batch of ``what`` (writes, turns) holds 1..``limit`` of them; INVALID_ARGUMENT naming
+    ``name`` otherwise."""
+    if not items:
+        raise InvalidArgument(f"{name} is empty: send at least one", field=name)
+    if len(items) > limit:
+        raise InvalidArgument(f"{name} has {len(items)} {what}, the limit is {limit}", field=name)
+
+
+def batch_prefix(items: Sequence[object], name: str) -> Callable[[int], str]:
+    """How the fields of item ``i`` are named in errors: ``name[i].`` in a batch of several,
+    nothing for a lone item."""
+    return (lambda i: f"{name}[{i}].") if len(items) > 1 else (lambda i: "")
 
 
 def _check_lists(item: WriteInput, limits: Limits, f: str) -> None:

@@ -22,14 +22,20 @@ from gateway.core.access.session_state import (
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model.commands import TurnAppend
 from gateway.core.model.control import AuditEntry, NewEntry
-from gateway.core.model.errors import BackendUnavailable, InvalidArgument, PermissionDenied
+from gateway.core.model.errors import BackendUnavailable, PermissionDenied
 from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer, Turn, Zone, utcnow
 from gateway.core.model.state_budget import StateShare
 from gateway.core.ports.injection_screen import RULES_ONLY, InjectionScreen
 from gateway.core.ports.ports import Ledger, Summariser, WorkingStore
 from gateway.core.writing import proposals
-from gateway.core.writing.inputs import WriteInput, parse_zone, prepare
+from gateway.core.writing.inputs import (
+    WriteInput,
+    batch_prefix,
+    check_batch,
+    parse_zone,
+    prepare,
+)
 from gateway.core.writing.second_screen import quarantine_similar, refuse_similar
 
 log = logging.getLogger("memgate.working")
@@ -293,14 +299,8 @@ class WorkingMemory:
         ``append_turn``'s rules: all validated and authorised before any is journaled (all or
         nothing), screened in one call, journaled in one commit; outcomes in order."""
         nsp.check_agent_id(agent)
-        if not turns:
-            raise InvalidArgument("turns is empty: send at least one turn", field="turns")
-        if len(turns) > self._limits.max_batch_items:
-            raise InvalidArgument(
-                f"turns has {len(turns)} turns, the limit is {self._limits.max_batch_items}",
-                field="turns",
-            )
-        prefix = (lambda i: f"turns[{i}].") if len(turns) > 1 else (lambda i: "")
+        check_batch(turns, "turns", "turns", self._limits.max_batch_items)
+        prefix = batch_prefix(turns, "turns")
         items, prepared, access = [], [], []
         for i, t in enumerate(turns):
             ns = nsp.parse(t.namespace, f"{prefix(i)}namespace")

@@ -14,7 +14,6 @@ from gateway.core.access import write_policy as wp
 from gateway.core.journal.write_path import WritePath
 from gateway.core.model.commands import MemoryWrite, TurnAppend
 from gateway.core.model.control import AuditEntry, NewEntry
-from gateway.core.model.errors import InvalidArgument
 from gateway.core.model.limits import Limits
 from gateway.core.model.models import Layer, NodeKind, NodeRef
 from gateway.core.ports.injection_screen import RULES_ONLY, InjectionScreen
@@ -23,6 +22,8 @@ from gateway.core.writing import proposals
 from gateway.core.writing.inputs import (
     Prepared,
     WriteInput,
+    batch_prefix,
+    check_batch,
     check_relation,
     prepare,
 )
@@ -92,14 +93,8 @@ class Writer:
     ) -> list[WriteOutcome]:
         """All-or-nothing: every item is validated before any is journaled."""
         nsp.check_agent_id(agent)
-        if not items:
-            raise InvalidArgument("items is empty: send at least one write", field="items")
-        if len(items) > self._limits.max_batch_items:
-            raise InvalidArgument(
-                f"items has {len(items)} writes, the limit is {self._limits.max_batch_items}",
-                field="items",
-            )
-        prefix = (lambda i: f"items[{i}].") if len(items) > 1 else (lambda i: "")
+        check_batch(items, "items", "writes", self._limits.max_batch_items)
+        prefix = batch_prefix(items, "items")
         prepared = [prepare(item, self._limits, prefix(i)) for i, item in enumerate(items)]
         # permission is checked for every item before anything is stored (all or nothing)
         access = [await self._access(agent, p, prefix(i)) for i, p in enumerate(prepared)]
