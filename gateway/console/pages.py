@@ -35,8 +35,9 @@ button{font:inherit;padding:.3em .9em;cursor:pointer}
 .error{background:#fde2e2;border:1px solid #e6a5a5;padding:.5em 1em}
 .state-open{color:#b00020;font-weight:bold}.state-closed{color:#176d2c}
 .list td,.list th{padding:.2em .4em;white-space:nowrap;font-size:.93em}
-.list td .one,.list td a.one{display:inline-block;max-width:34em;overflow:hidden;
+.list td .one,.list td a.one{display:inline-block;max-width:min(34em,20vw);overflow:hidden;
  text-overflow:ellipsis;white-space:nowrap;vertical-align:bottom}
+.list td.competes{white-space:normal;min-width:16em}
 .list .count{font-weight:bold;color:#8a4b00}.conflict{color:#b00020;font-weight:bold}
 .filters,.bulk,.pager,.tabs{margin:.5em 0}.filters select,.filters input{margin-right:.3em}
 .version{background:#fff;border:1px solid #d9dde3;border-radius:6px;padding:.4em 1em;

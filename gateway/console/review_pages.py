@@ -90,7 +90,7 @@ def _row(g: qv.Group, now: datetime) -> str:
         f'<td><a href="/proposal/{h(quote(p.id, safe=""))}" class="one" id="open-{h(p.id)}">'
         f"{h(p.item.content)}</a></td>"
         f'<td class="count" id="count-{h(p.id)}">{"×" + str(count) if count > 1 else ""}</td>'
-        f"<td>{h(p.item.task_id or '')}</td><td>{competing_cell(p)}</td></tr>"
+        f"<td>{h(p.item.task_id or '')}</td><td class='competes'>{competing_cell(p)}</td></tr>"
     )
 
 

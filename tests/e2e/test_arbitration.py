@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -225,3 +226,19 @@ def test_maintain_rpc_archives_on_request(gw: RunningGateway, ns: str) -> None:
             c.maintain(["not a namespace"])
     with gw.client(_sub()) as cs, pytest.raises(gc.PermissionDenied):
         cs.maintain([ns])
+
+
+def test_an_approved_update_holds_from_the_decision(gw: RunningGateway, ns: str) -> None:
+    """Issue 47: in a fact's history the value an approved proposal replaced held until the
+    master approved, not until the sub-agent proposed."""
+    sub = f"sub-{fresh_tag(8)}"
+    with gw.client() as master, gw.client(sub) as cs:
+        old = master.write(ns, "semantic", "Alice lives in Berlin", wait=True)
+        proposed = cs.write_result(ns, "semantic", "Alice lives in Munich", confidence=0.9)
+        assert proposed.proposal_id
+        time.sleep(1.5)
+        before = datetime.now(UTC)
+        master.approve(proposed.proposal_id, reason="checked")
+        versions = master.history(old)
+        ended = [v for v in versions if v.content == "Alice lives in Berlin" and v.valid_to]
+        assert ended and ended[-1].valid_to >= before - timedelta(seconds=0.5), versions

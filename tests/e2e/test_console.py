@@ -367,6 +367,10 @@ def test_review_at_scale_in_a_real_browser(
     assert len(rows()) == 25 and by_id(By.ID, "page-of").text == "page 1 of 3"
     first_page = height()
     assert first_page < 1600, f"a page of 25 rows is {first_page} px"
+    # issue 47: at 1,400 px the list fits, "competes with" included (it scrolled sideways)
+    assert browser.execute_script(
+        "return document.documentElement.scrollWidth <= window.innerWidth"
+    ), "the proposals list is wider than the window"
     _shot(browser, "scale-1-list")
     # the quarantine queue is reachable without scrolling
     link = by_id(By.ID, "queue-link")
@@ -699,3 +703,34 @@ def test_an_unreachable_gateway_is_not_a_wrong_key(gateway: RunningGateway) -> N
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+def test_long_proposals_fit_a_1400_px_window(
+    browser: Any, console: str, gateway: RunningGateway
+) -> None:
+    """Issue 47: long proposals beside a long fact they compete with made the list scroll
+    sideways at 1,400 px (the "competes with" column cut off)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    long_place = "a small flat above the old bakery on the corner of Linden Street and " * 3
+    ns = f"user/wide-{fresh_tag(8)}"
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as m:
+        m.write(ns, "semantic", f"The user lives in Berlin, in {long_place}", wait=True)
+    with GatewayClient(gateway.address, "helper", api_key=HELPER_KEY) as h:
+        assert h.write_result(
+            ns, "semantic", f"The user lives in Munich, in {long_place}", confidence=0.9
+        ).proposal_id
+    browser.get(console + "/login")
+    browser.find_element(By.ID, "api_key").send_keys(MASTER_KEY)
+    browser.find_element(By.ID, "login").click()
+    WebDriverWait(browser, 30).until(ec.url_contains("/review"))
+    browser.get(f"{console}/review?ns={ns}")
+    assert browser.find_elements(By.CSS_SELECTOR, "#proposals tr.row")
+    _shot(browser, "wide-proposals")
+    widths = browser.execute_script(
+        "return [document.documentElement.scrollWidth, window.innerWidth, "
+        "[...document.querySelectorAll('#proposals tr.row td')].map(td => td.offsetWidth)]"
+    )
+    assert widths[0] <= widths[1], f"the proposals list is wider than the window: {widths}"

@@ -22,7 +22,7 @@ from gateway.core.model.errors import (
     NotFound,
     PermissionDenied,
 )
-from gateway.core.model.models import Layer, Memory
+from gateway.core.model.models import Layer, Memory, utcnow
 from gateway.core.ports.control_ports import AuditLedger, ProposalLedger
 from gateway.core.ports.ports import RecordStore
 from gateway.core.screening.screening import clean
@@ -138,6 +138,10 @@ class Proposals:
                 rival = (await self.competing([proposal])).get(pid)
                 replaced = rival.fact.id if rival and rival.fact else ""
                 item = replace(item, metadata={**item.metadata, vd.DECIDED_KEY: agent})
+            if isinstance(item, MemoryWrite):
+                # it holds from the decision, not from when it was proposed (a fact it replaces
+                # held until now); a time the proposer stated (``event_time``) stays
+                item = replace(item, received_at=utcnow())
             entry = NewEntry(uuid.uuid4().hex, proposal.proposer, f"proposal:{pid}", item)
             committed = await self._write_path.commit([entry], wait=True, action="write")
             memory_id = committed[0].write_id
