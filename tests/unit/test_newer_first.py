@@ -29,6 +29,7 @@ from gateway.core.truth.subjects import USER, subject
         ("I'm on the day roster now", USER),
         ("Maya Lopez works as a barista", "maya lopez"),
         ("He moved to Paris", ""),
+        ("The office is closed on Fridays", ""),  # a capital that starts a sentence, no name
         ("王芳买了辆电动车", "王芳"),
         ("小周的妹妹在武汉工作。", "小周的妹妹"),
         ("赵磊的自行车是黑色的。", "赵磊的自行车"),
@@ -100,3 +101,23 @@ async def test_an_observation_competes_with_the_fact_it_changes() -> None:
     hits = [scoring.Scored(fact, 0.9, 0, 0, 0), scoring.Scored(said, 0.4, 0, 0, 0)]
     out = await newer_first(hits, ["user/maya"], _vectors({"a": [1, 0.3], "b": [1, 0.5]}))
     assert [h.memory.id for h in out] == ["b", "a"] and out[1].earlier
+
+
+async def test_a_question_that_names_what_only_the_older_says_keeps_the_order() -> None:
+    """ "Fact number *3*", "Is Maya's laptop still the *ThinkPad*?": the question names a value
+    only the older says, so it asks for that one; a question that names none gets the newer
+    first."""
+    cases = [
+        ("Fact number 3", "Maya's fact number 3 is true", "Maya's fact number 4 is true", "ab"),
+        ("Is Maya's laptop still the ThinkPad?", "Maya's laptop is a ThinkPad",
+         "Maya's laptop is a MacBook now", "ab"),
+        ("What laptop does Maya use?", "Maya's laptop is a ThinkPad",
+         "Maya's laptop is a MacBook now", "ba"),
+    ]  # fmt: skip
+    for query, old_text, new_text, order in cases:
+        old, new = _fact("a", old_text, 1), _fact("b", new_text, 6)
+        hits = [scoring.Scored(old, 0.9, 0, 0, 0), scoring.Scored(new, 0.8, 0, 0, 0)]
+        out = await newer_first(
+            hits, ["user/maya"], _vectors({"a": [1, 0.1], "b": [1, 0.2]}), query=query
+        )
+        assert "".join(h.memory.id for h in out) == order, query

@@ -10,6 +10,7 @@ long-dialogue R@10 on the user's own words: each was true when it was said).
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import Protocol
@@ -58,13 +59,36 @@ def statement_subject(mem: Memory, own: set[str]) -> str:
     return f"{head}{sep}{tail}" if found else ""
 
 
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+_DIGITS = re.compile(r"[0-9]")
+
+
+def _values(text: str) -> set[str]:
+    """What a statement names as a value, lower-cased: numbers and capitalised words after its
+    first one ("Berlin", "ThinkPad", "3", "14th")."""
+    words = _TOKEN.findall(text)
+    return {
+        w.lower() for i, w in enumerate(words) if _DIGITS.search(w) or (i > 0 and w[:1].isupper())
+    }
+
+
+def asks_for_the_older(query: str, older: Memory, newer: Memory) -> bool:
+    """The question names a value only the older statement has ("Fact number *3*", "is Maya
+    still at *Blue Bottle*?"): it asks for that one, and the newer is no answer to it. Words of
+    the attribute ("What is Tara *training* for?") do not count: questions reuse them."""
+    named = {w.lower() for w in _TOKEN.findall(query)}
+    return bool(named & (_values(older.content) - _values(newer.content)))
+
+
 async def newer_first(
     hits: list[Scored],
     namespaces: Iterable[str],
     vectors: Vectors,
     cosine: float = COMPETE_COSINE,
+    query: str = "",
 ) -> list[Scored]:
-    """``hits`` (best first) with every competing pair ordered newer first, the older labelled."""
+    """``hits`` (best first) with every competing pair ordered newer first, the older labelled;
+    a pair the ``query`` tells apart (``asks_for_the_older``) keeps its order."""
     own = owners(namespaces)
     groups: defaultdict[tuple[str, str], list[Scored]] = defaultdict(list)
     for h in hits:
@@ -80,13 +104,8 @@ async def newer_first(
         group.sort(key=lambda h: h.memory.when)
         for i, older in enumerate(group):
             for newer in group[i + 1 :]:
-                a, b = found.get(older.memory.id), found.get(newer.memory.id)
-                if a is None or b is None or newer.memory.when <= older.memory.when:
+                if not _compete(older.memory, newer.memory, found, cosine, query):
                     continue
-                if float(np.dot(a, b)) < cosine or _same(older.memory, newer.memory):
-                    continue
-                if Layer.SEMANTIC not in (older.memory.layer, newer.memory.layer):
-                    continue  # two observations are two events, each true when it happened
                 _label(older, newer)
                 if newer.score <= older.score:
                     newer.score = older.score + 1e-6
@@ -94,6 +113,18 @@ async def newer_first(
     if changed:
         hits.sort(key=lambda h: h.score, reverse=True)
     return hits
+
+
+def _compete(
+    older: Memory, newer: Memory, vectors: dict[str, np.ndarray], cosine: float, query: str
+) -> bool:
+    """Whether two statements about one subject compete for the answer to ``query``."""
+    a, b = vectors.get(older.id), vectors.get(newer.id)
+    if a is None or b is None or newer.when <= older.when or _same(older, newer):
+        return False
+    if Layer.SEMANTIC not in (older.layer, newer.layer):
+        return False  # two observations are two events, each true when it happened
+    return float(np.dot(a, b)) >= cosine and not asks_for_the_older(query, older, newer)
 
 
 def _same(a: Memory, b: Memory) -> bool:

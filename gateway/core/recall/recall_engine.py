@@ -250,7 +250,9 @@ class RecallEngine:
                 # the graph's fallback is to skip it: records and vectors still answer
                 degraded.append(f"graph: {exc.message}")
         if self._s.compete_cosine > 0 and len(hits) > 1:
-            hits = await newer_first(hits, q.namespaces, self._vectors, self._s.compete_cosine)
+            hits = await newer_first(
+                hits, q.namespaces, self._vectors, self._s.compete_cosine, q.query
+            )
         return hits
 
     async def _expand_entities(

@@ -85,6 +85,38 @@ _EN_STOP = frozenset(
 _EN_PREPOSITIONS = frozenset(
     ["to", "for", "at", "in", "on", "of", "with", "from", "by", "about", "near"]
 )
+#: capitalised at the start of a sentence, but not a name
+_NOT_NAMES = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "some",
+        "all",
+        "every",
+        "each",
+        "no",
+        "one",
+        "there",
+        "these",
+        "those",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "how",
+        "if",
+        "after",
+        "before",
+        "today",
+        "yesterday",
+        "tomorrow",
+        "yes",
+        "ok",
+        "please",
+    ]
+)
 _LEAD = frozenset(["correction", "update", "note", "fyi", "actually", "so", "well"])
 
 #: a Chinese name or noun phrase ends before one of these (a verb, preposition, particle or time
@@ -124,18 +156,23 @@ def _en(text: str, speaker: str) -> str:
         who = USER
         rest = words[1:] if low == "user" else words[2:]
         owner = words[0 if low == "user" else 1].lower().endswith(("'s", "’s"))
-    elif head[0].isupper() and low not in (
-        "he",
-        "she",
-        "they",
-        "it",
-        "his",
-        "her",
-        "their",
-        "its",
-        "this",
-        "that",
-        "there",
+    elif (
+        head[0].isupper()
+        and low not in _NOT_NAMES
+        and low
+        not in (
+            "he",
+            "she",
+            "they",
+            "it",
+            "his",
+            "her",
+            "their",
+            "its",
+            "this",
+            "that",
+            "there",
+        )
     ):
         name = [head]
         rest = words[1:]
@@ -180,4 +217,3 @@ def _zh(text: str, speaker: str) -> str:
             break
         thing += ch
     return f"{who}的{thing}" if thing else who
-
