@@ -109,7 +109,8 @@ class Settings:
     #: audit rows older than this are dropped (the hourly pruning pass); 0 = kept until erased
     audit_retention_days: float = 0.0
 
-    #: minilm (ONNX Runtime fp32) | minilm-int8 | minilm-numpy (reference) | hash (tests)
+    #: one of ``embedding.factory.EMBEDDER_KINDS``: minilm (ONNX Runtime fp32, the default) …
+    #: e5-multilingual (for Chinese and mixed stores), hash (tests)
     embedder: str = "minilm"
     embed_cache_size: int = 1024
     #: the second prompt-injection screen (docs/SECURITY.md "Quarantined: prompt injection"):

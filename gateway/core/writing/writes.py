@@ -30,10 +30,10 @@ from gateway.core.writing.inputs import (
 from gateway.core.writing.second_screen import quarantine_similar, unscreened
 from gateway.core.writing.working import turn_access
 
-#: a memory this important but this unsure goes to the review queue (seed 000 §5.2)
 if TYPE_CHECKING:
     from gateway.core.usecases.episodes import GraphEnds
 
+#: a memory this important but this unsure goes to the review queue (seed 000 §5.2)
 REVIEW_IMPORTANCE = 0.8
 REVIEW_CONFIDENCE = 0.5
 
