@@ -12,8 +12,8 @@ from gateway.settings import Settings
 
 
 @contextmanager
-def embedded_gateway(embedder: str = "minilm") -> Iterator[str]:
+def embedded_gateway(embedder: str = "") -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="memgate-demo-") as tmp:
-        settings = Settings(port=0, data_dir=Path(tmp), embedder=embedder)
+        settings = Settings(port=0, data_dir=Path(tmp), embedder=embedder or Settings().embedder)
         with serve_in_thread(settings) as target:
             yield target

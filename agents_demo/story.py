@@ -159,7 +159,9 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m agents_demo", description=__doc__)
     parser.add_argument("--target", help="a running gateway (default: start an embedded one)")
-    parser.add_argument("--embedder", default="minilm", choices=list(EMBEDDER_KINDS))
+    parser.add_argument(
+        "--embedder", default="", choices=["", *EMBEDDER_KINDS], help="default: the gateway's"
+    )
     parser.add_argument(
         "--namespace",
         help="the user namespace the story is told in (default: a fresh user/demo-<id> each run, "

@@ -420,7 +420,9 @@ def run_dense(convs: Sequence[Conv], ks: Sequence[int], embedder_kind: str, cont
         run.turns += len(turn_ids)
         for q in conv["questions"]:
             t0 = time.perf_counter()
-            vector = np.asarray(embedder.embed([q["question"]]), np.float32)
+            # a question as the embedder embeds queries (e5: the ``query: `` prefix)
+            ask = getattr(embedder, "embed_queries", embedder.embed)
+            vector = np.asarray(ask([q["question"]]), np.float32)
             _, found = index.search(vector, max(ks))
             run.latencies_ms.append((time.perf_counter() - t0) * 1000)
             _score(run, conv, q, [turn_ids[i] for i in found[0] if i >= 0])

@@ -35,7 +35,8 @@ INSTALL_HINT = "memgate model install"
 
 
 class ModelMissing(RuntimeError):
-    """The MiniLM weights are not where memgate looks; the message says what to run."""
+    """An embedder's weights are not where memgate looks (MiniLM's, or the default e5's
+    package); the message says what to run."""
 
 
 def cache_root() -> Path:

@@ -45,6 +45,9 @@ def gather(client: Any, target: str) -> dict[str, Any]:
         recall_cache={"hits": stats.recall_cache_hits, "misses": stats.recall_cache_misses},
         memories=dict(stats.memories),
         breakers={b.layer: b.state for b in client.breakers()},
+        languages=dict(stats.languages),
+        languages_sampled=stats.languages_sampled,
+        embedder_advice=stats.embedder_advice,
     )
     with contextlib.suppress(PermissionDenied):
         pending = client.proposals("pending", LISTED)
@@ -77,6 +80,11 @@ def tables(s: dict[str, Any]) -> list[Table]:
         head.add_row("stats", "master only (pass --agent master and its key)")
         return [head]
     head.add_row("embedder / shards", f"{s['embedder']} / {s['shards']}")
+    if s.get("languages_sampled"):
+        shares = ", ".join(f"{k} {v:.0%}" for k, v in sorted(s["languages"].items()))
+        head.add_row("stored languages", f"{shares} (of {s['languages_sampled']} sampled)")
+    if s.get("embedder_advice"):
+        head.add_row("[bold yellow]embedder[/]", f"[yellow]{s['embedder_advice']}[/]")
     head.add_row("vectors", str(s["vectors"]))
     head.add_row("journal pending / applied", f"{s['journal_pending']} / {s['journal_applied']}")
     head.add_row("apply lag", f"{s['apply_lag_seconds']:.1f} s")

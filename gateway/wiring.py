@@ -285,6 +285,7 @@ def build_service(settings: Settings, tracer: Tracer = NULL_TRACER) -> MemorySer
         settings.embedder,
         cache_size=settings.embed_cache_size,
         threads=settings.embed_threads,
+        onnx_cache_dir=settings.onnx_cache(),
         spinning=settings.embed_spinning,
     )
     formation = build_formation(settings)

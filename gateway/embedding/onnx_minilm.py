@@ -34,7 +34,6 @@ may be called concurrently and the tokenizer is never reconfigured after
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
@@ -53,6 +52,7 @@ from .minilm import (
     _missing_model_error,
     default_model_dir,
 )
+from .onnx_graph import GraphBuilder, cached_build
 
 __all__ = ["OnnxMiniLMEmbedder", "build_minilm_graph", "VARIANTS", "default_threads"]
 
@@ -76,44 +76,6 @@ def default_threads() -> int:
 # --------------------------------------------------------------------------- graph
 
 
-class _GraphBuilder:
-    """Collects nodes and initializers with generated, unique names."""
-
-    def __init__(self) -> None:
-        from onnx import helper, numpy_helper
-
-        self._helper = helper
-        self._numpy_helper = numpy_helper
-        self.nodes: list[Any] = []
-        self.initializers: list[Any] = []
-        self._count = 0
-
-    def const(self, name: str, value: np.ndarray) -> str:
-        self.initializers.append(self._numpy_helper.from_array(np.ascontiguousarray(value), name))
-        return name
-
-    def op(self, op_type: str, inputs: list[str], name: str | None = None, **attrs: Any) -> str:
-        self._count += 1
-        out = name or f"{op_type.lower()}_{self._count}"
-        self.nodes.append(
-            self._helper.make_node(op_type, inputs, [out], name=f"{op_type}_{self._count}", **attrs)
-        )
-        return out
-
-    def linear(self, x: str, weight: np.ndarray, bias: np.ndarray, prefix: str) -> str:
-        """``x @ weight.T + bias`` (weight stored as in torch: (out, in))."""
-        w = self.const(prefix + ".weight_t", np.ascontiguousarray(weight.T, dtype=np.float32))
-        b = self.const(prefix + ".bias", bias.astype(np.float32))
-        return self.op("Add", [self.op("MatMul", [x, w]), b])
-
-    def layer_norm(
-        self, x: str, weight: np.ndarray, bias: np.ndarray, eps: float, prefix: str
-    ) -> str:
-        g = self.const(prefix + ".weight", weight.astype(np.float32))
-        b = self.const(prefix + ".bias", bias.astype(np.float32))
-        return self.op("LayerNormalization", [x, g, b], axis=-1, epsilon=eps)
-
-
 def build_minilm_graph(
     weights: dict[str, np.ndarray], config: dict[str, Any], max_tokens: int = 256
 ) -> Any:
@@ -132,7 +94,7 @@ def build_minilm_graph(
     eps = float(config.get("layer_norm_eps", 1e-12))
     n_layers = int(config["num_hidden_layers"])
 
-    g = _GraphBuilder()
+    g = GraphBuilder()
     i64 = np.int64
     # ---- embeddings
     word = g.const("embeddings.word", w["embeddings.word_embeddings.weight"].astype(np.float32))
@@ -402,26 +364,15 @@ class OnnxMiniLMEmbedder(LengthBucketed):
         return data
 
     def _model_bytes(self, config: dict[str, Any], cache_dir: Path | None) -> bytes:
-        if cache_dir is None:
-            return self._build(config)
-        digest = hashlib.sha256()
-        with (self.model_dir / "model.safetensors").open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
-        digest.update(json.dumps(config, sort_keys=True).encode())
-        digest.update(f"|graph={GRAPH_VERSION}|opset={OPSET}|max_tokens={self.max_tokens}".encode())
-        path = cache_dir / f"all-minilm-l6-v2-{self.variant}-{digest.hexdigest()[:20]}.onnx"
-        if path.is_file():
-            return path.read_bytes()
-        data = self._build(config)
-        try:
-            cache_dir.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
-        except OSError as exc:  # a read-only cache dir only costs the next start a rebuild
-            log.warning("could not cache the ONNX model in %s: %s", cache_dir, exc)
-        return data
+        key = json.dumps(config, sort_keys=True)
+        key += f"|graph={GRAPH_VERSION}|opset={OPSET}|max_tokens={self.max_tokens}"
+        return cached_build(
+            cache_dir,
+            f"all-minilm-l6-v2-{self.variant}",
+            [self.model_dir / "model.safetensors"],
+            key,
+            lambda: self._build(config),
+        )
 
     # ------------------------------------------------------------------ API
 

@@ -67,6 +67,7 @@ async def _serve(
         settings.embedder,
         cache_size=settings.embed_cache_size,
         threads=settings.embed_threads,
+        onnx_cache_dir=settings.onnx_cache(),
         spinning=settings.embed_spinning,
     )
     if isinstance(embedder, CachedEmbedder):

@@ -172,6 +172,19 @@ class _StateCollector(Collector):
             layer, _, status = key.partition("/")
             memories.add_metric([layer, status], value)
         yield memories
+        languages = GaugeMetricFamily(
+            "memgate_stored_language_share",
+            "Share of the stored texts per language (zh: mostly CJK; other), from a sample.",
+            labels=["language"],
+        )
+        for language, share in sorted(s["languages"].items()):
+            languages.add_metric([language], share)
+        yield languages
+        yield _gauge(
+            "memgate_embedder_advice",
+            "1 when the embedder does not suit the stored texts (memgate status says why).",
+            float(bool(s["embedder_advice"])),
+        )
         cache = CounterMetricFamily(
             "memgate_recall_cache", "Recall cache lookups by result.", labels=["result"]
         )

@@ -169,6 +169,9 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
             layers=[cv.layer_stats_to_pb(b) for b in self._svc.ops.breakers()],
             apply_lag_seconds=s["apply_lag_seconds"],
             recall=[cv.recall_stats_to_pb(r) for r in s["recall"]],
+            languages=s["languages"],
+            languages_sampled=s["languages_sampled"],
+            embedder_advice=s["embedder_advice"],
         )
 
     async def QueryAudit(self, req: pb.QueryAuditRequest, ctx: Ctx) -> pb.QueryAuditResponse:

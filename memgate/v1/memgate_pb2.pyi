@@ -913,7 +913,7 @@ class RecallStats(_message.Message):
     def __init__(self, layer: _Optional[_Union[Layer, str]] = ..., recalls: _Optional[int] = ..., hits: _Optional[int] = ..., hit_rate: _Optional[float] = ...) -> None: ...
 
 class StatsResponse(_message.Message):
-    __slots__ = ("layers", "journal_pending", "journal_applied", "vectors", "memories", "embedder", "shards", "recall_cache_hits", "recall_cache_misses", "apply_lag_seconds", "recall")
+    __slots__ = ("layers", "journal_pending", "journal_applied", "vectors", "memories", "embedder", "shards", "recall_cache_hits", "recall_cache_misses", "apply_lag_seconds", "recall", "languages", "languages_sampled", "embedder_advice")
     class MemoriesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -921,6 +921,13 @@ class StatsResponse(_message.Message):
         key: str
         value: int
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class LanguagesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
     LAYERS_FIELD_NUMBER: _ClassVar[int]
     JOURNAL_PENDING_FIELD_NUMBER: _ClassVar[int]
     JOURNAL_APPLIED_FIELD_NUMBER: _ClassVar[int]
@@ -932,6 +939,9 @@ class StatsResponse(_message.Message):
     RECALL_CACHE_MISSES_FIELD_NUMBER: _ClassVar[int]
     APPLY_LAG_SECONDS_FIELD_NUMBER: _ClassVar[int]
     RECALL_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGES_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGES_SAMPLED_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDER_ADVICE_FIELD_NUMBER: _ClassVar[int]
     layers: _containers.RepeatedCompositeFieldContainer[LayerStats]
     journal_pending: int
     journal_applied: int
@@ -943,7 +953,10 @@ class StatsResponse(_message.Message):
     recall_cache_misses: int
     apply_lag_seconds: float
     recall: _containers.RepeatedCompositeFieldContainer[RecallStats]
-    def __init__(self, layers: _Optional[_Iterable[_Union[LayerStats, _Mapping]]] = ..., journal_pending: _Optional[int] = ..., journal_applied: _Optional[int] = ..., vectors: _Optional[int] = ..., memories: _Optional[_Mapping[str, int]] = ..., embedder: _Optional[str] = ..., shards: _Optional[int] = ..., recall_cache_hits: _Optional[int] = ..., recall_cache_misses: _Optional[int] = ..., apply_lag_seconds: _Optional[float] = ..., recall: _Optional[_Iterable[_Union[RecallStats, _Mapping]]] = ...) -> None: ...
+    languages: _containers.ScalarMap[str, float]
+    languages_sampled: int
+    embedder_advice: str
+    def __init__(self, layers: _Optional[_Iterable[_Union[LayerStats, _Mapping]]] = ..., journal_pending: _Optional[int] = ..., journal_applied: _Optional[int] = ..., vectors: _Optional[int] = ..., memories: _Optional[_Mapping[str, int]] = ..., embedder: _Optional[str] = ..., shards: _Optional[int] = ..., recall_cache_hits: _Optional[int] = ..., recall_cache_misses: _Optional[int] = ..., apply_lag_seconds: _Optional[float] = ..., recall: _Optional[_Iterable[_Union[RecallStats, _Mapping]]] = ..., languages: _Optional[_Mapping[str, float]] = ..., languages_sampled: _Optional[int] = ..., embedder_advice: _Optional[str] = ...) -> None: ...
 
 class QueryAuditRequest(_message.Message):
     __slots__ = ("agent_id", "namespace", "since", "limit")

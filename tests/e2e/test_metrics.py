@@ -155,3 +155,33 @@ def test_the_metrics_port_is_bounded_under_abuse(tmp_path: Path) -> None:
                 answer = slow.recv(100)
         assert answer == b"" and time.monotonic() - started < metrics_http.HEAD_TIMEOUT_S + 3
         assert urllib.request.urlopen(f"{base}/healthz", timeout=5).read() == b"ok\n"
+
+
+def test_a_chinese_store_under_an_english_only_embedder_is_told_the_fix(tmp_path: Path) -> None:
+    """Stats, ``memgate status`` and /metrics show the stored texts' languages; a store that is
+    mostly Chinese under an embedder that reads English only (here the hash embedder) gets one
+    line naming the command that fixes it."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = gateway_settings(tmp_path, metrics_port=port)
+    zh = [f"用户第{i}次提到她喜欢在周末去西湖边散步。" for i in range(24)]
+    en = [f"The user mentioned walk number {i} along the river." for i in range(6)]
+    with serve_in_thread(settings) as address:
+        with GatewayClient(address, agent_id="master") as c:
+            c.batch_write(
+                [{"namespace": "user/zh", "layer": "episodic", "content": t} for t in zh + en],
+                wait=True,
+            )
+            stats = c.stats()
+            from gateway.status_cli import gather
+
+            status = gather(c, address)
+        body = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    assert stats.languages_sampled == 30
+    assert stats.languages == pytest.approx({"zh": 0.8, "other": 0.2})
+    assert "memgate serve --embedder e5-multilingual" in stats.embedder_advice
+    assert status["languages"] == stats.languages and status["embedder_advice"]
+    m = _samples(body)
+    assert m[_key("memgate_stored_language_share", language="zh")] == pytest.approx(0.8)
+    assert m[_key("memgate_embedder_advice")] == 1

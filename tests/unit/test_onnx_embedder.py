@@ -307,7 +307,8 @@ def test_settings_embedder_kinds_and_threads(tmp_path):
     cfg.write_text('[memgate]\nembedder = "minilm-numpy"\nembed_threads = 2\n', encoding="utf-8")
     s = load_settings(cfg, env={})
     assert s.embedder == "minilm-numpy" and s.embed_threads == 2
-    assert load_settings(env={}).embedder == "minilm" and load_settings(env={}).embed_threads == 0
+    default = load_settings(env={})
+    assert default.embedder == "e5-multilingual" and default.embed_threads == 0
     with pytest.raises(ValueError, match="embedder"):
         load_settings(env={"MEMGATE_EMBEDDER": "word2vec"})
     with pytest.raises(ValueError, match="embed_threads"):

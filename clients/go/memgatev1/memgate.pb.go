@@ -4859,8 +4859,16 @@ type StatsResponse struct {
 	RecallCacheMisses int64                  `protobuf:"varint,9,opt,name=recall_cache_misses,json=recallCacheMisses,proto3" json:"recall_cache_misses,omitempty"`
 	ApplyLagSeconds   float64                `protobuf:"fixed64,10,opt,name=apply_lag_seconds,json=applyLagSeconds,proto3" json:"apply_lag_seconds,omitempty"` // age of the oldest acknowledged write not applied yet
 	Recall            []*RecallStats         `protobuf:"bytes,11,rep,name=recall,proto3" json:"recall,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Share of the stored texts per language, from a sample (at most 2,000 texts, 50 namespaces;
+	// re-read at most once a minute): "zh" (written mostly in Chinese, Japanese or Korean) and
+	// "other". Empty when nothing is stored.
+	Languages        map[string]float64 `protobuf:"bytes,12,rep,name=languages,proto3" json:"languages,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"`
+	LanguagesSampled int64              `protobuf:"varint,13,opt,name=languages_sampled,json=languagesSampled,proto3" json:"languages_sampled,omitempty"`
+	// "" or one line on the embedder: a store that is largely Chinese under an English-only
+	// embedder names the command that fixes it.
+	EmbedderAdvice string `protobuf:"bytes,14,opt,name=embedder_advice,json=embedderAdvice,proto3" json:"embedder_advice,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *StatsResponse) Reset() {
@@ -4968,6 +4976,27 @@ func (x *StatsResponse) GetRecall() []*RecallStats {
 		return x.Recall
 	}
 	return nil
+}
+
+func (x *StatsResponse) GetLanguages() map[string]float64 {
+	if x != nil {
+		return x.Languages
+	}
+	return nil
+}
+
+func (x *StatsResponse) GetLanguagesSampled() int64 {
+	if x != nil {
+		return x.LanguagesSampled
+	}
+	return 0
+}
+
+func (x *StatsResponse) GetEmbedderAdvice() string {
+	if x != nil {
+		return x.EmbedderAdvice
+	}
+	return ""
 }
 
 type QueryAuditRequest struct {
@@ -6478,7 +6507,7 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"\x05layer\x18\x01 \x01(\x0e2\x11.memgate.v1.LayerR\x05layer\x12\x18\n" +
 	"\arecalls\x18\x02 \x01(\x03R\arecalls\x12\x12\n" +
 	"\x04hits\x18\x03 \x01(\x03R\x04hits\x12\x19\n" +
-	"\bhit_rate\x18\x04 \x01(\x01R\ahitRate\"\x9a\x04\n" +
+	"\bhit_rate\x18\x04 \x01(\x01R\ahitRate\"\xf6\x05\n" +
 	"\rStatsResponse\x12.\n" +
 	"\x06layers\x18\x01 \x03(\v2\x16.memgate.v1.LayerStatsR\x06layers\x12'\n" +
 	"\x0fjournal_pending\x18\x02 \x01(\x03R\x0ejournalPending\x12'\n" +
@@ -6491,10 +6520,16 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"\x13recall_cache_misses\x18\t \x01(\x03R\x11recallCacheMisses\x12*\n" +
 	"\x11apply_lag_seconds\x18\n" +
 	" \x01(\x01R\x0fapplyLagSeconds\x12/\n" +
-	"\x06recall\x18\v \x03(\v2\x17.memgate.v1.RecallStatsR\x06recall\x1a;\n" +
+	"\x06recall\x18\v \x03(\v2\x17.memgate.v1.RecallStatsR\x06recall\x12F\n" +
+	"\tlanguages\x18\f \x03(\v2(.memgate.v1.StatsResponse.LanguagesEntryR\tlanguages\x12+\n" +
+	"\x11languages_sampled\x18\r \x01(\x03R\x10languagesSampled\x12'\n" +
+	"\x0fembedder_advice\x18\x0e \x01(\tR\x0eembedderAdvice\x1a;\n" +
 	"\rMemoriesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x94\x01\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\x1a<\n" +
+	"\x0eLanguagesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\x94\x01\n" +
 	"\x11QueryAuditRequest\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x120\n" +
@@ -6664,7 +6699,7 @@ func file_memgate_v1_memgate_proto_rawDescGZIP() []byte {
 }
 
 var file_memgate_v1_memgate_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_memgate_v1_memgate_proto_msgTypes = make([]protoimpl.MessageInfo, 100)
+var file_memgate_v1_memgate_proto_msgTypes = make([]protoimpl.MessageInfo, 101)
 var file_memgate_v1_memgate_proto_goTypes = []any{
 	(Layer)(0),                        // 0: memgate.v1.Layer
 	(MemoryStatus)(0),                 // 1: memgate.v1.MemoryStatus
@@ -6767,41 +6802,42 @@ var file_memgate_v1_memgate_proto_goTypes = []any{
 	nil,                               // 98: memgate.v1.EndSessionResponse.OutcomesEntry
 	nil,                               // 99: memgate.v1.RelateRequest.PropertiesEntry
 	nil,                               // 100: memgate.v1.StatsResponse.MemoriesEntry
-	nil,                               // 101: memgate.v1.GraphLink.PropertiesEntry
-	(*timestamppb.Timestamp)(nil),     // 102: google.protobuf.Timestamp
+	nil,                               // 101: memgate.v1.StatsResponse.LanguagesEntry
+	nil,                               // 102: memgate.v1.GraphLink.PropertiesEntry
+	(*timestamppb.Timestamp)(nil),     // 103: google.protobuf.Timestamp
 }
 var file_memgate_v1_memgate_proto_depIdxs = []int32{
 	0,   // 0: memgate.v1.Memory.layer:type_name -> memgate.v1.Layer
-	102, // 1: memgate.v1.Memory.created_at:type_name -> google.protobuf.Timestamp
-	102, // 2: memgate.v1.Memory.updated_at:type_name -> google.protobuf.Timestamp
-	102, // 3: memgate.v1.Memory.last_accessed_at:type_name -> google.protobuf.Timestamp
+	103, // 1: memgate.v1.Memory.created_at:type_name -> google.protobuf.Timestamp
+	103, // 2: memgate.v1.Memory.updated_at:type_name -> google.protobuf.Timestamp
+	103, // 3: memgate.v1.Memory.last_accessed_at:type_name -> google.protobuf.Timestamp
 	92,  // 4: memgate.v1.Memory.metadata:type_name -> memgate.v1.Memory.MetadataEntry
-	102, // 5: memgate.v1.Memory.event_time:type_name -> google.protobuf.Timestamp
+	103, // 5: memgate.v1.Memory.event_time:type_name -> google.protobuf.Timestamp
 	1,   // 6: memgate.v1.Memory.status:type_name -> memgate.v1.MemoryStatus
-	102, // 7: memgate.v1.Memory.valid_from:type_name -> google.protobuf.Timestamp
-	102, // 8: memgate.v1.Memory.valid_to:type_name -> google.protobuf.Timestamp
+	103, // 7: memgate.v1.Memory.valid_from:type_name -> google.protobuf.Timestamp
+	103, // 8: memgate.v1.Memory.valid_to:type_name -> google.protobuf.Timestamp
 	0,   // 9: memgate.v1.WriteItem.layer:type_name -> memgate.v1.Layer
-	102, // 10: memgate.v1.WriteItem.event_time:type_name -> google.protobuf.Timestamp
+	103, // 10: memgate.v1.WriteItem.event_time:type_name -> google.protobuf.Timestamp
 	93,  // 11: memgate.v1.WriteItem.metadata:type_name -> memgate.v1.WriteItem.MetadataEntry
 	3,   // 12: memgate.v1.WriteRequest.item:type_name -> memgate.v1.WriteItem
 	5,   // 13: memgate.v1.WriteResponse.result:type_name -> memgate.v1.WriteResult
 	3,   // 14: memgate.v1.BatchWriteRequest.items:type_name -> memgate.v1.WriteItem
 	5,   // 15: memgate.v1.BatchWriteResponse.results:type_name -> memgate.v1.WriteResult
 	0,   // 16: memgate.v1.RecallRequest.layers:type_name -> memgate.v1.Layer
-	102, // 17: memgate.v1.RecallRequest.start:type_name -> google.protobuf.Timestamp
-	102, // 18: memgate.v1.RecallRequest.end:type_name -> google.protobuf.Timestamp
-	102, // 19: memgate.v1.RecallRequest.as_of:type_name -> google.protobuf.Timestamp
+	103, // 17: memgate.v1.RecallRequest.start:type_name -> google.protobuf.Timestamp
+	103, // 18: memgate.v1.RecallRequest.end:type_name -> google.protobuf.Timestamp
+	103, // 19: memgate.v1.RecallRequest.as_of:type_name -> google.protobuf.Timestamp
 	2,   // 20: memgate.v1.Hit.memory:type_name -> memgate.v1.Memory
 	10,  // 21: memgate.v1.RecallResponse.hits:type_name -> memgate.v1.Hit
 	0,   // 22: memgate.v1.RecallResponse.routed_layers:type_name -> memgate.v1.Layer
 	2,   // 23: memgate.v1.GetResponse.memory:type_name -> memgate.v1.Memory
-	102, // 24: memgate.v1.HistoryRequest.as_of:type_name -> google.protobuf.Timestamp
+	103, // 24: memgate.v1.HistoryRequest.as_of:type_name -> google.protobuf.Timestamp
 	2,   // 25: memgate.v1.HistoryResponse.versions:type_name -> memgate.v1.Memory
 	2,   // 26: memgate.v1.ForgetResponse.memory:type_name -> memgate.v1.Memory
-	102, // 27: memgate.v1.Turn.at:type_name -> google.protobuf.Timestamp
+	103, // 27: memgate.v1.Turn.at:type_name -> google.protobuf.Timestamp
 	94,  // 28: memgate.v1.Turn.metadata:type_name -> memgate.v1.Turn.MetadataEntry
 	95,  // 29: memgate.v1.AppendTurnRequest.metadata:type_name -> memgate.v1.AppendTurnRequest.MetadataEntry
-	102, // 30: memgate.v1.AppendTurnRequest.at:type_name -> google.protobuf.Timestamp
+	103, // 30: memgate.v1.AppendTurnRequest.at:type_name -> google.protobuf.Timestamp
 	22,  // 31: memgate.v1.AppendTurnsRequest.turns:type_name -> memgate.v1.AppendTurnRequest
 	25,  // 32: memgate.v1.AppendTurnsResponse.results:type_name -> memgate.v1.AppendTurnResponse
 	21,  // 33: memgate.v1.GetWindowResponse.turns:type_name -> memgate.v1.Turn
@@ -6813,15 +6849,15 @@ var file_memgate_v1_memgate_proto_depIdxs = []int32{
 	38,  // 39: memgate.v1.Link.target:type_name -> memgate.v1.NodeRef
 	38,  // 40: memgate.v1.RelateRequest.src:type_name -> memgate.v1.NodeRef
 	38,  // 41: memgate.v1.RelateRequest.dst:type_name -> memgate.v1.NodeRef
-	102, // 42: memgate.v1.RelateRequest.at:type_name -> google.protobuf.Timestamp
+	103, // 42: memgate.v1.RelateRequest.at:type_name -> google.protobuf.Timestamp
 	99,  // 43: memgate.v1.RelateRequest.properties:type_name -> memgate.v1.RelateRequest.PropertiesEntry
-	102, // 44: memgate.v1.TimelineRequest.start:type_name -> google.protobuf.Timestamp
-	102, // 45: memgate.v1.TimelineRequest.end:type_name -> google.protobuf.Timestamp
-	102, // 46: memgate.v1.Event.at:type_name -> google.protobuf.Timestamp
+	103, // 44: memgate.v1.TimelineRequest.start:type_name -> google.protobuf.Timestamp
+	103, // 45: memgate.v1.TimelineRequest.end:type_name -> google.protobuf.Timestamp
+	103, // 46: memgate.v1.Event.at:type_name -> google.protobuf.Timestamp
 	43,  // 47: memgate.v1.TimelineResponse.events:type_name -> memgate.v1.Event
 	38,  // 48: memgate.v1.NeighbourhoodRequest.node:type_name -> memgate.v1.NodeRef
 	38,  // 49: memgate.v1.Neighbour.node:type_name -> memgate.v1.NodeRef
-	102, // 50: memgate.v1.Neighbour.at:type_name -> google.protobuf.Timestamp
+	103, // 50: memgate.v1.Neighbour.at:type_name -> google.protobuf.Timestamp
 	46,  // 51: memgate.v1.NeighbourhoodResponse.neighbours:type_name -> memgate.v1.Neighbour
 	51,  // 52: memgate.v1.RegisterSkillRequest.skill:type_name -> memgate.v1.Skill
 	51,  // 53: memgate.v1.RegisterSkillResponse.skill:type_name -> memgate.v1.Skill
@@ -6832,7 +6868,7 @@ var file_memgate_v1_memgate_proto_depIdxs = []int32{
 	5,   // 58: memgate.v1.SubmitResultResponse.committed:type_name -> memgate.v1.WriteResult
 	60,  // 59: memgate.v1.SubmitResultResponse.proposals:type_name -> memgate.v1.Proposal
 	3,   // 60: memgate.v1.Proposal.item:type_name -> memgate.v1.WriteItem
-	102, // 61: memgate.v1.Proposal.created_at:type_name -> google.protobuf.Timestamp
+	103, // 61: memgate.v1.Proposal.created_at:type_name -> google.protobuf.Timestamp
 	2,   // 62: memgate.v1.Proposal.conflicts_with:type_name -> memgate.v1.Memory
 	60,  // 63: memgate.v1.ListProposalsResponse.proposals:type_name -> memgate.v1.Proposal
 	65,  // 64: memgate.v1.Task.steps:type_name -> memgate.v1.Step
@@ -6840,105 +6876,106 @@ var file_memgate_v1_memgate_proto_depIdxs = []int32{
 	71,  // 66: memgate.v1.StatsResponse.layers:type_name -> memgate.v1.LayerStats
 	100, // 67: memgate.v1.StatsResponse.memories:type_name -> memgate.v1.StatsResponse.MemoriesEntry
 	72,  // 68: memgate.v1.StatsResponse.recall:type_name -> memgate.v1.RecallStats
-	102, // 69: memgate.v1.QueryAuditRequest.since:type_name -> google.protobuf.Timestamp
-	102, // 70: memgate.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
-	75,  // 71: memgate.v1.QueryAuditResponse.entries:type_name -> memgate.v1.AuditEntry
-	78,  // 72: memgate.v1.BreakerStatesResponse.breakers:type_name -> memgate.v1.BreakerState
-	2,   // 73: memgate.v1.ListReviewResponse.memories:type_name -> memgate.v1.Memory
-	38,  // 74: memgate.v1.GraphLink.src:type_name -> memgate.v1.NodeRef
-	38,  // 75: memgate.v1.GraphLink.dst:type_name -> memgate.v1.NodeRef
-	102, // 76: memgate.v1.GraphLink.at:type_name -> google.protobuf.Timestamp
-	101, // 77: memgate.v1.GraphLink.properties:type_name -> memgate.v1.GraphLink.PropertiesEntry
-	2,   // 78: memgate.v1.ExportedMemory.versions:type_name -> memgate.v1.Memory
-	86,  // 79: memgate.v1.ExportedMemory.links:type_name -> memgate.v1.GraphLink
-	87,  // 80: memgate.v1.ImportRequest.memories:type_name -> memgate.v1.ExportedMemory
-	4,   // 81: memgate.v1.MemoryGateway.Write:input_type -> memgate.v1.WriteRequest
-	7,   // 82: memgate.v1.MemoryGateway.BatchWrite:input_type -> memgate.v1.BatchWriteRequest
-	9,   // 83: memgate.v1.MemoryGateway.Recall:input_type -> memgate.v1.RecallRequest
-	12,  // 84: memgate.v1.MemoryGateway.Get:input_type -> memgate.v1.GetRequest
-	14,  // 85: memgate.v1.MemoryGateway.History:input_type -> memgate.v1.HistoryRequest
-	16,  // 86: memgate.v1.MemoryGateway.Forget:input_type -> memgate.v1.ForgetRequest
-	18,  // 87: memgate.v1.MemoryGateway.ForgetNamespace:input_type -> memgate.v1.ForgetNamespaceRequest
-	19,  // 88: memgate.v1.MemoryGateway.ForgetSubject:input_type -> memgate.v1.ForgetSubjectRequest
-	22,  // 89: memgate.v1.MemoryGateway.AppendTurn:input_type -> memgate.v1.AppendTurnRequest
-	23,  // 90: memgate.v1.MemoryGateway.AppendTurns:input_type -> memgate.v1.AppendTurnsRequest
-	26,  // 91: memgate.v1.MemoryGateway.GetWindow:input_type -> memgate.v1.GetWindowRequest
-	28,  // 92: memgate.v1.MemoryGateway.GetSessionState:input_type -> memgate.v1.GetSessionStateRequest
-	29,  // 93: memgate.v1.MemoryGateway.UpdateSessionState:input_type -> memgate.v1.UpdateSessionStateRequest
-	31,  // 94: memgate.v1.MemoryGateway.CompactWindow:input_type -> memgate.v1.CompactWindowRequest
-	33,  // 95: memgate.v1.MemoryGateway.ClearScratch:input_type -> memgate.v1.ClearScratchRequest
-	35,  // 96: memgate.v1.MemoryGateway.EndSession:input_type -> memgate.v1.EndSessionRequest
-	37,  // 97: memgate.v1.MemoryGateway.RecordEvent:input_type -> memgate.v1.RecordEventRequest
-	40,  // 98: memgate.v1.MemoryGateway.Relate:input_type -> memgate.v1.RelateRequest
-	42,  // 99: memgate.v1.MemoryGateway.Timeline:input_type -> memgate.v1.TimelineRequest
-	45,  // 100: memgate.v1.MemoryGateway.Neighbourhood:input_type -> memgate.v1.NeighbourhoodRequest
-	48,  // 101: memgate.v1.MemoryGateway.ProposeFact:input_type -> memgate.v1.ProposeFactRequest
-	50,  // 102: memgate.v1.MemoryGateway.ConfirmFact:input_type -> memgate.v1.ConfirmFactRequest
-	52,  // 103: memgate.v1.MemoryGateway.RegisterSkill:input_type -> memgate.v1.RegisterSkillRequest
-	54,  // 104: memgate.v1.MemoryGateway.MatchSkill:input_type -> memgate.v1.MatchSkillRequest
-	58,  // 105: memgate.v1.MemoryGateway.SubmitResult:input_type -> memgate.v1.SubmitResultRequest
-	61,  // 106: memgate.v1.MemoryGateway.ListProposals:input_type -> memgate.v1.ListProposalsRequest
-	63,  // 107: memgate.v1.MemoryGateway.ApproveProposal:input_type -> memgate.v1.DecideProposalRequest
-	63,  // 108: memgate.v1.MemoryGateway.RejectProposal:input_type -> memgate.v1.DecideProposalRequest
-	64,  // 109: memgate.v1.MemoryGateway.SetSharedWritePolicy:input_type -> memgate.v1.SharedWritePolicy
-	67,  // 110: memgate.v1.MemoryGateway.StartTask:input_type -> memgate.v1.StartTaskRequest
-	68,  // 111: memgate.v1.MemoryGateway.UpdateStep:input_type -> memgate.v1.UpdateStepRequest
-	69,  // 112: memgate.v1.MemoryGateway.GetTask:input_type -> memgate.v1.GetTaskRequest
-	70,  // 113: memgate.v1.MemoryGateway.Stats:input_type -> memgate.v1.StatsRequest
-	74,  // 114: memgate.v1.MemoryGateway.QueryAudit:input_type -> memgate.v1.QueryAuditRequest
-	77,  // 115: memgate.v1.MemoryGateway.BreakerStates:input_type -> memgate.v1.BreakerStatesRequest
-	80,  // 116: memgate.v1.MemoryGateway.ListReview:input_type -> memgate.v1.ListReviewRequest
-	82,  // 117: memgate.v1.MemoryGateway.Maintain:input_type -> memgate.v1.MaintainRequest
-	84,  // 118: memgate.v1.MemoryGateway.ResolveReview:input_type -> memgate.v1.ResolveReviewRequest
-	90,  // 119: memgate.v1.MemoryGateway.ListNamespaces:input_type -> memgate.v1.ListNamespacesRequest
-	85,  // 120: memgate.v1.MemoryGateway.Export:input_type -> memgate.v1.ExportRequest
-	88,  // 121: memgate.v1.MemoryGateway.Import:input_type -> memgate.v1.ImportRequest
-	6,   // 122: memgate.v1.MemoryGateway.Write:output_type -> memgate.v1.WriteResponse
-	8,   // 123: memgate.v1.MemoryGateway.BatchWrite:output_type -> memgate.v1.BatchWriteResponse
-	11,  // 124: memgate.v1.MemoryGateway.Recall:output_type -> memgate.v1.RecallResponse
-	13,  // 125: memgate.v1.MemoryGateway.Get:output_type -> memgate.v1.GetResponse
-	15,  // 126: memgate.v1.MemoryGateway.History:output_type -> memgate.v1.HistoryResponse
-	17,  // 127: memgate.v1.MemoryGateway.Forget:output_type -> memgate.v1.ForgetResponse
-	20,  // 128: memgate.v1.MemoryGateway.ForgetNamespace:output_type -> memgate.v1.EraseResponse
-	20,  // 129: memgate.v1.MemoryGateway.ForgetSubject:output_type -> memgate.v1.EraseResponse
-	25,  // 130: memgate.v1.MemoryGateway.AppendTurn:output_type -> memgate.v1.AppendTurnResponse
-	24,  // 131: memgate.v1.MemoryGateway.AppendTurns:output_type -> memgate.v1.AppendTurnsResponse
-	27,  // 132: memgate.v1.MemoryGateway.GetWindow:output_type -> memgate.v1.GetWindowResponse
-	30,  // 133: memgate.v1.MemoryGateway.GetSessionState:output_type -> memgate.v1.SessionState
-	30,  // 134: memgate.v1.MemoryGateway.UpdateSessionState:output_type -> memgate.v1.SessionState
-	32,  // 135: memgate.v1.MemoryGateway.CompactWindow:output_type -> memgate.v1.CompactWindowResponse
-	34,  // 136: memgate.v1.MemoryGateway.ClearScratch:output_type -> memgate.v1.ClearScratchResponse
-	36,  // 137: memgate.v1.MemoryGateway.EndSession:output_type -> memgate.v1.EndSessionResponse
-	6,   // 138: memgate.v1.MemoryGateway.RecordEvent:output_type -> memgate.v1.WriteResponse
-	41,  // 139: memgate.v1.MemoryGateway.Relate:output_type -> memgate.v1.RelateResponse
-	44,  // 140: memgate.v1.MemoryGateway.Timeline:output_type -> memgate.v1.TimelineResponse
-	47,  // 141: memgate.v1.MemoryGateway.Neighbourhood:output_type -> memgate.v1.NeighbourhoodResponse
-	49,  // 142: memgate.v1.MemoryGateway.ProposeFact:output_type -> memgate.v1.ProposeFactResponse
-	49,  // 143: memgate.v1.MemoryGateway.ConfirmFact:output_type -> memgate.v1.ProposeFactResponse
-	53,  // 144: memgate.v1.MemoryGateway.RegisterSkill:output_type -> memgate.v1.RegisterSkillResponse
-	56,  // 145: memgate.v1.MemoryGateway.MatchSkill:output_type -> memgate.v1.MatchSkillResponse
-	59,  // 146: memgate.v1.MemoryGateway.SubmitResult:output_type -> memgate.v1.SubmitResultResponse
-	62,  // 147: memgate.v1.MemoryGateway.ListProposals:output_type -> memgate.v1.ListProposalsResponse
-	60,  // 148: memgate.v1.MemoryGateway.ApproveProposal:output_type -> memgate.v1.Proposal
-	60,  // 149: memgate.v1.MemoryGateway.RejectProposal:output_type -> memgate.v1.Proposal
-	64,  // 150: memgate.v1.MemoryGateway.SetSharedWritePolicy:output_type -> memgate.v1.SharedWritePolicy
-	66,  // 151: memgate.v1.MemoryGateway.StartTask:output_type -> memgate.v1.Task
-	66,  // 152: memgate.v1.MemoryGateway.UpdateStep:output_type -> memgate.v1.Task
-	66,  // 153: memgate.v1.MemoryGateway.GetTask:output_type -> memgate.v1.Task
-	73,  // 154: memgate.v1.MemoryGateway.Stats:output_type -> memgate.v1.StatsResponse
-	76,  // 155: memgate.v1.MemoryGateway.QueryAudit:output_type -> memgate.v1.QueryAuditResponse
-	79,  // 156: memgate.v1.MemoryGateway.BreakerStates:output_type -> memgate.v1.BreakerStatesResponse
-	81,  // 157: memgate.v1.MemoryGateway.ListReview:output_type -> memgate.v1.ListReviewResponse
-	83,  // 158: memgate.v1.MemoryGateway.Maintain:output_type -> memgate.v1.MaintainResponse
-	2,   // 159: memgate.v1.MemoryGateway.ResolveReview:output_type -> memgate.v1.Memory
-	91,  // 160: memgate.v1.MemoryGateway.ListNamespaces:output_type -> memgate.v1.ListNamespacesResponse
-	87,  // 161: memgate.v1.MemoryGateway.Export:output_type -> memgate.v1.ExportedMemory
-	89,  // 162: memgate.v1.MemoryGateway.Import:output_type -> memgate.v1.ImportResponse
-	122, // [122:163] is the sub-list for method output_type
-	81,  // [81:122] is the sub-list for method input_type
-	81,  // [81:81] is the sub-list for extension type_name
-	81,  // [81:81] is the sub-list for extension extendee
-	0,   // [0:81] is the sub-list for field type_name
+	101, // 69: memgate.v1.StatsResponse.languages:type_name -> memgate.v1.StatsResponse.LanguagesEntry
+	103, // 70: memgate.v1.QueryAuditRequest.since:type_name -> google.protobuf.Timestamp
+	103, // 71: memgate.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	75,  // 72: memgate.v1.QueryAuditResponse.entries:type_name -> memgate.v1.AuditEntry
+	78,  // 73: memgate.v1.BreakerStatesResponse.breakers:type_name -> memgate.v1.BreakerState
+	2,   // 74: memgate.v1.ListReviewResponse.memories:type_name -> memgate.v1.Memory
+	38,  // 75: memgate.v1.GraphLink.src:type_name -> memgate.v1.NodeRef
+	38,  // 76: memgate.v1.GraphLink.dst:type_name -> memgate.v1.NodeRef
+	103, // 77: memgate.v1.GraphLink.at:type_name -> google.protobuf.Timestamp
+	102, // 78: memgate.v1.GraphLink.properties:type_name -> memgate.v1.GraphLink.PropertiesEntry
+	2,   // 79: memgate.v1.ExportedMemory.versions:type_name -> memgate.v1.Memory
+	86,  // 80: memgate.v1.ExportedMemory.links:type_name -> memgate.v1.GraphLink
+	87,  // 81: memgate.v1.ImportRequest.memories:type_name -> memgate.v1.ExportedMemory
+	4,   // 82: memgate.v1.MemoryGateway.Write:input_type -> memgate.v1.WriteRequest
+	7,   // 83: memgate.v1.MemoryGateway.BatchWrite:input_type -> memgate.v1.BatchWriteRequest
+	9,   // 84: memgate.v1.MemoryGateway.Recall:input_type -> memgate.v1.RecallRequest
+	12,  // 85: memgate.v1.MemoryGateway.Get:input_type -> memgate.v1.GetRequest
+	14,  // 86: memgate.v1.MemoryGateway.History:input_type -> memgate.v1.HistoryRequest
+	16,  // 87: memgate.v1.MemoryGateway.Forget:input_type -> memgate.v1.ForgetRequest
+	18,  // 88: memgate.v1.MemoryGateway.ForgetNamespace:input_type -> memgate.v1.ForgetNamespaceRequest
+	19,  // 89: memgate.v1.MemoryGateway.ForgetSubject:input_type -> memgate.v1.ForgetSubjectRequest
+	22,  // 90: memgate.v1.MemoryGateway.AppendTurn:input_type -> memgate.v1.AppendTurnRequest
+	23,  // 91: memgate.v1.MemoryGateway.AppendTurns:input_type -> memgate.v1.AppendTurnsRequest
+	26,  // 92: memgate.v1.MemoryGateway.GetWindow:input_type -> memgate.v1.GetWindowRequest
+	28,  // 93: memgate.v1.MemoryGateway.GetSessionState:input_type -> memgate.v1.GetSessionStateRequest
+	29,  // 94: memgate.v1.MemoryGateway.UpdateSessionState:input_type -> memgate.v1.UpdateSessionStateRequest
+	31,  // 95: memgate.v1.MemoryGateway.CompactWindow:input_type -> memgate.v1.CompactWindowRequest
+	33,  // 96: memgate.v1.MemoryGateway.ClearScratch:input_type -> memgate.v1.ClearScratchRequest
+	35,  // 97: memgate.v1.MemoryGateway.EndSession:input_type -> memgate.v1.EndSessionRequest
+	37,  // 98: memgate.v1.MemoryGateway.RecordEvent:input_type -> memgate.v1.RecordEventRequest
+	40,  // 99: memgate.v1.MemoryGateway.Relate:input_type -> memgate.v1.RelateRequest
+	42,  // 100: memgate.v1.MemoryGateway.Timeline:input_type -> memgate.v1.TimelineRequest
+	45,  // 101: memgate.v1.MemoryGateway.Neighbourhood:input_type -> memgate.v1.NeighbourhoodRequest
+	48,  // 102: memgate.v1.MemoryGateway.ProposeFact:input_type -> memgate.v1.ProposeFactRequest
+	50,  // 103: memgate.v1.MemoryGateway.ConfirmFact:input_type -> memgate.v1.ConfirmFactRequest
+	52,  // 104: memgate.v1.MemoryGateway.RegisterSkill:input_type -> memgate.v1.RegisterSkillRequest
+	54,  // 105: memgate.v1.MemoryGateway.MatchSkill:input_type -> memgate.v1.MatchSkillRequest
+	58,  // 106: memgate.v1.MemoryGateway.SubmitResult:input_type -> memgate.v1.SubmitResultRequest
+	61,  // 107: memgate.v1.MemoryGateway.ListProposals:input_type -> memgate.v1.ListProposalsRequest
+	63,  // 108: memgate.v1.MemoryGateway.ApproveProposal:input_type -> memgate.v1.DecideProposalRequest
+	63,  // 109: memgate.v1.MemoryGateway.RejectProposal:input_type -> memgate.v1.DecideProposalRequest
+	64,  // 110: memgate.v1.MemoryGateway.SetSharedWritePolicy:input_type -> memgate.v1.SharedWritePolicy
+	67,  // 111: memgate.v1.MemoryGateway.StartTask:input_type -> memgate.v1.StartTaskRequest
+	68,  // 112: memgate.v1.MemoryGateway.UpdateStep:input_type -> memgate.v1.UpdateStepRequest
+	69,  // 113: memgate.v1.MemoryGateway.GetTask:input_type -> memgate.v1.GetTaskRequest
+	70,  // 114: memgate.v1.MemoryGateway.Stats:input_type -> memgate.v1.StatsRequest
+	74,  // 115: memgate.v1.MemoryGateway.QueryAudit:input_type -> memgate.v1.QueryAuditRequest
+	77,  // 116: memgate.v1.MemoryGateway.BreakerStates:input_type -> memgate.v1.BreakerStatesRequest
+	80,  // 117: memgate.v1.MemoryGateway.ListReview:input_type -> memgate.v1.ListReviewRequest
+	82,  // 118: memgate.v1.MemoryGateway.Maintain:input_type -> memgate.v1.MaintainRequest
+	84,  // 119: memgate.v1.MemoryGateway.ResolveReview:input_type -> memgate.v1.ResolveReviewRequest
+	90,  // 120: memgate.v1.MemoryGateway.ListNamespaces:input_type -> memgate.v1.ListNamespacesRequest
+	85,  // 121: memgate.v1.MemoryGateway.Export:input_type -> memgate.v1.ExportRequest
+	88,  // 122: memgate.v1.MemoryGateway.Import:input_type -> memgate.v1.ImportRequest
+	6,   // 123: memgate.v1.MemoryGateway.Write:output_type -> memgate.v1.WriteResponse
+	8,   // 124: memgate.v1.MemoryGateway.BatchWrite:output_type -> memgate.v1.BatchWriteResponse
+	11,  // 125: memgate.v1.MemoryGateway.Recall:output_type -> memgate.v1.RecallResponse
+	13,  // 126: memgate.v1.MemoryGateway.Get:output_type -> memgate.v1.GetResponse
+	15,  // 127: memgate.v1.MemoryGateway.History:output_type -> memgate.v1.HistoryResponse
+	17,  // 128: memgate.v1.MemoryGateway.Forget:output_type -> memgate.v1.ForgetResponse
+	20,  // 129: memgate.v1.MemoryGateway.ForgetNamespace:output_type -> memgate.v1.EraseResponse
+	20,  // 130: memgate.v1.MemoryGateway.ForgetSubject:output_type -> memgate.v1.EraseResponse
+	25,  // 131: memgate.v1.MemoryGateway.AppendTurn:output_type -> memgate.v1.AppendTurnResponse
+	24,  // 132: memgate.v1.MemoryGateway.AppendTurns:output_type -> memgate.v1.AppendTurnsResponse
+	27,  // 133: memgate.v1.MemoryGateway.GetWindow:output_type -> memgate.v1.GetWindowResponse
+	30,  // 134: memgate.v1.MemoryGateway.GetSessionState:output_type -> memgate.v1.SessionState
+	30,  // 135: memgate.v1.MemoryGateway.UpdateSessionState:output_type -> memgate.v1.SessionState
+	32,  // 136: memgate.v1.MemoryGateway.CompactWindow:output_type -> memgate.v1.CompactWindowResponse
+	34,  // 137: memgate.v1.MemoryGateway.ClearScratch:output_type -> memgate.v1.ClearScratchResponse
+	36,  // 138: memgate.v1.MemoryGateway.EndSession:output_type -> memgate.v1.EndSessionResponse
+	6,   // 139: memgate.v1.MemoryGateway.RecordEvent:output_type -> memgate.v1.WriteResponse
+	41,  // 140: memgate.v1.MemoryGateway.Relate:output_type -> memgate.v1.RelateResponse
+	44,  // 141: memgate.v1.MemoryGateway.Timeline:output_type -> memgate.v1.TimelineResponse
+	47,  // 142: memgate.v1.MemoryGateway.Neighbourhood:output_type -> memgate.v1.NeighbourhoodResponse
+	49,  // 143: memgate.v1.MemoryGateway.ProposeFact:output_type -> memgate.v1.ProposeFactResponse
+	49,  // 144: memgate.v1.MemoryGateway.ConfirmFact:output_type -> memgate.v1.ProposeFactResponse
+	53,  // 145: memgate.v1.MemoryGateway.RegisterSkill:output_type -> memgate.v1.RegisterSkillResponse
+	56,  // 146: memgate.v1.MemoryGateway.MatchSkill:output_type -> memgate.v1.MatchSkillResponse
+	59,  // 147: memgate.v1.MemoryGateway.SubmitResult:output_type -> memgate.v1.SubmitResultResponse
+	62,  // 148: memgate.v1.MemoryGateway.ListProposals:output_type -> memgate.v1.ListProposalsResponse
+	60,  // 149: memgate.v1.MemoryGateway.ApproveProposal:output_type -> memgate.v1.Proposal
+	60,  // 150: memgate.v1.MemoryGateway.RejectProposal:output_type -> memgate.v1.Proposal
+	64,  // 151: memgate.v1.MemoryGateway.SetSharedWritePolicy:output_type -> memgate.v1.SharedWritePolicy
+	66,  // 152: memgate.v1.MemoryGateway.StartTask:output_type -> memgate.v1.Task
+	66,  // 153: memgate.v1.MemoryGateway.UpdateStep:output_type -> memgate.v1.Task
+	66,  // 154: memgate.v1.MemoryGateway.GetTask:output_type -> memgate.v1.Task
+	73,  // 155: memgate.v1.MemoryGateway.Stats:output_type -> memgate.v1.StatsResponse
+	76,  // 156: memgate.v1.MemoryGateway.QueryAudit:output_type -> memgate.v1.QueryAuditResponse
+	79,  // 157: memgate.v1.MemoryGateway.BreakerStates:output_type -> memgate.v1.BreakerStatesResponse
+	81,  // 158: memgate.v1.MemoryGateway.ListReview:output_type -> memgate.v1.ListReviewResponse
+	83,  // 159: memgate.v1.MemoryGateway.Maintain:output_type -> memgate.v1.MaintainResponse
+	2,   // 160: memgate.v1.MemoryGateway.ResolveReview:output_type -> memgate.v1.Memory
+	91,  // 161: memgate.v1.MemoryGateway.ListNamespaces:output_type -> memgate.v1.ListNamespacesResponse
+	87,  // 162: memgate.v1.MemoryGateway.Export:output_type -> memgate.v1.ExportedMemory
+	89,  // 163: memgate.v1.MemoryGateway.Import:output_type -> memgate.v1.ImportResponse
+	123, // [123:164] is the sub-list for method output_type
+	82,  // [82:123] is the sub-list for method input_type
+	82,  // [82:82] is the sub-list for extension type_name
+	82,  // [82:82] is the sub-list for extension extendee
+	0,   // [0:82] is the sub-list for field type_name
 }
 
 func init() { file_memgate_v1_memgate_proto_init() }
@@ -6953,7 +6990,7 @@ func file_memgate_v1_memgate_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_memgate_v1_memgate_proto_rawDesc), len(file_memgate_v1_memgate_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   100,
+			NumMessages:   101,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

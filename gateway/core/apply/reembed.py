@@ -63,8 +63,11 @@ class Reembedder:
             return "unknown"
         same = recorded.get("space") == self._space and recorded.get("dim") == self._embedder.dim
         if not same:
-            log.info(
-                "the stored vectors are %s's, the embedder is %s: every one is computed again",
+            log.warning(
+                "the stored vectors are %s's, the embedder is %s: every stored memory is "
+                "embedded again before recall starts (progress follows); to keep the old "
+                "vectors instead, start with the embedder that wrote them (setting 'embedder', "
+                "flag --embedder)",
                 recorded.get("space"),
                 self._space,
             )
@@ -80,7 +83,7 @@ class Reembedder:
         """Compute the vectors of ``ids`` again from their texts and store them; returns them
         as index items."""
         if ids:
-            log.info("re-embedding %d stored memories with %s", len(ids), self._space)
+            log.warning("re-embedding %d stored memories with %s", len(ids), self._space)
         out: list[VectorItem] = []
         for start in range(0, len(ids), BATCH):
             mems = await self._records.get(ids[start : start + BATCH], embeddings=False)

@@ -42,6 +42,7 @@ from gateway.core.recall.recall_cache import RecallQuery, RecallResult
 from gateway.core.recall.recall_settings import RecallSettings
 from gateway.core.recall.recall_window import window_memories
 from gateway.core.recall.said_once import said_once
+from gateway.core.recall.whose import others_below
 
 #: how many candidates each source brings per requested hit
 OVERFETCH = 4
@@ -249,6 +250,7 @@ class RecallEngine:
             except BackendUnavailable as exc:
                 # the graph's fallback is to skip it: records and vectors still answer
                 degraded.append(f"graph: {exc.message}")
+        hits = others_below(hits, q.query)
         if self._s.compete_cosine > 0 and len(hits) > 1:
             hits = await newer_first(
                 hits, q.namespaces, self._vectors, self._s.compete_cosine, q.query

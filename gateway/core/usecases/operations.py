@@ -19,6 +19,7 @@ from gateway.core.ports.ports import BreakerReport, BreakerStatus, Embedder, Jou
 from gateway.core.recall.audit_log import AuditLog
 from gateway.core.recall.recall_cache import RecallCache
 from gateway.core.screening.screening import clean
+from gateway.core.usecases.language_share import LanguageSampler
 from gateway.core.usecases.lifecycle import DecaySweeper, SweepReport
 from gateway.core.writing.proposals import require_master
 
@@ -49,7 +50,9 @@ class Operations:
         master: str,
         write_path: WritePath,
         audit: AuditLog,
+        languages: LanguageSampler,
     ) -> None:
+        self._languages = languages
         self._write_path = write_path
         self._audit = audit
         self._stores = stores
@@ -75,7 +78,11 @@ class Operations:
 
     async def stats(self) -> dict[str, Any]:
         pending, applied = await self._journal.counts()
+        languages = await self._languages.read()
         return {
+            "languages": languages.shares,
+            "languages_sampled": languages.sampled,
+            "embedder_advice": languages.advice,
             "journal_pending": pending,
             "journal_applied": applied,
             "vectors": await self._stores.index.count(),

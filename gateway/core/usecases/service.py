@@ -38,6 +38,7 @@ from gateway.core.recall.recall import Recaller
 from gateway.core.usecases.episodes import Episodes, GraphEnds
 from gateway.core.usecases.erasure import Erasure
 from gateway.core.usecases.facts import Facts
+from gateway.core.usecases.language_share import LanguageSampler
 from gateway.core.usecases.lifecycle import DecaySweeper
 from gateway.core.usecases.memories import Memories
 from gateway.core.usecases.operations import Operations, SweepDefaults
@@ -210,6 +211,7 @@ class MemoryService:
             master=master,
             write_path=write_path,
             audit=audit,
+            languages=LanguageSampler(stores.records, embedder.name, s.recall().multilingual),
         )
         self.transfers = Transfers(
             stores.records,
