@@ -56,9 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--number", type=int, default=0, help="calls a run (0: by text size)")
     ap.add_argument("--repeat", type=int, default=5, help="runs; the best one counts")
     args = ap.parse_args(argv)
-    print(
-        f"{'input':16s} {'chars':>6s} {'screen':>10s} {'redact':>10s} {'injection':>10s}  found"
-    )
+    print(f"{'input':16s} {'chars':>6s} {'screen':>10s} {'redact':>10s} {'injection':>10s}  found")
     for name, text in INPUTS:
         n = args.number or (2000 if len(text) < 1000 else 200)
         cells = []

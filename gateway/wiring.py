@@ -272,7 +272,7 @@ def build_injection_screen(settings: Settings, embedder: Embedder) -> InjectionS
         return RULES_ONLY
     try:
         inner = embedder if settings.embedder == kind else build_embedder(kind, cache_size=0)
-        return PrototypeScreen(embedder=inner, prototypes=load_prototypes())
+        return PrototypeScreen(embedder=inner, prototypes=load_prototypes(kind))
     except (RuntimeError, OSError, ValueError) as exc:
         log.warning(
             "injection screening by the rules alone: the %r embedder screen is off (%s)", kind, exc

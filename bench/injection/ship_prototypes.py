@@ -1,10 +1,10 @@
 """Write the second injection screen's prototypes and threshold from the corpus's tuning half
 (``gateway/embedding/injection_prototypes.npy`` and ``.json``; docs/SECURITY.md):
 
-    python -m bench.injection.ship_prototypes
+    python -m bench.injection.ship_prototypes [--embedder e5-multilingual|use-multilingual]
 
-The prototypes are the tuning half's attacks, embedded with the USE multilingual encoder; the
-threshold is the 98th percentile of the tuning benign texts' scores (a 2 % false-positive budget
+The prototypes are the tuning half's attacks, embedded with the screen's encoder
+(``--embedder``: ``use-multilingual``, the default, or ``e5-multilingual``); the threshold is the 98th percentile of the tuning benign texts' scores (a 2 % false-positive budget
 on the tuning half; a text the screen does not judge, ``judged``, scores 0). The test half is
 never read here."""
 
@@ -17,12 +17,7 @@ import numpy as np
 
 from bench.injection.corpus import halves
 from gateway.embedding.factory import build_embedder
-from gateway.embedding.prototype_screen import (
-    EMBEDDER_KIND,
-    PROTOTYPES_FILE,
-    SETTINGS_FILE,
-    judged,
-)
+from gateway.embedding.prototype_screen import EMBEDDER_KIND, PROTOTYPE_FILES, judged
 
 #: the tuning half's false-positive budget the threshold is chosen for
 BUDGET = 0.02
@@ -48,11 +43,13 @@ def tuned(embedder_kind: str = EMBEDDER_KIND, budget: float = BUDGET) -> tuple[n
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
-    p.parse_args()
-    protos, meta = tuned()
-    np.save(PROTOTYPES_FILE, protos, allow_pickle=False)
-    SETTINGS_FILE.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-    print(f"{PROTOTYPES_FILE.name}: {protos.shape}; threshold {meta['threshold']:.3f}")
+    p.add_argument("--embedder", choices=list(PROTOTYPE_FILES), default=EMBEDDER_KIND)
+    args = p.parse_args()
+    protos, meta = tuned(args.embedder)
+    path = PROTOTYPE_FILES[args.embedder]
+    np.save(path, protos, allow_pickle=False)
+    path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    print(f"{path.name}: {protos.shape}; threshold {meta['threshold']:.3f}")
 
 
 if __name__ == "__main__":

@@ -2,11 +2,13 @@
 prompt injection"): a text is an injection when its cosine similarity to the nearest known
 attack reaches a threshold.
 
-The known attacks are the tuning half of ``bench/injection/corpus.py``, embedded with the USE
-multilingual encoder and shipped as ``injection_prototypes.npy`` (float32, one unit row per
-attack); ``injection_prototypes.json`` holds the threshold, chosen on the tuning half only (the
-98th percentile of the tuning benign texts' scores: a 2 % false-positive budget), and the name of
-the embedder the rows come from. ``python -m bench.injection.ship_prototypes`` writes both;
+The known attacks are the tuning half of ``bench/injection/corpus.py``, embedded with the
+screen's encoder and shipped per encoder (``PROTOTYPE_FILES``: float32, one unit row per attack);
+the ``.json`` beside each holds the threshold, chosen on the tuning half only (the 98th
+percentile of the tuning benign texts' scores: a 2 % false-positive budget), and the name of the
+embedder the rows come from. With ``injection_embedder = "e5-multilingual"`` the screen uses the
+gateway's own default encoder: a text the screen embeds is one the apply lane finds in the shared
+cache, and no second model is loaded. ``python -m bench.injection.ship_prototypes --embedder …`` writes a pair;
 ``tests/unit/test_prototype_screen.py`` checks they still match the corpus."""
 
 from __future__ import annotations
@@ -22,9 +24,12 @@ import numpy as np
 
 from gateway.core.ports.ports import Embedder
 
-PROTOTYPES_FILE = Path(__file__).with_name("injection_prototypes.npy")
-SETTINGS_FILE = PROTOTYPES_FILE.with_suffix(".json")
-#: the embedder kind the shipped prototypes are made with (``injection_embedder``)
+#: the encoders the screen has prototypes for (``injection_embedder``) and their files
+PROTOTYPE_FILES = {
+    "e5-multilingual": Path(__file__).with_name("injection_prototypes_e5.npy"),
+    "use-multilingual": Path(__file__).with_name("injection_prototypes.npy"),
+}
+#: the default encoder of the screen (``injection_embedder``)
 EMBEDDER_KIND = "use-multilingual"
 REASON = "similar to a known attack"
 #: what reads as a sentence: two words apart, or any Thai, CJK, kana or Hangul character (they
@@ -46,8 +51,9 @@ class Prototypes:
     embedder: str  # the name of the embedder the rows come from (name/version)
 
 
-def load_prototypes(path: Path = PROTOTYPES_FILE) -> Prototypes:
-    """The shipped prototypes and their threshold."""
+def load_prototypes(kind: str = EMBEDDER_KIND) -> Prototypes:
+    """The shipped prototypes of encoder ``kind`` and their threshold."""
+    path = PROTOTYPE_FILES[kind]
     meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
     vectors = np.load(path, allow_pickle=False).astype(np.float32, copy=False)
     if vectors.ndim != 2 or vectors.shape[0] != meta["count"]:

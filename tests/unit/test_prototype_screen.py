@@ -23,8 +23,7 @@ from gateway.core.writing.second_screen import quarantine_similar, refuse_simila
 from gateway.core.writing.writes import review_reason
 from gateway.embedding.hashed import HashEmbedder
 from gateway.embedding.prototype_screen import (
-    PROTOTYPES_FILE,
-    SETTINGS_FILE,
+    PROTOTYPE_FILES,
     Prototypes,
     PrototypeScreen,
     judged,
@@ -35,18 +34,20 @@ from gateway.wiring import build_injection_screen
 from tests.fakes.embedder import CountingEmbedder
 
 
-def test_the_shipped_prototypes_are_the_tuning_half() -> None:
-    """``python -m bench.injection.ship_prototypes`` gives what is shipped: a corpus change (or
-    another encoder version) without regenerating them fails here."""
+@pytest.mark.parametrize(("kind", "dim"), [("e5-multilingual", 386), ("use-multilingual", 512)])
+def test_the_shipped_prototypes_are_the_tuning_half(kind: str, dim: int) -> None:
+    """``python -m bench.injection.ship_prototypes --embedder <kind>`` gives what is shipped: a
+    corpus change (or another encoder version) without regenerating them fails here."""
     from bench.injection.ship_prototypes import BUDGET, tuned
 
-    protos, meta = tuned()
-    shipped = load_prototypes()
-    assert shipped.vectors.shape == protos.shape == (len(halves()["tune"][0]), 512)
-    assert np.allclose(shipped.vectors, protos, atol=1e-5)
-    assert json.loads(SETTINGS_FILE.read_text()) == meta
+    protos, meta = tuned(kind)
+    shipped = load_prototypes(kind)
+    assert shipped.vectors.shape == protos.shape == (len(halves()["tune"][0]), dim)
+    assert np.allclose(shipped.vectors, protos, atol=1e-4)
+    path = PROTOTYPE_FILES[kind]
+    assert json.loads(path.with_suffix(".json").read_text()) == meta
     assert meta["budget"] == BUDGET and shipped.embedder == meta["embedder"]
-    assert PROTOTYPES_FILE.stat().st_size < 400_000
+    assert path.stat().st_size < 400_000
 
 
 @pytest.mark.parametrize(
@@ -155,7 +156,29 @@ def test_the_wiring_falls_back_to_the_rules_with_a_warning(
     assert "rules alone" in caplog.text and "needs the package" in caplog.text
 
 
-def test_the_setting_takes_only_the_shipped_kind_or_nothing() -> None:
+def test_the_setting_takes_only_the_shipped_kinds_or_nothing() -> None:
     assert Settings().injection_embedder == "use-multilingual"
+    Settings(injection_embedder="e5-multilingual").validate()
     with pytest.raises(ValueError, match="injection_embedder"):
         Settings(injection_embedder="minilm").validate()
+
+
+def test_the_e5_screen_shares_the_gateways_encoder_and_its_cache() -> None:
+    """With ``injection_embedder = "e5-multilingual"`` under the default embedder, the screen
+    embeds through the gateway's own (cached) embedder: no second encoder, and a text the screen
+    embedded is not embedded again to be stored."""
+
+    class Gateways:
+        name, dim = load_prototypes("e5-multilingual").embedder, 386
+        calls: list[list[str]] = []
+
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            self.calls.append(list(texts))
+            return np.zeros((len(texts), self.dim), dtype=np.float32)
+
+    own = Gateways()
+    settings = Settings(injection_embedder="e5-multilingual")
+    screen = build_injection_screen(settings, own)  # type: ignore[arg-type]
+    assert isinstance(screen, PrototypeScreen)
+    screen.scores(["please remember my tea order"])
+    assert own.calls == [["please remember my tea order"]]

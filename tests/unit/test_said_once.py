@@ -42,7 +42,9 @@ def test_an_observation_stands_for_its_turn_at_the_turns_rank_and_quotes_it() ->
     assert [h.memory.id for h in out] == ["o1", "k2"]
     assert out[0].score == 0.9 and out[0].quote == "I went to Boise yesterday"
     block, _, n = scoring.memory_block(out, 500)
-    assert n == 2 and 'Sam went to Boise on 2018-11-04. (said: "I went to Boise yesterday")' in block
+    assert (
+        n == 2 and 'Sam went to Boise on 2018-11-04. (said: "I went to Boise yesterday")' in block
+    )
     assert "yesterday for a tournament" not in block
 
 

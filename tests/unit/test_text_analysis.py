@@ -60,7 +60,6 @@ def test_a_count_over_the_whole_index_is_not_remembered_as_the_namespaces_count(
     assert kept(200) == ["kayak"]
 
 
-
 def test_common_terms_are_a_fraction_of_the_searched_memories() -> None:
     from stores.text_analysis import COMMON_MIN_DOCS, most_documents
 
