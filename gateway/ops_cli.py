@@ -1,5 +1,5 @@
-"""The operators' commands of ``memgate``: proposals, namespaces, forget, export and import, the
-console.
+"""The operators' commands of ``memgate``: proposals, pending facts, namespaces, forget, export
+and import, the console.
 
 Every command talks to a running gateway as a client (``--target``, ``--agent``, ``--api-key``
 or ``MEMGATE_API_KEY``, and TLS, from the shared options in ``gateway/client_options.py``), prints rich tables for
@@ -151,6 +151,35 @@ def proposals_decide(args: argparse.Namespace) -> int:
         decide = client.approve if args.decision == "approve" else client.reject
         decided = decide(args.id, args.reason)
     _emit(args, decided, lambda: _proposal_table([decided]))
+    return OK
+
+
+# ---- pending facts
+def _pending_table(rows: Sequence[t.PendingFact]) -> Table:
+    table = Table(title=f"{len(rows)} pending fact(s)")
+    for col in ("id", "namespace", "fact", "sessions", "confidence", "evidence"):
+        table.add_column(col, overflow="fold")
+    for f in rows:
+        table.add_row(
+            f.id, f.namespace, f.fact, ", ".join(f.sessions), f"{f.confidence:.2f}",
+            " | ".join(f.evidence),
+        )  # fmt: skip
+    return table
+
+
+@_guarded
+def facts_list(args: argparse.Namespace) -> int:
+    with args.connect(args) as client:
+        rows = client.pending_facts(args.namespace, args.limit)
+    _emit(args, rows, lambda: _pending_table(rows))
+    return OK
+
+
+@_guarded
+def facts_confirm(args: argparse.Namespace) -> int:
+    with args.connect(args) as client:
+        got = client.confirm_fact(args.id)
+    _emit(args, got, lambda: f"promoted {args.id} to memory {got.memory_id}")
     return OK
 
 
@@ -355,6 +384,18 @@ def register(
         p.add_argument("--reason", required=True, help="why (recorded in the audit log)")
         client_options(p)
         p.set_defaults(func=proposals_decide, decision=decision)
+
+    facts = sub.add_parser("facts", help="facts waiting for a second session (master)")
+    fsub = facts.add_subparsers(dest="action", required=True)
+    flist = fsub.add_parser("list", help="a namespace's pending facts, oldest first")
+    flist.add_argument("namespace", help='e.g. "user/alice"')
+    flist.add_argument("--limit", type=int, default=100, help="at most this many (up to 500)")
+    client_options(flist)
+    flist.set_defaults(func=facts_list)
+    fconfirm = fsub.add_parser("confirm", help="promote a pending fact to a memory now")
+    fconfirm.add_argument("id", help="a pending fact's id (from `memgate facts list`)")
+    client_options(fconfirm)
+    fconfirm.set_defaults(func=facts_confirm)
 
     f = sub.add_parser("forget", help="forget a memory at once (audited)")
     f.add_argument("id")

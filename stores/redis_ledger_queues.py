@@ -249,6 +249,19 @@ return 1
 """
 
 
+def _pending(pid: str, r: dict[str, str]) -> PendingFact:
+    return PendingFact(
+        pid,
+        r["namespace"],
+        r["fact_key"],
+        r["fact"],
+        parse_json(r["sessions"]),
+        parse_json(r["evidence"]),
+        float(r["confidence"]),
+        r["promoted_to"],
+    )
+
+
 def _text(row: dict[Any, Any]) -> dict[str, str]:
     return {s(k): s(v) for k, v in row.items()}
 
@@ -381,19 +394,23 @@ class RedisQueues(RedisLedgerBase):
     async def get_pending_fact(self, pid: str) -> PendingFact | None:
         async with mapped("ledger"):
             raw = await self._client().hgetall(self._base("f") + "f:" + pid)
-        if not raw:
-            return None
-        r = _text(raw)
-        return PendingFact(
-            pid,
-            r["namespace"],
-            r["fact_key"],
-            r["fact"],
-            parse_json(r["sessions"]),
-            parse_json(r["evidence"]),
-            float(r["confidence"]),
-            r["promoted_to"],
-        )
+        return _pending(pid, _text(raw)) if raw else None
+
+    async def pending_facts(self, namespace: str, limit: int) -> list[PendingFact]:
+        base = self._base("f")
+        async with mapped("ledger"):
+            pids = sorted(s(p) for p in await self._client().smembers(base + "ns:" + namespace))
+            pipe = self._client().pipeline(transaction=False)
+            for pid in pids:
+                pipe.hgetall(base + "f:" + pid)
+            rows = await pipe.execute() if pids else []
+        waiting = [
+            (float(r["created"]), pid, r)
+            for pid, r in ((p, _text(raw)) for p, raw in zip(pids, rows, strict=True) if raw)
+            if not r["promoted_to"]
+        ]
+        waiting.sort(key=lambda x: (x[0], x[1]))
+        return [_pending(pid, r) for _, pid, r in waiting[:limit]]
 
     async def mark_promoted(self, pid: str, memory_id: str) -> None:
         await self._run("promote", self._base("f"), pid, memory_id)

@@ -476,6 +476,20 @@ class SqliteLedger(FormationRecords, SqliteBacked):
             row[0], row[1], row[2], row[3], parse_json(row[4]), parse_json(row[5]), row[6], row[7]
         )
 
+    async def pending_facts(self, namespace: str, limit: int) -> list[PendingFact]:
+        rows = await self._db.read(
+            lambda c: c.execute(
+                "SELECT id, namespace, fact_key, fact, sessions, evidence, confidence, promoted_to"
+                " FROM pending_facts WHERE namespace=? AND promoted_to='' ORDER BY created, id"
+                " LIMIT ?",
+                (namespace, limit),
+            ).fetchall()
+        )
+        return [
+            PendingFact(r[0], r[1], r[2], r[3], parse_json(r[4]), parse_json(r[5]), r[6], r[7])
+            for r in rows
+        ]
+
     async def mark_promoted(self, pid: str, memory_id: str) -> None:
         await self._run(
             lambda c: c.execute(

@@ -541,6 +541,13 @@ class Api:
     def confirm_fact(pending_id: str) -> Call[t.FactResult]:
         return Call("ConfirmFact", pb.ConfirmFactRequest(pending_id=pending_id), wire.fact)
 
+    @rpc
+    def pending_facts(namespace: str, limit: int = 100) -> Call[list[t.PendingFact]]:
+        """Master only: the namespace's facts waiting for a second session, oldest first, with
+        the ids ``confirm_fact`` takes (at most 500)."""
+        req = pb.ListPendingFactsRequest(namespace=namespace, limit=limit)
+        return Call("ListPendingFacts", req, lambda r: [wire.pending_fact(f) for f in r.facts])
+
     # ---- procedural skills
     @rpc
     def register_skill(

@@ -176,6 +176,18 @@ class FactResult:
 
 
 @dataclass(frozen=True, slots=True)
+class PendingFact:
+    """A fact waiting for a second session; ``confirm_fact(id)`` promotes it (master)."""
+
+    id: str
+    namespace: str
+    fact: str
+    sessions: list[str]
+    evidence: list[str]
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
 class Skill:
     name: str
     description: str

@@ -249,6 +249,12 @@ def fact(r: pb.ProposeFactResponse) -> t.FactResult:
     return t.FactResult(r.pending_id, r.sessions_seen, r.promoted, r.memory_id)
 
 
+def pending_fact(f: pb.PendingFact) -> t.PendingFact:
+    return t.PendingFact(
+        f.id, f.namespace, f.fact, list(f.sessions), list(f.evidence), f.confidence
+    )
+
+
 def skill(s: pb.Skill) -> t.Skill:
     return t.Skill(
         s.name,

@@ -28,6 +28,13 @@ def bulk_ids(values: Sequence[str]) -> list[str]:
     return out
 
 
+def confirm_fact(client: GatewayClient, pid: str) -> str:
+    got = client.confirm_fact(pid)
+    if not got.promoted:
+        return f"Pending fact {pid} was not promoted (it may have been refused as it was written)."
+    return f"Confirmed pending fact {pid}: memory {got.memory_id}."
+
+
 def decide_proposal(client: GatewayClient, pid: str, action: str, form: dict[str, str]) -> str:
     reason = form.get("reason", "").strip()
     if action == "approve":

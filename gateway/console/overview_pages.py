@@ -41,8 +41,8 @@ def overview(
     every = sorted(set(names.namespaces) | set(by_ns))
     rows = "".join(
         f'<tr id="ns-{h(ns)}"><td>{h(ns)}</td><td>{by_ns.get(ns, 0) or ""}</td>'
-        f"<td>{_link('/review', 'proposals', ns=ns)} · {_link('/audit', 'audit', ns=ns)} · "
-        f"{_link('/search', 'search', ns=ns)}</td></tr>"
+        f"<td>{_link('/review', 'proposals', ns=ns)} · {_link('/facts', 'pending facts', ns=ns)}"
+        f" · {_link('/audit', 'audit', ns=ns)} · {_link('/search', 'search', ns=ns)}</td></tr>"
         for ns in every
     )
     agents = "".join(
@@ -65,3 +65,35 @@ def overview(
         "</p>" + _erase_form(csrf)
     )
     return page("Namespaces and agents", body, csrf=csrf, error=error, flash=flash)
+
+
+def pending_facts(
+    ns: str, rows: Sequence[t.PendingFact], csrf: str, error: str = "", flash: str = ""
+) -> str:
+    """A namespace's facts waiting for a second session (``ListPendingFacts``), each with the id
+    a proposer was answered and a button that promotes it now (``ConfirmFact``)."""
+    pick = (
+        '<form method="get" action="/facts" class="actions">'
+        f'<input type="text" name="ns" value="{h(ns)}" placeholder="user/alice" required '
+        'id="facts-ns"> <button type="submit">List</button></form>'
+    )
+    if not ns:
+        return page("Pending facts", pick, csrf=csrf, error=error, flash=flash)
+    lines = "".join(
+        f'<tr id="fact-{h(f.id)}"><td><code>{h(f.id)}</code></td><td>{h(f.fact)}</td>'
+        f"<td>{h(', '.join(f.sessions))}</td><td>{f.confidence:.2f}</td>"
+        f"<td>{h(' | '.join(f.evidence))}</td><td>"
+        f'<form method="post" action="/facts/{h(f.id)}/confirm" class="actions">'
+        f'{csrf_field(csrf)}<input type="hidden" name="ns" value="{h(ns)}">'
+        '<button class="approve" type="submit">Confirm</button></form></td></tr>'
+        for f in rows
+    )
+    body = (
+        f"{pick}<h2>{len(rows)} pending fact(s) in {h(ns)}</h2>"
+        '<table class="list" id="facts"><tr><th>id</th><th>fact</th><th>sessions</th>'
+        f"<th>confidence</th><th>evidence</th><th></th></tr>{lines}</table>"
+        '<p class="meta">Facts proposed (ProposeFact, formation) and seen in one session so far; '
+        "a second session promotes one, Confirm promotes it now. A sub-agent was answered an id "
+        "of its own for the same row.</p>"
+    )
+    return page("Pending facts", body, csrf=csrf, error=error, flash=flash)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs, quote, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 from gateway.client import GatewayClient, GatewayError, PermissionDenied, Unauthenticated
 from gateway.console import actions, overview_pages, pages
@@ -228,6 +228,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "/search": self._search,
             "/audit": self._audit,
             "/stats": self._stats,
+            "/facts": self._facts,
         }
         by_id: dict[str, Callable[[Session, str], str | None]] = {
             "/memory/": self._memory,
@@ -310,6 +311,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         ns = q.get("ns", "").strip()
         return pages.audit(s.client.audit(namespace=ns, limit=200), ns, s.csrf)
 
+    def _facts(self, s: Session, q: dict[str, str]) -> str:
+        ns = q.get("ns", "").strip()
+        flash, s.flash = s.flash, ""
+        try:
+            rows = s.client.pending_facts(ns, LISTED) if ns else []
+        except GatewayError as err:
+            return overview_pages.pending_facts(ns, [], s.csrf, error=f"{err.code.name}: {err}")
+        return overview_pages.pending_facts(ns, rows, s.csrf, flash=flash)
+
     def _stats(self, s: Session, _: dict[str, str]) -> str:
         pending = s.client.proposals("pending", LISTED)
         queued = len(s.client.review_queue(LISTED))
@@ -365,6 +375,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             mid = unquote(parts[1])
             session.flash = actions.forget(session.client, mid, form)
             self._redirect(f"/memory/{quote(mid, safe='')}")
+            return
+        if len(parts) == 3 and parts[0] == "facts" and parts[2] == "confirm":
+            pid = unquote(parts[1])
+            try:
+                session.flash = actions.confirm_fact(session.client, pid)
+            except GatewayError as err:
+                session.flash = f"Could not confirm {pid}: {err}"
+            self._redirect("/facts?" + urlencode({"ns": form.get("ns", "")}))
             return
         if len(parts) == 2 and parts[0] in ("proposals", "review") and parts[1] == "bulk":
             self._bulk(session, parts[0], form, ids)

@@ -11,7 +11,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from gateway.core.formation.formation_jobs import EndSessionOutcome
 from gateway.core.model.commands import TurnAppend
-from gateway.core.model.control import AuditEntry, Proposal
+from gateway.core.model.control import AuditEntry, PendingFact, Proposal
 from gateway.core.model.errors import InvalidArgument
 from gateway.core.model.models import (
     Event,
@@ -509,6 +509,17 @@ def fact_outcome_to_pb(o: FactOutcome) -> pb.ProposeFactResponse:
         sessions_seen=o.sessions_seen,
         promoted=o.promoted,
         memory_id=o.memory_id,
+    )
+
+
+def pending_fact_to_pb(f: PendingFact) -> pb.PendingFact:
+    return pb.PendingFact(
+        id=f.id,
+        namespace=f.namespace,
+        fact=f.fact,
+        sessions=f.sessions,
+        evidence=f.evidence,
+        confidence=f.confidence,
     )
 
 

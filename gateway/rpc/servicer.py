@@ -214,6 +214,12 @@ class GatewayServicer(pb_grpc.MemoryGatewayServicer):
         o = await self._svc.facts.confirm(caller(ctx), req.pending_id)
         return cv.fact_outcome_to_pb(o)
 
+    async def ListPendingFacts(
+        self, req: pb.ListPendingFactsRequest, ctx: Ctx
+    ) -> pb.ListPendingFactsResponse:
+        rows = await self._svc.facts.waiting(caller(ctx), req.namespace, req.limit)
+        return pb.ListPendingFactsResponse(facts=[cv.pending_fact_to_pb(r) for r in rows])
+
     async def RegisterSkill(
         self, req: pb.RegisterSkillRequest, ctx: Ctx
     ) -> pb.RegisterSkillResponse:

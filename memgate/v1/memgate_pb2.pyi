@@ -672,6 +672,36 @@ class ConfirmFactRequest(_message.Message):
     pending_id: str
     def __init__(self, pending_id: _Optional[str] = ...) -> None: ...
 
+class ListPendingFactsRequest(_message.Message):
+    __slots__ = ("namespace", "limit")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    limit: int
+    def __init__(self, namespace: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class PendingFact(_message.Message):
+    __slots__ = ("id", "namespace", "fact", "sessions", "evidence", "confidence")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    FACT_FIELD_NUMBER: _ClassVar[int]
+    SESSIONS_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    namespace: str
+    fact: str
+    sessions: _containers.RepeatedScalarFieldContainer[str]
+    evidence: _containers.RepeatedScalarFieldContainer[str]
+    confidence: float
+    def __init__(self, id: _Optional[str] = ..., namespace: _Optional[str] = ..., fact: _Optional[str] = ..., sessions: _Optional[_Iterable[str]] = ..., evidence: _Optional[_Iterable[str]] = ..., confidence: _Optional[float] = ...) -> None: ...
+
+class ListPendingFactsResponse(_message.Message):
+    __slots__ = ("facts",)
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    facts: _containers.RepeatedCompositeFieldContainer[PendingFact]
+    def __init__(self, facts: _Optional[_Iterable[_Union[PendingFact, _Mapping]]] = ...) -> None: ...
+
 class Skill(_message.Message):
     __slots__ = ("name", "description", "trigger", "parameter_schema", "entry_point", "version", "namespace", "id")
     NAME_FIELD_NUMBER: _ClassVar[int]

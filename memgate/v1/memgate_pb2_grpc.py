@@ -144,6 +144,11 @@ class MemoryGatewayStub:
                 request_serializer=memgate_dot_v1_dot_memgate__pb2.ConfirmFactRequest.SerializeToString,
                 response_deserializer=memgate_dot_v1_dot_memgate__pb2.ProposeFactResponse.FromString,
                 _registered_method=True)
+        self.ListPendingFacts = channel.unary_unary(
+                '/memgate.v1.MemoryGateway/ListPendingFacts',
+                request_serializer=memgate_dot_v1_dot_memgate__pb2.ListPendingFactsRequest.SerializeToString,
+                response_deserializer=memgate_dot_v1_dot_memgate__pb2.ListPendingFactsResponse.FromString,
+                _registered_method=True)
         self.RegisterSkill = channel.unary_unary(
                 '/memgate.v1.MemoryGateway/RegisterSkill',
                 request_serializer=memgate_dot_v1_dot_memgate__pb2.RegisterSkillRequest.SerializeToString,
@@ -383,6 +388,14 @@ class MemoryGatewayServicer:
 
     def ConfirmFact(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListPendingFacts(self, request, context):
+        """Master only: a namespace's facts still waiting for a second session (from ProposeFact and
+        from formation), oldest first, with the ids ConfirmFact takes. At most 500 per call.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -628,6 +641,11 @@ def add_MemoryGatewayServicer_to_server(servicer, server):
                     servicer.ConfirmFact,
                     request_deserializer=memgate_dot_v1_dot_memgate__pb2.ConfirmFactRequest.FromString,
                     response_serializer=memgate_dot_v1_dot_memgate__pb2.ProposeFactResponse.SerializeToString,
+            ),
+            'ListPendingFacts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPendingFacts,
+                    request_deserializer=memgate_dot_v1_dot_memgate__pb2.ListPendingFactsRequest.FromString,
+                    response_serializer=memgate_dot_v1_dot_memgate__pb2.ListPendingFactsResponse.SerializeToString,
             ),
             'RegisterSkill': grpc.unary_unary_rpc_method_handler(
                     servicer.RegisterSkill,
@@ -1319,6 +1337,33 @@ class MemoryGateway:
             '/memgate.v1.MemoryGateway/ConfirmFact',
             memgate_dot_v1_dot_memgate__pb2.ConfirmFactRequest.SerializeToString,
             memgate_dot_v1_dot_memgate__pb2.ProposeFactResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPendingFacts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memgate.v1.MemoryGateway/ListPendingFacts',
+            memgate_dot_v1_dot_memgate__pb2.ListPendingFactsRequest.SerializeToString,
+            memgate_dot_v1_dot_memgate__pb2.ListPendingFactsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -90,6 +90,9 @@ ProposeFact          other   OK        DENIED     OK        OK        OK
 ConfirmFact          master  OK        OK         OK        OK        OK
 ConfirmFact          owner   DENIED    DENIED     DENIED    DENIED    DENIED
 ConfirmFact          other   DENIED    DENIED     DENIED    DENIED    DENIED
+ListPendingFacts     master  OK        OK         OK        OK        OK
+ListPendingFacts     owner   DENIED    DENIED     DENIED    DENIED    DENIED
+ListPendingFacts     other   DENIED    DENIED     DENIED    DENIED    DENIED
 RegisterSkill        master  OK        OK         OK        OK        OK
 RegisterSkill        owner   OK        DENIED     PROPOSAL  PROPOSAL  OK
 RegisterSkill        other   OK        DENIED     PROPOSAL  PROPOSAL  OK
@@ -314,6 +317,7 @@ BUILDERS: dict[str, Builder] = {
         namespace=ns, fact="The user drinks oolong", session_id="s2"
     ),
     "ConfirmFact": lambda w, who, col, ns: pb.ConfirmFactRequest(pending_id=w.pending_fact(ns)),
+    "ListPendingFacts": lambda w, who, col, ns: pb.ListPendingFactsRequest(namespace=ns),
     "RegisterSkill": lambda w, who, col, ns: pb.RegisterSkillRequest(
         skill=pb.Skill(name=f"s-{fresh_tag(6)}", description="Books tables", namespace=ns)
     ),

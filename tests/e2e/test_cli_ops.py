@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.client import GatewayClient
+from gateway.client import GatewayClient, InvalidArgument, PermissionDenied
 from gateway.ops_cli import BAD_INPUT, CONFLICT, NOT_ALLOWED, NOT_FOUND, OK, UNREACHABLE
 from tests.e2e.conftest import RunningGateway, gateway_settings, running_gateway
 from tests.tags import fresh_tag
@@ -79,6 +79,36 @@ def test_proposals_list_approve_reject_with_exit_codes(keyed: RunningGateway) ->
     assert as_helper.returncode == NOT_ALLOWED and "master" in as_helper.stderr
     no_key = memgate(keyed, "proposals", "list", key=None)
     assert no_key.returncode == NOT_ALLOWED and "UNAUTHENTICATED" in no_key.stderr
+
+
+def test_a_pending_fact_is_listed_and_confirmed_by_the_listed_id(keyed: RunningGateway) -> None:
+    """``propose_fact`` answers a ``pending_id``; the master finds the fact in
+    ``pending_facts`` (client) and ``memgate facts list`` (CLI) with the id ConfirmFact takes —
+    also for a sub-agent's proposal, whose own id is an alias — and confirms it from there."""
+    ns = f"user/u-{fresh_tag(8)}"
+    with GatewayClient(keyed.address, "helper", api_key=HELPER_KEY) as h:
+        alias = h.propose_fact(ns, "The user keeps bees", session_id="s1").pending_id
+        with pytest.raises(PermissionDenied, match="master"):
+            h.pending_facts(ns)
+    with GatewayClient(keyed.address, "master", api_key=KEY) as c:
+        mine = c.propose_fact(ns, "The user rows on Sundays", session_id="s1").pending_id
+        listed = c.pending_facts(ns)
+        assert [f.fact for f in listed] == ["The user keeps bees", "The user rows on Sundays"]
+        assert listed[1].id == mine and listed[0].id != alias and listed[0].sessions == ["s1"]
+        with pytest.raises(InvalidArgument, match="limit"):
+            c.pending_facts(ns, limit=501)
+        with pytest.raises(InvalidArgument):
+            c.pending_facts("not a namespace")
+    table = memgate(keyed, "facts", "list", ns)
+    assert table.returncode == OK and "The user keeps bees" in table.stdout
+    as_json = json.loads(memgate(keyed, "facts", "list", ns, "--json").stdout)
+    bees = next(f["id"] for f in as_json if f["fact"] == "The user keeps bees")
+    done = memgate(keyed, "facts", "confirm", bees, "--json")
+    assert done.returncode == OK and json.loads(done.stdout)["promoted"], done.stderr
+    left = json.loads(memgate(keyed, "facts", "list", ns, "--json").stdout)
+    assert [f["fact"] for f in left] == ["The user rows on Sundays"]
+    as_helper = memgate(keyed, "facts", "list", ns, "--agent", "helper", key=HELPER_KEY)
+    assert as_helper.returncode == NOT_ALLOWED
 
 
 def test_forget_by_id(keyed: RunningGateway) -> None:

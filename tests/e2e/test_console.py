@@ -256,6 +256,32 @@ def test_an_edit_is_written_by_the_master_and_audited(
         assert ("write", written) in actions and ("rejected", pid) in actions
 
 
+def test_pending_facts_are_listed_and_confirmed(console: str, gateway: RunningGateway) -> None:
+    """A fact a sub-agent proposed (answered an id of its own) is on the namespace's pending
+    facts page with the real id; Confirm promotes it (CSRF-checked), and it leaves the page."""
+    ns = f"user/u-{fresh_tag(8)}"
+    with GatewayClient(gateway.address, "helper", api_key=HELPER_KEY) as h:
+        h.propose_fact(ns, "The user keeps " + HOSTILE, session_id="s1")
+    opener = _opener()
+    _login(opener, console)
+    status, page, _ = _call(opener, console + "/facts?" + urllib.parse.urlencode({"ns": ns}))
+    assert status == 200 and "<script>" not in page and "1 pending fact(s)" in page
+    pid = page.split('id="fact-')[1].split('"')[0]
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as c:
+        assert [f.id for f in c.pending_facts(ns)] == [pid]
+    csrf = page.split('name="csrf" value="')[1].split('"')[0]
+    action = f"{console}/facts/{pid}/confirm"
+    assert _call(opener, action, {"csrf": "wrong", "ns": ns})[0] == 403
+    status, _, headers = _call(opener, action, {"csrf": csrf, "ns": ns})
+    assert status == 303 and headers["Location"].startswith("/facts?ns=")
+    status, page, _ = _call(opener, console + headers["Location"])
+    assert "Confirmed pending fact" in page and "0 pending fact(s)" in page
+    with GatewayClient(gateway.address, "master", api_key=MASTER_KEY) as c:
+        assert c.pending_facts(ns) == [] and c.recall("keeps", [ns]).hits
+    status, page, _ = _call(opener, console + "/facts?ns=not+a+namespace")
+    assert status == 200 and "INVALID_ARGUMENT" in page
+
+
 # ---- at scale: 50+ items, the list, filters, pages, bulk decisions, grouping, diff, audit
 SCOUT_KEY = "scout-key-" + uuid.uuid4().hex
 TOPICS = ["tea", "chess", "jazz", "rust", "maps", "kites", "opera", "tofu", "golf", "yoga"]

@@ -269,6 +269,14 @@ class InMemoryLedger:
             replace(row, sessions=list(row.sessions), evidence=list(row.evidence)) if row else None
         )
 
+    async def pending_facts(self, namespace: str, limit: int) -> list[PendingFact]:
+        rows = [
+            f for f in self.records.facts.values() if f.namespace == namespace and not f.promoted_to
+        ]
+        return [replace(f, sessions=list(f.sessions), evidence=list(f.evidence)) for f in rows][
+            :limit
+        ]
+
     async def mark_promoted(self, pid: str, memory_id: str) -> None:
         if pid in self.records.facts:
             self.records.facts[pid] = replace(self.records.facts[pid], promoted_to=memory_id)

@@ -226,6 +226,7 @@ def test_every_gateway_method_is_classified() -> None:
         "ResolveReview",
         "Export",  # a long stream: it would hold a read slot for its whole length
         "Import",
+        "ListPendingFacts",
     }, unbounded
     assert not READS & WRITES and methods >= (READS | WRITES)
 

@@ -3441,6 +3441,186 @@ func (x *ConfirmFactRequest) GetPendingId() string {
 	return ""
 }
 
+type ListPendingFactsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Namespace     string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	Limit         int32                  `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"` // 1..500; 0 = 100
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPendingFactsRequest) Reset() {
+	*x = ListPendingFactsRequest{}
+	mi := &file_memgate_v1_memgate_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPendingFactsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPendingFactsRequest) ProtoMessage() {}
+
+func (x *ListPendingFactsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_memgate_v1_memgate_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPendingFactsRequest.ProtoReflect.Descriptor instead.
+func (*ListPendingFactsRequest) Descriptor() ([]byte, []int) {
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ListPendingFactsRequest) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ListPendingFactsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type PendingFact struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"` // what ConfirmFact takes
+	Namespace     string                 `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	Fact          string                 `protobuf:"bytes,3,opt,name=fact,proto3" json:"fact,omitempty"`
+	Sessions      []string               `protobuf:"bytes,4,rep,name=sessions,proto3" json:"sessions,omitempty"` // the sessions it was seen in
+	Evidence      []string               `protobuf:"bytes,5,rep,name=evidence,proto3" json:"evidence,omitempty"`
+	Confidence    float64                `protobuf:"fixed64,6,opt,name=confidence,proto3" json:"confidence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PendingFact) Reset() {
+	*x = PendingFact{}
+	mi := &file_memgate_v1_memgate_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PendingFact) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PendingFact) ProtoMessage() {}
+
+func (x *PendingFact) ProtoReflect() protoreflect.Message {
+	mi := &file_memgate_v1_memgate_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PendingFact.ProtoReflect.Descriptor instead.
+func (*PendingFact) Descriptor() ([]byte, []int) {
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *PendingFact) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *PendingFact) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *PendingFact) GetFact() string {
+	if x != nil {
+		return x.Fact
+	}
+	return ""
+}
+
+func (x *PendingFact) GetSessions() []string {
+	if x != nil {
+		return x.Sessions
+	}
+	return nil
+}
+
+func (x *PendingFact) GetEvidence() []string {
+	if x != nil {
+		return x.Evidence
+	}
+	return nil
+}
+
+func (x *PendingFact) GetConfidence() float64 {
+	if x != nil {
+		return x.Confidence
+	}
+	return 0
+}
+
+type ListPendingFactsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Facts         []*PendingFact         `protobuf:"bytes,1,rep,name=facts,proto3" json:"facts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPendingFactsResponse) Reset() {
+	*x = ListPendingFactsResponse{}
+	mi := &file_memgate_v1_memgate_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPendingFactsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPendingFactsResponse) ProtoMessage() {}
+
+func (x *ListPendingFactsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_memgate_v1_memgate_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPendingFactsResponse.ProtoReflect.Descriptor instead.
+func (*ListPendingFactsResponse) Descriptor() ([]byte, []int) {
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *ListPendingFactsResponse) GetFacts() []*PendingFact {
+	if x != nil {
+		return x.Facts
+	}
+	return nil
+}
+
 type Skill struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	Name            string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -3457,7 +3637,7 @@ type Skill struct {
 
 func (x *Skill) Reset() {
 	*x = Skill{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[49]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3469,7 +3649,7 @@ func (x *Skill) String() string {
 func (*Skill) ProtoMessage() {}
 
 func (x *Skill) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[49]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3482,7 +3662,7 @@ func (x *Skill) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Skill.ProtoReflect.Descriptor instead.
 func (*Skill) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{49}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *Skill) GetName() string {
@@ -3550,7 +3730,7 @@ type RegisterSkillRequest struct {
 
 func (x *RegisterSkillRequest) Reset() {
 	*x = RegisterSkillRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[50]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3562,7 +3742,7 @@ func (x *RegisterSkillRequest) String() string {
 func (*RegisterSkillRequest) ProtoMessage() {}
 
 func (x *RegisterSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[50]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3575,7 +3755,7 @@ func (x *RegisterSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterSkillRequest.ProtoReflect.Descriptor instead.
 func (*RegisterSkillRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{50}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *RegisterSkillRequest) GetSkill() *Skill {
@@ -3595,7 +3775,7 @@ type RegisterSkillResponse struct {
 
 func (x *RegisterSkillResponse) Reset() {
 	*x = RegisterSkillResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[51]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3607,7 +3787,7 @@ func (x *RegisterSkillResponse) String() string {
 func (*RegisterSkillResponse) ProtoMessage() {}
 
 func (x *RegisterSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[51]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3620,7 +3800,7 @@ func (x *RegisterSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterSkillResponse.ProtoReflect.Descriptor instead.
 func (*RegisterSkillResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{51}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RegisterSkillResponse) GetSkill() *Skill {
@@ -3648,7 +3828,7 @@ type MatchSkillRequest struct {
 
 func (x *MatchSkillRequest) Reset() {
 	*x = MatchSkillRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[52]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3660,7 +3840,7 @@ func (x *MatchSkillRequest) String() string {
 func (*MatchSkillRequest) ProtoMessage() {}
 
 func (x *MatchSkillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[52]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3673,7 +3853,7 @@ func (x *MatchSkillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchSkillRequest.ProtoReflect.Descriptor instead.
 func (*MatchSkillRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{52}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *MatchSkillRequest) GetIntent() string {
@@ -3707,7 +3887,7 @@ type SkillMatch struct {
 
 func (x *SkillMatch) Reset() {
 	*x = SkillMatch{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[53]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3719,7 +3899,7 @@ func (x *SkillMatch) String() string {
 func (*SkillMatch) ProtoMessage() {}
 
 func (x *SkillMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[53]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3732,7 +3912,7 @@ func (x *SkillMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkillMatch.ProtoReflect.Descriptor instead.
 func (*SkillMatch) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{53}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *SkillMatch) GetSkill() *Skill {
@@ -3758,7 +3938,7 @@ type MatchSkillResponse struct {
 
 func (x *MatchSkillResponse) Reset() {
 	*x = MatchSkillResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[54]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3770,7 +3950,7 @@ func (x *MatchSkillResponse) String() string {
 func (*MatchSkillResponse) ProtoMessage() {}
 
 func (x *MatchSkillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[54]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3783,7 +3963,7 @@ func (x *MatchSkillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchSkillResponse.ProtoReflect.Descriptor instead.
 func (*MatchSkillResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{54}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *MatchSkillResponse) GetMatches() []*SkillMatch {
@@ -3802,7 +3982,7 @@ type MemoryUpdate struct {
 
 func (x *MemoryUpdate) Reset() {
 	*x = MemoryUpdate{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[55]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3814,7 +3994,7 @@ func (x *MemoryUpdate) String() string {
 func (*MemoryUpdate) ProtoMessage() {}
 
 func (x *MemoryUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[55]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3827,7 +4007,7 @@ func (x *MemoryUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemoryUpdate.ProtoReflect.Descriptor instead.
 func (*MemoryUpdate) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{55}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *MemoryUpdate) GetItem() *WriteItem {
@@ -3853,7 +4033,7 @@ type SubmitResultRequest struct {
 
 func (x *SubmitResultRequest) Reset() {
 	*x = SubmitResultRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[56]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3865,7 +4045,7 @@ func (x *SubmitResultRequest) String() string {
 func (*SubmitResultRequest) ProtoMessage() {}
 
 func (x *SubmitResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[56]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3878,7 +4058,7 @@ func (x *SubmitResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitResultRequest.ProtoReflect.Descriptor instead.
 func (*SubmitResultRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{56}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *SubmitResultRequest) GetTaskId() string {
@@ -3948,7 +4128,7 @@ type SubmitResultResponse struct {
 
 func (x *SubmitResultResponse) Reset() {
 	*x = SubmitResultResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[57]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3960,7 +4140,7 @@ func (x *SubmitResultResponse) String() string {
 func (*SubmitResultResponse) ProtoMessage() {}
 
 func (x *SubmitResultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[57]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3973,7 +4153,7 @@ func (x *SubmitResultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitResultResponse.ProtoReflect.Descriptor instead.
 func (*SubmitResultResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{57}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *SubmitResultResponse) GetEventId() string {
@@ -4018,7 +4198,7 @@ type Proposal struct {
 
 func (x *Proposal) Reset() {
 	*x = Proposal{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[58]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4030,7 +4210,7 @@ func (x *Proposal) String() string {
 func (*Proposal) ProtoMessage() {}
 
 func (x *Proposal) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[58]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4043,7 +4223,7 @@ func (x *Proposal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Proposal.ProtoReflect.Descriptor instead.
 func (*Proposal) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{58}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *Proposal) GetId() string {
@@ -4133,7 +4313,7 @@ type ListProposalsRequest struct {
 
 func (x *ListProposalsRequest) Reset() {
 	*x = ListProposalsRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[59]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4145,7 +4325,7 @@ func (x *ListProposalsRequest) String() string {
 func (*ListProposalsRequest) ProtoMessage() {}
 
 func (x *ListProposalsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[59]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4158,7 +4338,7 @@ func (x *ListProposalsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProposalsRequest.ProtoReflect.Descriptor instead.
 func (*ListProposalsRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{59}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *ListProposalsRequest) GetState() string {
@@ -4184,7 +4364,7 @@ type ListProposalsResponse struct {
 
 func (x *ListProposalsResponse) Reset() {
 	*x = ListProposalsResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[60]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4196,7 +4376,7 @@ func (x *ListProposalsResponse) String() string {
 func (*ListProposalsResponse) ProtoMessage() {}
 
 func (x *ListProposalsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[60]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4209,7 +4389,7 @@ func (x *ListProposalsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProposalsResponse.ProtoReflect.Descriptor instead.
 func (*ListProposalsResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{60}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *ListProposalsResponse) GetProposals() []*Proposal {
@@ -4229,7 +4409,7 @@ type DecideProposalRequest struct {
 
 func (x *DecideProposalRequest) Reset() {
 	*x = DecideProposalRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[61]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4241,7 +4421,7 @@ func (x *DecideProposalRequest) String() string {
 func (*DecideProposalRequest) ProtoMessage() {}
 
 func (x *DecideProposalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[61]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4254,7 +4434,7 @@ func (x *DecideProposalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideProposalRequest.ProtoReflect.Descriptor instead.
 func (*DecideProposalRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{61}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *DecideProposalRequest) GetId() string {
@@ -4282,7 +4462,7 @@ type SharedWritePolicy struct {
 
 func (x *SharedWritePolicy) Reset() {
 	*x = SharedWritePolicy{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[62]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4294,7 +4474,7 @@ func (x *SharedWritePolicy) String() string {
 func (*SharedWritePolicy) ProtoMessage() {}
 
 func (x *SharedWritePolicy) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[62]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4307,7 +4487,7 @@ func (x *SharedWritePolicy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SharedWritePolicy.ProtoReflect.Descriptor instead.
 func (*SharedWritePolicy) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{62}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *SharedWritePolicy) GetAutoApprove() []string {
@@ -4338,7 +4518,7 @@ type Step struct {
 
 func (x *Step) Reset() {
 	*x = Step{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[63]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4350,7 +4530,7 @@ func (x *Step) String() string {
 func (*Step) ProtoMessage() {}
 
 func (x *Step) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[63]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4363,7 +4543,7 @@ func (x *Step) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Step.ProtoReflect.Descriptor instead.
 func (*Step) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{63}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *Step) GetIndex() int32 {
@@ -4420,7 +4600,7 @@ type Task struct {
 
 func (x *Task) Reset() {
 	*x = Task{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[64]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4432,7 +4612,7 @@ func (x *Task) String() string {
 func (*Task) ProtoMessage() {}
 
 func (x *Task) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[64]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4445,7 +4625,7 @@ func (x *Task) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Task.ProtoReflect.Descriptor instead.
 func (*Task) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{64}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *Task) GetId() string {
@@ -4486,7 +4666,7 @@ type StartTaskRequest struct {
 
 func (x *StartTaskRequest) Reset() {
 	*x = StartTaskRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[65]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4498,7 +4678,7 @@ func (x *StartTaskRequest) String() string {
 func (*StartTaskRequest) ProtoMessage() {}
 
 func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[65]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4511,7 +4691,7 @@ func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTaskRequest.ProtoReflect.Descriptor instead.
 func (*StartTaskRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{65}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *StartTaskRequest) GetId() string {
@@ -4541,7 +4721,7 @@ type UpdateStepRequest struct {
 
 func (x *UpdateStepRequest) Reset() {
 	*x = UpdateStepRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[66]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4553,7 +4733,7 @@ func (x *UpdateStepRequest) String() string {
 func (*UpdateStepRequest) ProtoMessage() {}
 
 func (x *UpdateStepRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[66]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4566,7 +4746,7 @@ func (x *UpdateStepRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateStepRequest.ProtoReflect.Descriptor instead.
 func (*UpdateStepRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{66}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *UpdateStepRequest) GetTaskId() string {
@@ -4613,7 +4793,7 @@ type GetTaskRequest struct {
 
 func (x *GetTaskRequest) Reset() {
 	*x = GetTaskRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[67]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4625,7 +4805,7 @@ func (x *GetTaskRequest) String() string {
 func (*GetTaskRequest) ProtoMessage() {}
 
 func (x *GetTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[67]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4638,7 +4818,7 @@ func (x *GetTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTaskRequest.ProtoReflect.Descriptor instead.
 func (*GetTaskRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{67}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *GetTaskRequest) GetId() string {
@@ -4656,7 +4836,7 @@ type StatsRequest struct {
 
 func (x *StatsRequest) Reset() {
 	*x = StatsRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[68]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4668,7 +4848,7 @@ func (x *StatsRequest) String() string {
 func (*StatsRequest) ProtoMessage() {}
 
 func (x *StatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[68]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4681,7 +4861,7 @@ func (x *StatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatsRequest.ProtoReflect.Descriptor instead.
 func (*StatsRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{68}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{71}
 }
 
 // One store behind its circuit breaker: working, records, graph, vectors.
@@ -4700,7 +4880,7 @@ type LayerStats struct {
 
 func (x *LayerStats) Reset() {
 	*x = LayerStats{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[69]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4712,7 +4892,7 @@ func (x *LayerStats) String() string {
 func (*LayerStats) ProtoMessage() {}
 
 func (x *LayerStats) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[69]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4725,7 +4905,7 @@ func (x *LayerStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LayerStats.ProtoReflect.Descriptor instead.
 func (*LayerStats) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{69}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *LayerStats) GetLayer() string {
@@ -4790,7 +4970,7 @@ type RecallStats struct {
 
 func (x *RecallStats) Reset() {
 	*x = RecallStats{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[70]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4802,7 +4982,7 @@ func (x *RecallStats) String() string {
 func (*RecallStats) ProtoMessage() {}
 
 func (x *RecallStats) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[70]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4815,7 +4995,7 @@ func (x *RecallStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecallStats.ProtoReflect.Descriptor instead.
 func (*RecallStats) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{70}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *RecallStats) GetLayer() Layer {
@@ -4873,7 +5053,7 @@ type StatsResponse struct {
 
 func (x *StatsResponse) Reset() {
 	*x = StatsResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[71]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4885,7 +5065,7 @@ func (x *StatsResponse) String() string {
 func (*StatsResponse) ProtoMessage() {}
 
 func (x *StatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[71]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4898,7 +5078,7 @@ func (x *StatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatsResponse.ProtoReflect.Descriptor instead.
 func (*StatsResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{71}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *StatsResponse) GetLayers() []*LayerStats {
@@ -5011,7 +5191,7 @@ type QueryAuditRequest struct {
 
 func (x *QueryAuditRequest) Reset() {
 	*x = QueryAuditRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[72]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5023,7 +5203,7 @@ func (x *QueryAuditRequest) String() string {
 func (*QueryAuditRequest) ProtoMessage() {}
 
 func (x *QueryAuditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[72]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5036,7 +5216,7 @@ func (x *QueryAuditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryAuditRequest.ProtoReflect.Descriptor instead.
 func (*QueryAuditRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{72}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *QueryAuditRequest) GetAgentId() string {
@@ -5081,7 +5261,7 @@ type AuditEntry struct {
 
 func (x *AuditEntry) Reset() {
 	*x = AuditEntry{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[73]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5093,7 +5273,7 @@ func (x *AuditEntry) String() string {
 func (*AuditEntry) ProtoMessage() {}
 
 func (x *AuditEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[73]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5106,7 +5286,7 @@ func (x *AuditEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEntry.ProtoReflect.Descriptor instead.
 func (*AuditEntry) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{73}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *AuditEntry) GetAt() *timestamppb.Timestamp {
@@ -5160,7 +5340,7 @@ type QueryAuditResponse struct {
 
 func (x *QueryAuditResponse) Reset() {
 	*x = QueryAuditResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[74]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5172,7 +5352,7 @@ func (x *QueryAuditResponse) String() string {
 func (*QueryAuditResponse) ProtoMessage() {}
 
 func (x *QueryAuditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[74]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5185,7 +5365,7 @@ func (x *QueryAuditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryAuditResponse.ProtoReflect.Descriptor instead.
 func (*QueryAuditResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{74}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *QueryAuditResponse) GetEntries() []*AuditEntry {
@@ -5203,7 +5383,7 @@ type BreakerStatesRequest struct {
 
 func (x *BreakerStatesRequest) Reset() {
 	*x = BreakerStatesRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[75]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5215,7 +5395,7 @@ func (x *BreakerStatesRequest) String() string {
 func (*BreakerStatesRequest) ProtoMessage() {}
 
 func (x *BreakerStatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[75]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5228,7 +5408,7 @@ func (x *BreakerStatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BreakerStatesRequest.ProtoReflect.Descriptor instead.
 func (*BreakerStatesRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{75}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{78}
 }
 
 type BreakerState struct {
@@ -5243,7 +5423,7 @@ type BreakerState struct {
 
 func (x *BreakerState) Reset() {
 	*x = BreakerState{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[76]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5255,7 +5435,7 @@ func (x *BreakerState) String() string {
 func (*BreakerState) ProtoMessage() {}
 
 func (x *BreakerState) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[76]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5268,7 +5448,7 @@ func (x *BreakerState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BreakerState.ProtoReflect.Descriptor instead.
 func (*BreakerState) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{76}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *BreakerState) GetLayer() string {
@@ -5308,7 +5488,7 @@ type BreakerStatesResponse struct {
 
 func (x *BreakerStatesResponse) Reset() {
 	*x = BreakerStatesResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[77]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5320,7 +5500,7 @@ func (x *BreakerStatesResponse) String() string {
 func (*BreakerStatesResponse) ProtoMessage() {}
 
 func (x *BreakerStatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[77]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5333,7 +5513,7 @@ func (x *BreakerStatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BreakerStatesResponse.ProtoReflect.Descriptor instead.
 func (*BreakerStatesResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{77}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *BreakerStatesResponse) GetBreakers() []*BreakerState {
@@ -5352,7 +5532,7 @@ type ListReviewRequest struct {
 
 func (x *ListReviewRequest) Reset() {
 	*x = ListReviewRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[78]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5364,7 +5544,7 @@ func (x *ListReviewRequest) String() string {
 func (*ListReviewRequest) ProtoMessage() {}
 
 func (x *ListReviewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[78]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5377,7 +5557,7 @@ func (x *ListReviewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListReviewRequest.ProtoReflect.Descriptor instead.
 func (*ListReviewRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{78}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *ListReviewRequest) GetLimit() int32 {
@@ -5396,7 +5576,7 @@ type ListReviewResponse struct {
 
 func (x *ListReviewResponse) Reset() {
 	*x = ListReviewResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[79]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5408,7 +5588,7 @@ func (x *ListReviewResponse) String() string {
 func (*ListReviewResponse) ProtoMessage() {}
 
 func (x *ListReviewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[79]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5421,7 +5601,7 @@ func (x *ListReviewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListReviewResponse.ProtoReflect.Descriptor instead.
 func (*ListReviewResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{79}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *ListReviewResponse) GetMemories() []*Memory {
@@ -5443,7 +5623,7 @@ type MaintainRequest struct {
 
 func (x *MaintainRequest) Reset() {
 	*x = MaintainRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[80]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5455,7 +5635,7 @@ func (x *MaintainRequest) String() string {
 func (*MaintainRequest) ProtoMessage() {}
 
 func (x *MaintainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[80]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5468,7 +5648,7 @@ func (x *MaintainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaintainRequest.ProtoReflect.Descriptor instead.
 func (*MaintainRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{80}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *MaintainRequest) GetNamespaces() []string {
@@ -5511,7 +5691,7 @@ type MaintainResponse struct {
 
 func (x *MaintainResponse) Reset() {
 	*x = MaintainResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[81]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5523,7 +5703,7 @@ func (x *MaintainResponse) String() string {
 func (*MaintainResponse) ProtoMessage() {}
 
 func (x *MaintainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[81]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5536,7 +5716,7 @@ func (x *MaintainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaintainResponse.ProtoReflect.Descriptor instead.
 func (*MaintainResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{81}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *MaintainResponse) GetNamespaces() int32 {
@@ -5578,7 +5758,7 @@ type ResolveReviewRequest struct {
 
 func (x *ResolveReviewRequest) Reset() {
 	*x = ResolveReviewRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[82]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5590,7 +5770,7 @@ func (x *ResolveReviewRequest) String() string {
 func (*ResolveReviewRequest) ProtoMessage() {}
 
 func (x *ResolveReviewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[82]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5603,7 +5783,7 @@ func (x *ResolveReviewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveReviewRequest.ProtoReflect.Descriptor instead.
 func (*ResolveReviewRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{82}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *ResolveReviewRequest) GetId() string {
@@ -5637,7 +5817,7 @@ type ExportRequest struct {
 
 func (x *ExportRequest) Reset() {
 	*x = ExportRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[83]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5649,7 +5829,7 @@ func (x *ExportRequest) String() string {
 func (*ExportRequest) ProtoMessage() {}
 
 func (x *ExportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[83]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5662,7 +5842,7 @@ func (x *ExportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportRequest.ProtoReflect.Descriptor instead.
 func (*ExportRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{83}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *ExportRequest) GetNamespaces() []string {
@@ -5693,7 +5873,7 @@ type GraphLink struct {
 
 func (x *GraphLink) Reset() {
 	*x = GraphLink{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[84]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5705,7 +5885,7 @@ func (x *GraphLink) String() string {
 func (*GraphLink) ProtoMessage() {}
 
 func (x *GraphLink) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[84]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5718,7 +5898,7 @@ func (x *GraphLink) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GraphLink.ProtoReflect.Descriptor instead.
 func (*GraphLink) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{84}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *GraphLink) GetSrc() *NodeRef {
@@ -5769,7 +5949,7 @@ type ExportedMemory struct {
 
 func (x *ExportedMemory) Reset() {
 	*x = ExportedMemory{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[85]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5781,7 +5961,7 @@ func (x *ExportedMemory) String() string {
 func (*ExportedMemory) ProtoMessage() {}
 
 func (x *ExportedMemory) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[85]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5794,7 +5974,7 @@ func (x *ExportedMemory) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportedMemory.ProtoReflect.Descriptor instead.
 func (*ExportedMemory) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{85}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *ExportedMemory) GetVersions() []*Memory {
@@ -5842,7 +6022,7 @@ type ImportRequest struct {
 
 func (x *ImportRequest) Reset() {
 	*x = ImportRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[86]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5854,7 +6034,7 @@ func (x *ImportRequest) String() string {
 func (*ImportRequest) ProtoMessage() {}
 
 func (x *ImportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[86]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5867,7 +6047,7 @@ func (x *ImportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportRequest.ProtoReflect.Descriptor instead.
 func (*ImportRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{86}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *ImportRequest) GetMemories() []*ExportedMemory {
@@ -5900,7 +6080,7 @@ type ImportResponse struct {
 
 func (x *ImportResponse) Reset() {
 	*x = ImportResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[87]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5912,7 +6092,7 @@ func (x *ImportResponse) String() string {
 func (*ImportResponse) ProtoMessage() {}
 
 func (x *ImportResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[87]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5925,7 +6105,7 @@ func (x *ImportResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportResponse.ProtoReflect.Descriptor instead.
 func (*ImportResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{87}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *ImportResponse) GetImported() int32 {
@@ -5980,7 +6160,7 @@ type ListNamespacesRequest struct {
 
 func (x *ListNamespacesRequest) Reset() {
 	*x = ListNamespacesRequest{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[88]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5992,7 +6172,7 @@ func (x *ListNamespacesRequest) String() string {
 func (*ListNamespacesRequest) ProtoMessage() {}
 
 func (x *ListNamespacesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[88]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6005,7 +6185,7 @@ func (x *ListNamespacesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespacesRequest.ProtoReflect.Descriptor instead.
 func (*ListNamespacesRequest) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{88}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *ListNamespacesRequest) GetPrefix() string {
@@ -6032,7 +6212,7 @@ type ListNamespacesResponse struct {
 
 func (x *ListNamespacesResponse) Reset() {
 	*x = ListNamespacesResponse{}
-	mi := &file_memgate_v1_memgate_proto_msgTypes[89]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6044,7 +6224,7 @@ func (x *ListNamespacesResponse) String() string {
 func (*ListNamespacesResponse) ProtoMessage() {}
 
 func (x *ListNamespacesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_memgate_v1_memgate_proto_msgTypes[89]
+	mi := &file_memgate_v1_memgate_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6057,7 +6237,7 @@ func (x *ListNamespacesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespacesResponse.ProtoReflect.Descriptor instead.
 func (*ListNamespacesResponse) Descriptor() ([]byte, []int) {
-	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{89}
+	return file_memgate_v1_memgate_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *ListNamespacesResponse) GetNamespaces() []string {
@@ -6399,7 +6579,21 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"\tmemory_id\x18\x04 \x01(\tR\bmemoryId\"3\n" +
 	"\x12ConfirmFactRequest\x12\x1d\n" +
 	"\n" +
-	"pending_id\x18\x01 \x01(\tR\tpendingId\"\xeb\x01\n" +
+	"pending_id\x18\x01 \x01(\tR\tpendingId\"M\n" +
+	"\x17ListPendingFactsRequest\x12\x1c\n" +
+	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\"\xa7\x01\n" +
+	"\vPendingFact\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1c\n" +
+	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12\x12\n" +
+	"\x04fact\x18\x03 \x01(\tR\x04fact\x12\x1a\n" +
+	"\bsessions\x18\x04 \x03(\tR\bsessions\x12\x1a\n" +
+	"\bevidence\x18\x05 \x03(\tR\bevidence\x12\x1e\n" +
+	"\n" +
+	"confidence\x18\x06 \x01(\x01R\n" +
+	"confidence\"I\n" +
+	"\x18ListPendingFactsResponse\x12-\n" +
+	"\x05facts\x18\x01 \x03(\v2\x17.memgate.v1.PendingFactR\x05facts\"\xeb\x01\n" +
 	"\x05Skill\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x18\n" +
@@ -6634,7 +6828,7 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"SUPERSEDED\x10\x02\x12\f\n" +
 	"\bARCHIVED\x10\x03\x12\r\n" +
 	"\tFORGOTTEN\x10\x04\x12\x0f\n" +
-	"\vQUARANTINED\x10\x052\x8c\x18\n" +
+	"\vQUARANTINED\x10\x052\xeb\x18\n" +
 	"\rMemoryGateway\x12<\n" +
 	"\x05Write\x12\x18.memgate.v1.WriteRequest\x1a\x19.memgate.v1.WriteResponse\x12K\n" +
 	"\n" +
@@ -6660,7 +6854,8 @@ const file_memgate_v1_memgate_proto_rawDesc = "" +
 	"\bTimeline\x12\x1b.memgate.v1.TimelineRequest\x1a\x1c.memgate.v1.TimelineResponse\x12T\n" +
 	"\rNeighbourhood\x12 .memgate.v1.NeighbourhoodRequest\x1a!.memgate.v1.NeighbourhoodResponse\x12N\n" +
 	"\vProposeFact\x12\x1e.memgate.v1.ProposeFactRequest\x1a\x1f.memgate.v1.ProposeFactResponse\x12N\n" +
-	"\vConfirmFact\x12\x1e.memgate.v1.ConfirmFactRequest\x1a\x1f.memgate.v1.ProposeFactResponse\x12T\n" +
+	"\vConfirmFact\x12\x1e.memgate.v1.ConfirmFactRequest\x1a\x1f.memgate.v1.ProposeFactResponse\x12]\n" +
+	"\x10ListPendingFacts\x12#.memgate.v1.ListPendingFactsRequest\x1a$.memgate.v1.ListPendingFactsResponse\x12T\n" +
 	"\rRegisterSkill\x12 .memgate.v1.RegisterSkillRequest\x1a!.memgate.v1.RegisterSkillResponse\x12K\n" +
 	"\n" +
 	"MatchSkill\x12\x1d.memgate.v1.MatchSkillRequest\x1a\x1e.memgate.v1.MatchSkillResponse\x12Q\n" +
@@ -6699,7 +6894,7 @@ func file_memgate_v1_memgate_proto_rawDescGZIP() []byte {
 }
 
 var file_memgate_v1_memgate_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_memgate_v1_memgate_proto_msgTypes = make([]protoimpl.MessageInfo, 101)
+var file_memgate_v1_memgate_proto_msgTypes = make([]protoimpl.MessageInfo, 104)
 var file_memgate_v1_memgate_proto_goTypes = []any{
 	(Layer)(0),                        // 0: memgate.v1.Layer
 	(MemoryStatus)(0),                 // 1: memgate.v1.MemoryStatus
@@ -6752,230 +6947,236 @@ var file_memgate_v1_memgate_proto_goTypes = []any{
 	(*ProposeFactRequest)(nil),        // 48: memgate.v1.ProposeFactRequest
 	(*ProposeFactResponse)(nil),       // 49: memgate.v1.ProposeFactResponse
 	(*ConfirmFactRequest)(nil),        // 50: memgate.v1.ConfirmFactRequest
-	(*Skill)(nil),                     // 51: memgate.v1.Skill
-	(*RegisterSkillRequest)(nil),      // 52: memgate.v1.RegisterSkillRequest
-	(*RegisterSkillResponse)(nil),     // 53: memgate.v1.RegisterSkillResponse
-	(*MatchSkillRequest)(nil),         // 54: memgate.v1.MatchSkillRequest
-	(*SkillMatch)(nil),                // 55: memgate.v1.SkillMatch
-	(*MatchSkillResponse)(nil),        // 56: memgate.v1.MatchSkillResponse
-	(*MemoryUpdate)(nil),              // 57: memgate.v1.MemoryUpdate
-	(*SubmitResultRequest)(nil),       // 58: memgate.v1.SubmitResultRequest
-	(*SubmitResultResponse)(nil),      // 59: memgate.v1.SubmitResultResponse
-	(*Proposal)(nil),                  // 60: memgate.v1.Proposal
-	(*ListProposalsRequest)(nil),      // 61: memgate.v1.ListProposalsRequest
-	(*ListProposalsResponse)(nil),     // 62: memgate.v1.ListProposalsResponse
-	(*DecideProposalRequest)(nil),     // 63: memgate.v1.DecideProposalRequest
-	(*SharedWritePolicy)(nil),         // 64: memgate.v1.SharedWritePolicy
-	(*Step)(nil),                      // 65: memgate.v1.Step
-	(*Task)(nil),                      // 66: memgate.v1.Task
-	(*StartTaskRequest)(nil),          // 67: memgate.v1.StartTaskRequest
-	(*UpdateStepRequest)(nil),         // 68: memgate.v1.UpdateStepRequest
-	(*GetTaskRequest)(nil),            // 69: memgate.v1.GetTaskRequest
-	(*StatsRequest)(nil),              // 70: memgate.v1.StatsRequest
-	(*LayerStats)(nil),                // 71: memgate.v1.LayerStats
-	(*RecallStats)(nil),               // 72: memgate.v1.RecallStats
-	(*StatsResponse)(nil),             // 73: memgate.v1.StatsResponse
-	(*QueryAuditRequest)(nil),         // 74: memgate.v1.QueryAuditRequest
-	(*AuditEntry)(nil),                // 75: memgate.v1.AuditEntry
-	(*QueryAuditResponse)(nil),        // 76: memgate.v1.QueryAuditResponse
-	(*BreakerStatesRequest)(nil),      // 77: memgate.v1.BreakerStatesRequest
-	(*BreakerState)(nil),              // 78: memgate.v1.BreakerState
-	(*BreakerStatesResponse)(nil),     // 79: memgate.v1.BreakerStatesResponse
-	(*ListReviewRequest)(nil),         // 80: memgate.v1.ListReviewRequest
-	(*ListReviewResponse)(nil),        // 81: memgate.v1.ListReviewResponse
-	(*MaintainRequest)(nil),           // 82: memgate.v1.MaintainRequest
-	(*MaintainResponse)(nil),          // 83: memgate.v1.MaintainResponse
-	(*ResolveReviewRequest)(nil),      // 84: memgate.v1.ResolveReviewRequest
-	(*ExportRequest)(nil),             // 85: memgate.v1.ExportRequest
-	(*GraphLink)(nil),                 // 86: memgate.v1.GraphLink
-	(*ExportedMemory)(nil),            // 87: memgate.v1.ExportedMemory
-	(*ImportRequest)(nil),             // 88: memgate.v1.ImportRequest
-	(*ImportResponse)(nil),            // 89: memgate.v1.ImportResponse
-	(*ListNamespacesRequest)(nil),     // 90: memgate.v1.ListNamespacesRequest
-	(*ListNamespacesResponse)(nil),    // 91: memgate.v1.ListNamespacesResponse
-	nil,                               // 92: memgate.v1.Memory.MetadataEntry
-	nil,                               // 93: memgate.v1.WriteItem.MetadataEntry
-	nil,                               // 94: memgate.v1.Turn.MetadataEntry
-	nil,                               // 95: memgate.v1.AppendTurnRequest.MetadataEntry
-	nil,                               // 96: memgate.v1.UpdateSessionStateRequest.SetEntry
-	nil,                               // 97: memgate.v1.SessionState.ValuesEntry
-	nil,                               // 98: memgate.v1.EndSessionResponse.OutcomesEntry
-	nil,                               // 99: memgate.v1.RelateRequest.PropertiesEntry
-	nil,                               // 100: memgate.v1.StatsResponse.MemoriesEntry
-	nil,                               // 101: memgate.v1.StatsResponse.LanguagesEntry
-	nil,                               // 102: memgate.v1.GraphLink.PropertiesEntry
-	(*timestamppb.Timestamp)(nil),     // 103: google.protobuf.Timestamp
+	(*ListPendingFactsRequest)(nil),   // 51: memgate.v1.ListPendingFactsRequest
+	(*PendingFact)(nil),               // 52: memgate.v1.PendingFact
+	(*ListPendingFactsResponse)(nil),  // 53: memgate.v1.ListPendingFactsResponse
+	(*Skill)(nil),                     // 54: memgate.v1.Skill
+	(*RegisterSkillRequest)(nil),      // 55: memgate.v1.RegisterSkillRequest
+	(*RegisterSkillResponse)(nil),     // 56: memgate.v1.RegisterSkillResponse
+	(*MatchSkillRequest)(nil),         // 57: memgate.v1.MatchSkillRequest
+	(*SkillMatch)(nil),                // 58: memgate.v1.SkillMatch
+	(*MatchSkillResponse)(nil),        // 59: memgate.v1.MatchSkillResponse
+	(*MemoryUpdate)(nil),              // 60: memgate.v1.MemoryUpdate
+	(*SubmitResultRequest)(nil),       // 61: memgate.v1.SubmitResultRequest
+	(*SubmitResultResponse)(nil),      // 62: memgate.v1.SubmitResultResponse
+	(*Proposal)(nil),                  // 63: memgate.v1.Proposal
+	(*ListProposalsRequest)(nil),      // 64: memgate.v1.ListProposalsRequest
+	(*ListProposalsResponse)(nil),     // 65: memgate.v1.ListProposalsResponse
+	(*DecideProposalRequest)(nil),     // 66: memgate.v1.DecideProposalRequest
+	(*SharedWritePolicy)(nil),         // 67: memgate.v1.SharedWritePolicy
+	(*Step)(nil),                      // 68: memgate.v1.Step
+	(*Task)(nil),                      // 69: memgate.v1.Task
+	(*StartTaskRequest)(nil),          // 70: memgate.v1.StartTaskRequest
+	(*UpdateStepRequest)(nil),         // 71: memgate.v1.UpdateStepRequest
+	(*GetTaskRequest)(nil),            // 72: memgate.v1.GetTaskRequest
+	(*StatsRequest)(nil),              // 73: memgate.v1.StatsRequest
+	(*LayerStats)(nil),                // 74: memgate.v1.LayerStats
+	(*RecallStats)(nil),               // 75: memgate.v1.RecallStats
+	(*StatsResponse)(nil),             // 76: memgate.v1.StatsResponse
+	(*QueryAuditRequest)(nil),         // 77: memgate.v1.QueryAuditRequest
+	(*AuditEntry)(nil),                // 78: memgate.v1.AuditEntry
+	(*QueryAuditResponse)(nil),        // 79: memgate.v1.QueryAuditResponse
+	(*BreakerStatesRequest)(nil),      // 80: memgate.v1.BreakerStatesRequest
+	(*BreakerState)(nil),              // 81: memgate.v1.BreakerState
+	(*BreakerStatesResponse)(nil),     // 82: memgate.v1.BreakerStatesResponse
+	(*ListReviewRequest)(nil),         // 83: memgate.v1.ListReviewRequest
+	(*ListReviewResponse)(nil),        // 84: memgate.v1.ListReviewResponse
+	(*MaintainRequest)(nil),           // 85: memgate.v1.MaintainRequest
+	(*MaintainResponse)(nil),          // 86: memgate.v1.MaintainResponse
+	(*ResolveReviewRequest)(nil),      // 87: memgate.v1.ResolveReviewRequest
+	(*ExportRequest)(nil),             // 88: memgate.v1.ExportRequest
+	(*GraphLink)(nil),                 // 89: memgate.v1.GraphLink
+	(*ExportedMemory)(nil),            // 90: memgate.v1.ExportedMemory
+	(*ImportRequest)(nil),             // 91: memgate.v1.ImportRequest
+	(*ImportResponse)(nil),            // 92: memgate.v1.ImportResponse
+	(*ListNamespacesRequest)(nil),     // 93: memgate.v1.ListNamespacesRequest
+	(*ListNamespacesResponse)(nil),    // 94: memgate.v1.ListNamespacesResponse
+	nil,                               // 95: memgate.v1.Memory.MetadataEntry
+	nil,                               // 96: memgate.v1.WriteItem.MetadataEntry
+	nil,                               // 97: memgate.v1.Turn.MetadataEntry
+	nil,                               // 98: memgate.v1.AppendTurnRequest.MetadataEntry
+	nil,                               // 99: memgate.v1.UpdateSessionStateRequest.SetEntry
+	nil,                               // 100: memgate.v1.SessionState.ValuesEntry
+	nil,                               // 101: memgate.v1.EndSessionResponse.OutcomesEntry
+	nil,                               // 102: memgate.v1.RelateRequest.PropertiesEntry
+	nil,                               // 103: memgate.v1.StatsResponse.MemoriesEntry
+	nil,                               // 104: memgate.v1.StatsResponse.LanguagesEntry
+	nil,                               // 105: memgate.v1.GraphLink.PropertiesEntry
+	(*timestamppb.Timestamp)(nil),     // 106: google.protobuf.Timestamp
 }
 var file_memgate_v1_memgate_proto_depIdxs = []int32{
 	0,   // 0: memgate.v1.Memory.layer:type_name -> memgate.v1.Layer
-	103, // 1: memgate.v1.Memory.created_at:type_name -> google.protobuf.Timestamp
-	103, // 2: memgate.v1.Memory.updated_at:type_name -> google.protobuf.Timestamp
-	103, // 3: memgate.v1.Memory.last_accessed_at:type_name -> google.protobuf.Timestamp
-	92,  // 4: memgate.v1.Memory.metadata:type_name -> memgate.v1.Memory.MetadataEntry
-	103, // 5: memgate.v1.Memory.event_time:type_name -> google.protobuf.Timestamp
+	106, // 1: memgate.v1.Memory.created_at:type_name -> google.protobuf.Timestamp
+	106, // 2: memgate.v1.Memory.updated_at:type_name -> google.protobuf.Timestamp
+	106, // 3: memgate.v1.Memory.last_accessed_at:type_name -> google.protobuf.Timestamp
+	95,  // 4: memgate.v1.Memory.metadata:type_name -> memgate.v1.Memory.MetadataEntry
+	106, // 5: memgate.v1.Memory.event_time:type_name -> google.protobuf.Timestamp
 	1,   // 6: memgate.v1.Memory.status:type_name -> memgate.v1.MemoryStatus
-	103, // 7: memgate.v1.Memory.valid_from:type_name -> google.protobuf.Timestamp
-	103, // 8: memgate.v1.Memory.valid_to:type_name -> google.protobuf.Timestamp
+	106, // 7: memgate.v1.Memory.valid_from:type_name -> google.protobuf.Timestamp
+	106, // 8: memgate.v1.Memory.valid_to:type_name -> google.protobuf.Timestamp
 	0,   // 9: memgate.v1.WriteItem.layer:type_name -> memgate.v1.Layer
-	103, // 10: memgate.v1.WriteItem.event_time:type_name -> google.protobuf.Timestamp
-	93,  // 11: memgate.v1.WriteItem.metadata:type_name -> memgate.v1.WriteItem.MetadataEntry
+	106, // 10: memgate.v1.WriteItem.event_time:type_name -> google.protobuf.Timestamp
+	96,  // 11: memgate.v1.WriteItem.metadata:type_name -> memgate.v1.WriteItem.MetadataEntry
 	3,   // 12: memgate.v1.WriteRequest.item:type_name -> memgate.v1.WriteItem
 	5,   // 13: memgate.v1.WriteResponse.result:type_name -> memgate.v1.WriteResult
 	3,   // 14: memgate.v1.BatchWriteRequest.items:type_name -> memgate.v1.WriteItem
 	5,   // 15: memgate.v1.BatchWriteResponse.results:type_name -> memgate.v1.WriteResult
 	0,   // 16: memgate.v1.RecallRequest.layers:type_name -> memgate.v1.Layer
-	103, // 17: memgate.v1.RecallRequest.start:type_name -> google.protobuf.Timestamp
-	103, // 18: memgate.v1.RecallRequest.end:type_name -> google.protobuf.Timestamp
-	103, // 19: memgate.v1.RecallRequest.as_of:type_name -> google.protobuf.Timestamp
+	106, // 17: memgate.v1.RecallRequest.start:type_name -> google.protobuf.Timestamp
+	106, // 18: memgate.v1.RecallRequest.end:type_name -> google.protobuf.Timestamp
+	106, // 19: memgate.v1.RecallRequest.as_of:type_name -> google.protobuf.Timestamp
 	2,   // 20: memgate.v1.Hit.memory:type_name -> memgate.v1.Memory
 	10,  // 21: memgate.v1.RecallResponse.hits:type_name -> memgate.v1.Hit
 	0,   // 22: memgate.v1.RecallResponse.routed_layers:type_name -> memgate.v1.Layer
 	2,   // 23: memgate.v1.GetResponse.memory:type_name -> memgate.v1.Memory
-	103, // 24: memgate.v1.HistoryRequest.as_of:type_name -> google.protobuf.Timestamp
+	106, // 24: memgate.v1.HistoryRequest.as_of:type_name -> google.protobuf.Timestamp
 	2,   // 25: memgate.v1.HistoryResponse.versions:type_name -> memgate.v1.Memory
 	2,   // 26: memgate.v1.ForgetResponse.memory:type_name -> memgate.v1.Memory
-	103, // 27: memgate.v1.Turn.at:type_name -> google.protobuf.Timestamp
-	94,  // 28: memgate.v1.Turn.metadata:type_name -> memgate.v1.Turn.MetadataEntry
-	95,  // 29: memgate.v1.AppendTurnRequest.metadata:type_name -> memgate.v1.AppendTurnRequest.MetadataEntry
-	103, // 30: memgate.v1.AppendTurnRequest.at:type_name -> google.protobuf.Timestamp
+	106, // 27: memgate.v1.Turn.at:type_name -> google.protobuf.Timestamp
+	97,  // 28: memgate.v1.Turn.metadata:type_name -> memgate.v1.Turn.MetadataEntry
+	98,  // 29: memgate.v1.AppendTurnRequest.metadata:type_name -> memgate.v1.AppendTurnRequest.MetadataEntry
+	106, // 30: memgate.v1.AppendTurnRequest.at:type_name -> google.protobuf.Timestamp
 	22,  // 31: memgate.v1.AppendTurnsRequest.turns:type_name -> memgate.v1.AppendTurnRequest
 	25,  // 32: memgate.v1.AppendTurnsResponse.results:type_name -> memgate.v1.AppendTurnResponse
 	21,  // 33: memgate.v1.GetWindowResponse.turns:type_name -> memgate.v1.Turn
-	96,  // 34: memgate.v1.UpdateSessionStateRequest.set:type_name -> memgate.v1.UpdateSessionStateRequest.SetEntry
-	97,  // 35: memgate.v1.SessionState.values:type_name -> memgate.v1.SessionState.ValuesEntry
-	98,  // 36: memgate.v1.EndSessionResponse.outcomes:type_name -> memgate.v1.EndSessionResponse.OutcomesEntry
+	99,  // 34: memgate.v1.UpdateSessionStateRequest.set:type_name -> memgate.v1.UpdateSessionStateRequest.SetEntry
+	100, // 35: memgate.v1.SessionState.values:type_name -> memgate.v1.SessionState.ValuesEntry
+	101, // 36: memgate.v1.EndSessionResponse.outcomes:type_name -> memgate.v1.EndSessionResponse.OutcomesEntry
 	3,   // 37: memgate.v1.RecordEventRequest.event:type_name -> memgate.v1.WriteItem
 	39,  // 38: memgate.v1.RecordEventRequest.links:type_name -> memgate.v1.Link
 	38,  // 39: memgate.v1.Link.target:type_name -> memgate.v1.NodeRef
 	38,  // 40: memgate.v1.RelateRequest.src:type_name -> memgate.v1.NodeRef
 	38,  // 41: memgate.v1.RelateRequest.dst:type_name -> memgate.v1.NodeRef
-	103, // 42: memgate.v1.RelateRequest.at:type_name -> google.protobuf.Timestamp
-	99,  // 43: memgate.v1.RelateRequest.properties:type_name -> memgate.v1.RelateRequest.PropertiesEntry
-	103, // 44: memgate.v1.TimelineRequest.start:type_name -> google.protobuf.Timestamp
-	103, // 45: memgate.v1.TimelineRequest.end:type_name -> google.protobuf.Timestamp
-	103, // 46: memgate.v1.Event.at:type_name -> google.protobuf.Timestamp
+	106, // 42: memgate.v1.RelateRequest.at:type_name -> google.protobuf.Timestamp
+	102, // 43: memgate.v1.RelateRequest.properties:type_name -> memgate.v1.RelateRequest.PropertiesEntry
+	106, // 44: memgate.v1.TimelineRequest.start:type_name -> google.protobuf.Timestamp
+	106, // 45: memgate.v1.TimelineRequest.end:type_name -> google.protobuf.Timestamp
+	106, // 46: memgate.v1.Event.at:type_name -> google.protobuf.Timestamp
 	43,  // 47: memgate.v1.TimelineResponse.events:type_name -> memgate.v1.Event
 	38,  // 48: memgate.v1.NeighbourhoodRequest.node:type_name -> memgate.v1.NodeRef
 	38,  // 49: memgate.v1.Neighbour.node:type_name -> memgate.v1.NodeRef
-	103, // 50: memgate.v1.Neighbour.at:type_name -> google.protobuf.Timestamp
+	106, // 50: memgate.v1.Neighbour.at:type_name -> google.protobuf.Timestamp
 	46,  // 51: memgate.v1.NeighbourhoodResponse.neighbours:type_name -> memgate.v1.Neighbour
-	51,  // 52: memgate.v1.RegisterSkillRequest.skill:type_name -> memgate.v1.Skill
-	51,  // 53: memgate.v1.RegisterSkillResponse.skill:type_name -> memgate.v1.Skill
-	51,  // 54: memgate.v1.SkillMatch.skill:type_name -> memgate.v1.Skill
-	55,  // 55: memgate.v1.MatchSkillResponse.matches:type_name -> memgate.v1.SkillMatch
-	3,   // 56: memgate.v1.MemoryUpdate.item:type_name -> memgate.v1.WriteItem
-	57,  // 57: memgate.v1.SubmitResultRequest.memory_updates:type_name -> memgate.v1.MemoryUpdate
-	5,   // 58: memgate.v1.SubmitResultResponse.committed:type_name -> memgate.v1.WriteResult
-	60,  // 59: memgate.v1.SubmitResultResponse.proposals:type_name -> memgate.v1.Proposal
-	3,   // 60: memgate.v1.Proposal.item:type_name -> memgate.v1.WriteItem
-	103, // 61: memgate.v1.Proposal.created_at:type_name -> google.protobuf.Timestamp
-	2,   // 62: memgate.v1.Proposal.conflicts_with:type_name -> memgate.v1.Memory
-	60,  // 63: memgate.v1.ListProposalsResponse.proposals:type_name -> memgate.v1.Proposal
-	65,  // 64: memgate.v1.Task.steps:type_name -> memgate.v1.Step
-	0,   // 65: memgate.v1.RecallStats.layer:type_name -> memgate.v1.Layer
-	71,  // 66: memgate.v1.StatsResponse.layers:type_name -> memgate.v1.LayerStats
-	100, // 67: memgate.v1.StatsResponse.memories:type_name -> memgate.v1.StatsResponse.MemoriesEntry
-	72,  // 68: memgate.v1.StatsResponse.recall:type_name -> memgate.v1.RecallStats
-	101, // 69: memgate.v1.StatsResponse.languages:type_name -> memgate.v1.StatsResponse.LanguagesEntry
-	103, // 70: memgate.v1.QueryAuditRequest.since:type_name -> google.protobuf.Timestamp
-	103, // 71: memgate.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
-	75,  // 72: memgate.v1.QueryAuditResponse.entries:type_name -> memgate.v1.AuditEntry
-	78,  // 73: memgate.v1.BreakerStatesResponse.breakers:type_name -> memgate.v1.BreakerState
-	2,   // 74: memgate.v1.ListReviewResponse.memories:type_name -> memgate.v1.Memory
-	38,  // 75: memgate.v1.GraphLink.src:type_name -> memgate.v1.NodeRef
-	38,  // 76: memgate.v1.GraphLink.dst:type_name -> memgate.v1.NodeRef
-	103, // 77: memgate.v1.GraphLink.at:type_name -> google.protobuf.Timestamp
-	102, // 78: memgate.v1.GraphLink.properties:type_name -> memgate.v1.GraphLink.PropertiesEntry
-	2,   // 79: memgate.v1.ExportedMemory.versions:type_name -> memgate.v1.Memory
-	86,  // 80: memgate.v1.ExportedMemory.links:type_name -> memgate.v1.GraphLink
-	87,  // 81: memgate.v1.ImportRequest.memories:type_name -> memgate.v1.ExportedMemory
-	4,   // 82: memgate.v1.MemoryGateway.Write:input_type -> memgate.v1.WriteRequest
-	7,   // 83: memgate.v1.MemoryGateway.BatchWrite:input_type -> memgate.v1.BatchWriteRequest
-	9,   // 84: memgate.v1.MemoryGateway.Recall:input_type -> memgate.v1.RecallRequest
-	12,  // 85: memgate.v1.MemoryGateway.Get:input_type -> memgate.v1.GetRequest
-	14,  // 86: memgate.v1.MemoryGateway.History:input_type -> memgate.v1.HistoryRequest
-	16,  // 87: memgate.v1.MemoryGateway.Forget:input_type -> memgate.v1.ForgetRequest
-	18,  // 88: memgate.v1.MemoryGateway.ForgetNamespace:input_type -> memgate.v1.ForgetNamespaceRequest
-	19,  // 89: memgate.v1.MemoryGateway.ForgetSubject:input_type -> memgate.v1.ForgetSubjectRequest
-	22,  // 90: memgate.v1.MemoryGateway.AppendTurn:input_type -> memgate.v1.AppendTurnRequest
-	23,  // 91: memgate.v1.MemoryGateway.AppendTurns:input_type -> memgate.v1.AppendTurnsRequest
-	26,  // 92: memgate.v1.MemoryGateway.GetWindow:input_type -> memgate.v1.GetWindowRequest
-	28,  // 93: memgate.v1.MemoryGateway.GetSessionState:input_type -> memgate.v1.GetSessionStateRequest
-	29,  // 94: memgate.v1.MemoryGateway.UpdateSessionState:input_type -> memgate.v1.UpdateSessionStateRequest
-	31,  // 95: memgate.v1.MemoryGateway.CompactWindow:input_type -> memgate.v1.CompactWindowRequest
-	33,  // 96: memgate.v1.MemoryGateway.ClearScratch:input_type -> memgate.v1.ClearScratchRequest
-	35,  // 97: memgate.v1.MemoryGateway.EndSession:input_type -> memgate.v1.EndSessionRequest
-	37,  // 98: memgate.v1.MemoryGateway.RecordEvent:input_type -> memgate.v1.RecordEventRequest
-	40,  // 99: memgate.v1.MemoryGateway.Relate:input_type -> memgate.v1.RelateRequest
-	42,  // 100: memgate.v1.MemoryGateway.Timeline:input_type -> memgate.v1.TimelineRequest
-	45,  // 101: memgate.v1.MemoryGateway.Neighbourhood:input_type -> memgate.v1.NeighbourhoodRequest
-	48,  // 102: memgate.v1.MemoryGateway.ProposeFact:input_type -> memgate.v1.ProposeFactRequest
-	50,  // 103: memgate.v1.MemoryGateway.ConfirmFact:input_type -> memgate.v1.ConfirmFactRequest
-	52,  // 104: memgate.v1.MemoryGateway.RegisterSkill:input_type -> memgate.v1.RegisterSkillRequest
-	54,  // 105: memgate.v1.MemoryGateway.MatchSkill:input_type -> memgate.v1.MatchSkillRequest
-	58,  // 106: memgate.v1.MemoryGateway.SubmitResult:input_type -> memgate.v1.SubmitResultRequest
-	61,  // 107: memgate.v1.MemoryGateway.ListProposals:input_type -> memgate.v1.ListProposalsRequest
-	63,  // 108: memgate.v1.MemoryGateway.ApproveProposal:input_type -> memgate.v1.DecideProposalRequest
-	63,  // 109: memgate.v1.MemoryGateway.RejectProposal:input_type -> memgate.v1.DecideProposalRequest
-	64,  // 110: memgate.v1.MemoryGateway.SetSharedWritePolicy:input_type -> memgate.v1.SharedWritePolicy
-	67,  // 111: memgate.v1.MemoryGateway.StartTask:input_type -> memgate.v1.StartTaskRequest
-	68,  // 112: memgate.v1.MemoryGateway.UpdateStep:input_type -> memgate.v1.UpdateStepRequest
-	69,  // 113: memgate.v1.MemoryGateway.GetTask:input_type -> memgate.v1.GetTaskRequest
-	70,  // 114: memgate.v1.MemoryGateway.Stats:input_type -> memgate.v1.StatsRequest
-	74,  // 115: memgate.v1.MemoryGateway.QueryAudit:input_type -> memgate.v1.QueryAuditRequest
-	77,  // 116: memgate.v1.MemoryGateway.BreakerStates:input_type -> memgate.v1.BreakerStatesRequest
-	80,  // 117: memgate.v1.MemoryGateway.ListReview:input_type -> memgate.v1.ListReviewRequest
-	82,  // 118: memgate.v1.MemoryGateway.Maintain:input_type -> memgate.v1.MaintainRequest
-	84,  // 119: memgate.v1.MemoryGateway.ResolveReview:input_type -> memgate.v1.ResolveReviewRequest
-	90,  // 120: memgate.v1.MemoryGateway.ListNamespaces:input_type -> memgate.v1.ListNamespacesRequest
-	85,  // 121: memgate.v1.MemoryGateway.Export:input_type -> memgate.v1.ExportRequest
-	88,  // 122: memgate.v1.MemoryGateway.Import:input_type -> memgate.v1.ImportRequest
-	6,   // 123: memgate.v1.MemoryGateway.Write:output_type -> memgate.v1.WriteResponse
-	8,   // 124: memgate.v1.MemoryGateway.BatchWrite:output_type -> memgate.v1.BatchWriteResponse
-	11,  // 125: memgate.v1.MemoryGateway.Recall:output_type -> memgate.v1.RecallResponse
-	13,  // 126: memgate.v1.MemoryGateway.Get:output_type -> memgate.v1.GetResponse
-	15,  // 127: memgate.v1.MemoryGateway.History:output_type -> memgate.v1.HistoryResponse
-	17,  // 128: memgate.v1.MemoryGateway.Forget:output_type -> memgate.v1.ForgetResponse
-	20,  // 129: memgate.v1.MemoryGateway.ForgetNamespace:output_type -> memgate.v1.EraseResponse
-	20,  // 130: memgate.v1.MemoryGateway.ForgetSubject:output_type -> memgate.v1.EraseResponse
-	25,  // 131: memgate.v1.MemoryGateway.AppendTurn:output_type -> memgate.v1.AppendTurnResponse
-	24,  // 132: memgate.v1.MemoryGateway.AppendTurns:output_type -> memgate.v1.AppendTurnsResponse
-	27,  // 133: memgate.v1.MemoryGateway.GetWindow:output_type -> memgate.v1.GetWindowResponse
-	30,  // 134: memgate.v1.MemoryGateway.GetSessionState:output_type -> memgate.v1.SessionState
-	30,  // 135: memgate.v1.MemoryGateway.UpdateSessionState:output_type -> memgate.v1.SessionState
-	32,  // 136: memgate.v1.MemoryGateway.CompactWindow:output_type -> memgate.v1.CompactWindowResponse
-	34,  // 137: memgate.v1.MemoryGateway.ClearScratch:output_type -> memgate.v1.ClearScratchResponse
-	36,  // 138: memgate.v1.MemoryGateway.EndSession:output_type -> memgate.v1.EndSessionResponse
-	6,   // 139: memgate.v1.MemoryGateway.RecordEvent:output_type -> memgate.v1.WriteResponse
-	41,  // 140: memgate.v1.MemoryGateway.Relate:output_type -> memgate.v1.RelateResponse
-	44,  // 141: memgate.v1.MemoryGateway.Timeline:output_type -> memgate.v1.TimelineResponse
-	47,  // 142: memgate.v1.MemoryGateway.Neighbourhood:output_type -> memgate.v1.NeighbourhoodResponse
-	49,  // 143: memgate.v1.MemoryGateway.ProposeFact:output_type -> memgate.v1.ProposeFactResponse
-	49,  // 144: memgate.v1.MemoryGateway.ConfirmFact:output_type -> memgate.v1.ProposeFactResponse
-	53,  // 145: memgate.v1.MemoryGateway.RegisterSkill:output_type -> memgate.v1.RegisterSkillResponse
-	56,  // 146: memgate.v1.MemoryGateway.MatchSkill:output_type -> memgate.v1.MatchSkillResponse
-	59,  // 147: memgate.v1.MemoryGateway.SubmitResult:output_type -> memgate.v1.SubmitResultResponse
-	62,  // 148: memgate.v1.MemoryGateway.ListProposals:output_type -> memgate.v1.ListProposalsResponse
-	60,  // 149: memgate.v1.MemoryGateway.ApproveProposal:output_type -> memgate.v1.Proposal
-	60,  // 150: memgate.v1.MemoryGateway.RejectProposal:output_type -> memgate.v1.Proposal
-	64,  // 151: memgate.v1.MemoryGateway.SetSharedWritePolicy:output_type -> memgate.v1.SharedWritePolicy
-	66,  // 152: memgate.v1.MemoryGateway.StartTask:output_type -> memgate.v1.Task
-	66,  // 153: memgate.v1.MemoryGateway.UpdateStep:output_type -> memgate.v1.Task
-	66,  // 154: memgate.v1.MemoryGateway.GetTask:output_type -> memgate.v1.Task
-	73,  // 155: memgate.v1.MemoryGateway.Stats:output_type -> memgate.v1.StatsResponse
-	76,  // 156: memgate.v1.MemoryGateway.QueryAudit:output_type -> memgate.v1.QueryAuditResponse
-	79,  // 157: memgate.v1.MemoryGateway.BreakerStates:output_type -> memgate.v1.BreakerStatesResponse
-	81,  // 158: memgate.v1.MemoryGateway.ListReview:output_type -> memgate.v1.ListReviewResponse
-	83,  // 159: memgate.v1.MemoryGateway.Maintain:output_type -> memgate.v1.MaintainResponse
-	2,   // 160: memgate.v1.MemoryGateway.ResolveReview:output_type -> memgate.v1.Memory
-	91,  // 161: memgate.v1.MemoryGateway.ListNamespaces:output_type -> memgate.v1.ListNamespacesResponse
-	87,  // 162: memgate.v1.MemoryGateway.Export:output_type -> memgate.v1.ExportedMemory
-	89,  // 163: memgate.v1.MemoryGateway.Import:output_type -> memgate.v1.ImportResponse
-	123, // [123:164] is the sub-list for method output_type
-	82,  // [82:123] is the sub-list for method input_type
-	82,  // [82:82] is the sub-list for extension type_name
-	82,  // [82:82] is the sub-list for extension extendee
-	0,   // [0:82] is the sub-list for field type_name
+	52,  // 52: memgate.v1.ListPendingFactsResponse.facts:type_name -> memgate.v1.PendingFact
+	54,  // 53: memgate.v1.RegisterSkillRequest.skill:type_name -> memgate.v1.Skill
+	54,  // 54: memgate.v1.RegisterSkillResponse.skill:type_name -> memgate.v1.Skill
+	54,  // 55: memgate.v1.SkillMatch.skill:type_name -> memgate.v1.Skill
+	58,  // 56: memgate.v1.MatchSkillResponse.matches:type_name -> memgate.v1.SkillMatch
+	3,   // 57: memgate.v1.MemoryUpdate.item:type_name -> memgate.v1.WriteItem
+	60,  // 58: memgate.v1.SubmitResultRequest.memory_updates:type_name -> memgate.v1.MemoryUpdate
+	5,   // 59: memgate.v1.SubmitResultResponse.committed:type_name -> memgate.v1.WriteResult
+	63,  // 60: memgate.v1.SubmitResultResponse.proposals:type_name -> memgate.v1.Proposal
+	3,   // 61: memgate.v1.Proposal.item:type_name -> memgate.v1.WriteItem
+	106, // 62: memgate.v1.Proposal.created_at:type_name -> google.protobuf.Timestamp
+	2,   // 63: memgate.v1.Proposal.conflicts_with:type_name -> memgate.v1.Memory
+	63,  // 64: memgate.v1.ListProposalsResponse.proposals:type_name -> memgate.v1.Proposal
+	68,  // 65: memgate.v1.Task.steps:type_name -> memgate.v1.Step
+	0,   // 66: memgate.v1.RecallStats.layer:type_name -> memgate.v1.Layer
+	74,  // 67: memgate.v1.StatsResponse.layers:type_name -> memgate.v1.LayerStats
+	103, // 68: memgate.v1.StatsResponse.memories:type_name -> memgate.v1.StatsResponse.MemoriesEntry
+	75,  // 69: memgate.v1.StatsResponse.recall:type_name -> memgate.v1.RecallStats
+	104, // 70: memgate.v1.StatsResponse.languages:type_name -> memgate.v1.StatsResponse.LanguagesEntry
+	106, // 71: memgate.v1.QueryAuditRequest.since:type_name -> google.protobuf.Timestamp
+	106, // 72: memgate.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	78,  // 73: memgate.v1.QueryAuditResponse.entries:type_name -> memgate.v1.AuditEntry
+	81,  // 74: memgate.v1.BreakerStatesResponse.breakers:type_name -> memgate.v1.BreakerState
+	2,   // 75: memgate.v1.ListReviewResponse.memories:type_name -> memgate.v1.Memory
+	38,  // 76: memgate.v1.GraphLink.src:type_name -> memgate.v1.NodeRef
+	38,  // 77: memgate.v1.GraphLink.dst:type_name -> memgate.v1.NodeRef
+	106, // 78: memgate.v1.GraphLink.at:type_name -> google.protobuf.Timestamp
+	105, // 79: memgate.v1.GraphLink.properties:type_name -> memgate.v1.GraphLink.PropertiesEntry
+	2,   // 80: memgate.v1.ExportedMemory.versions:type_name -> memgate.v1.Memory
+	89,  // 81: memgate.v1.ExportedMemory.links:type_name -> memgate.v1.GraphLink
+	90,  // 82: memgate.v1.ImportRequest.memories:type_name -> memgate.v1.ExportedMemory
+	4,   // 83: memgate.v1.MemoryGateway.Write:input_type -> memgate.v1.WriteRequest
+	7,   // 84: memgate.v1.MemoryGateway.BatchWrite:input_type -> memgate.v1.BatchWriteRequest
+	9,   // 85: memgate.v1.MemoryGateway.Recall:input_type -> memgate.v1.RecallRequest
+	12,  // 86: memgate.v1.MemoryGateway.Get:input_type -> memgate.v1.GetRequest
+	14,  // 87: memgate.v1.MemoryGateway.History:input_type -> memgate.v1.HistoryRequest
+	16,  // 88: memgate.v1.MemoryGateway.Forget:input_type -> memgate.v1.ForgetRequest
+	18,  // 89: memgate.v1.MemoryGateway.ForgetNamespace:input_type -> memgate.v1.ForgetNamespaceRequest
+	19,  // 90: memgate.v1.MemoryGateway.ForgetSubject:input_type -> memgate.v1.ForgetSubjectRequest
+	22,  // 91: memgate.v1.MemoryGateway.AppendTurn:input_type -> memgate.v1.AppendTurnRequest
+	23,  // 92: memgate.v1.MemoryGateway.AppendTurns:input_type -> memgate.v1.AppendTurnsRequest
+	26,  // 93: memgate.v1.MemoryGateway.GetWindow:input_type -> memgate.v1.GetWindowRequest
+	28,  // 94: memgate.v1.MemoryGateway.GetSessionState:input_type -> memgate.v1.GetSessionStateRequest
+	29,  // 95: memgate.v1.MemoryGateway.UpdateSessionState:input_type -> memgate.v1.UpdateSessionStateRequest
+	31,  // 96: memgate.v1.MemoryGateway.CompactWindow:input_type -> memgate.v1.CompactWindowRequest
+	33,  // 97: memgate.v1.MemoryGateway.ClearScratch:input_type -> memgate.v1.ClearScratchRequest
+	35,  // 98: memgate.v1.MemoryGateway.EndSession:input_type -> memgate.v1.EndSessionRequest
+	37,  // 99: memgate.v1.MemoryGateway.RecordEvent:input_type -> memgate.v1.RecordEventRequest
+	40,  // 100: memgate.v1.MemoryGateway.Relate:input_type -> memgate.v1.RelateRequest
+	42,  // 101: memgate.v1.MemoryGateway.Timeline:input_type -> memgate.v1.TimelineRequest
+	45,  // 102: memgate.v1.MemoryGateway.Neighbourhood:input_type -> memgate.v1.NeighbourhoodRequest
+	48,  // 103: memgate.v1.MemoryGateway.ProposeFact:input_type -> memgate.v1.ProposeFactRequest
+	50,  // 104: memgate.v1.MemoryGateway.ConfirmFact:input_type -> memgate.v1.ConfirmFactRequest
+	51,  // 105: memgate.v1.MemoryGateway.ListPendingFacts:input_type -> memgate.v1.ListPendingFactsRequest
+	55,  // 106: memgate.v1.MemoryGateway.RegisterSkill:input_type -> memgate.v1.RegisterSkillRequest
+	57,  // 107: memgate.v1.MemoryGateway.MatchSkill:input_type -> memgate.v1.MatchSkillRequest
+	61,  // 108: memgate.v1.MemoryGateway.SubmitResult:input_type -> memgate.v1.SubmitResultRequest
+	64,  // 109: memgate.v1.MemoryGateway.ListProposals:input_type -> memgate.v1.ListProposalsRequest
+	66,  // 110: memgate.v1.MemoryGateway.ApproveProposal:input_type -> memgate.v1.DecideProposalRequest
+	66,  // 111: memgate.v1.MemoryGateway.RejectProposal:input_type -> memgate.v1.DecideProposalRequest
+	67,  // 112: memgate.v1.MemoryGateway.SetSharedWritePolicy:input_type -> memgate.v1.SharedWritePolicy
+	70,  // 113: memgate.v1.MemoryGateway.StartTask:input_type -> memgate.v1.StartTaskRequest
+	71,  // 114: memgate.v1.MemoryGateway.UpdateStep:input_type -> memgate.v1.UpdateStepRequest
+	72,  // 115: memgate.v1.MemoryGateway.GetTask:input_type -> memgate.v1.GetTaskRequest
+	73,  // 116: memgate.v1.MemoryGateway.Stats:input_type -> memgate.v1.StatsRequest
+	77,  // 117: memgate.v1.MemoryGateway.QueryAudit:input_type -> memgate.v1.QueryAuditRequest
+	80,  // 118: memgate.v1.MemoryGateway.BreakerStates:input_type -> memgate.v1.BreakerStatesRequest
+	83,  // 119: memgate.v1.MemoryGateway.ListReview:input_type -> memgate.v1.ListReviewRequest
+	85,  // 120: memgate.v1.MemoryGateway.Maintain:input_type -> memgate.v1.MaintainRequest
+	87,  // 121: memgate.v1.MemoryGateway.ResolveReview:input_type -> memgate.v1.ResolveReviewRequest
+	93,  // 122: memgate.v1.MemoryGateway.ListNamespaces:input_type -> memgate.v1.ListNamespacesRequest
+	88,  // 123: memgate.v1.MemoryGateway.Export:input_type -> memgate.v1.ExportRequest
+	91,  // 124: memgate.v1.MemoryGateway.Import:input_type -> memgate.v1.ImportRequest
+	6,   // 125: memgate.v1.MemoryGateway.Write:output_type -> memgate.v1.WriteResponse
+	8,   // 126: memgate.v1.MemoryGateway.BatchWrite:output_type -> memgate.v1.BatchWriteResponse
+	11,  // 127: memgate.v1.MemoryGateway.Recall:output_type -> memgate.v1.RecallResponse
+	13,  // 128: memgate.v1.MemoryGateway.Get:output_type -> memgate.v1.GetResponse
+	15,  // 129: memgate.v1.MemoryGateway.History:output_type -> memgate.v1.HistoryResponse
+	17,  // 130: memgate.v1.MemoryGateway.Forget:output_type -> memgate.v1.ForgetResponse
+	20,  // 131: memgate.v1.MemoryGateway.ForgetNamespace:output_type -> memgate.v1.EraseResponse
+	20,  // 132: memgate.v1.MemoryGateway.ForgetSubject:output_type -> memgate.v1.EraseResponse
+	25,  // 133: memgate.v1.MemoryGateway.AppendTurn:output_type -> memgate.v1.AppendTurnResponse
+	24,  // 134: memgate.v1.MemoryGateway.AppendTurns:output_type -> memgate.v1.AppendTurnsResponse
+	27,  // 135: memgate.v1.MemoryGateway.GetWindow:output_type -> memgate.v1.GetWindowResponse
+	30,  // 136: memgate.v1.MemoryGateway.GetSessionState:output_type -> memgate.v1.SessionState
+	30,  // 137: memgate.v1.MemoryGateway.UpdateSessionState:output_type -> memgate.v1.SessionState
+	32,  // 138: memgate.v1.MemoryGateway.CompactWindow:output_type -> memgate.v1.CompactWindowResponse
+	34,  // 139: memgate.v1.MemoryGateway.ClearScratch:output_type -> memgate.v1.ClearScratchResponse
+	36,  // 140: memgate.v1.MemoryGateway.EndSession:output_type -> memgate.v1.EndSessionResponse
+	6,   // 141: memgate.v1.MemoryGateway.RecordEvent:output_type -> memgate.v1.WriteResponse
+	41,  // 142: memgate.v1.MemoryGateway.Relate:output_type -> memgate.v1.RelateResponse
+	44,  // 143: memgate.v1.MemoryGateway.Timeline:output_type -> memgate.v1.TimelineResponse
+	47,  // 144: memgate.v1.MemoryGateway.Neighbourhood:output_type -> memgate.v1.NeighbourhoodResponse
+	49,  // 145: memgate.v1.MemoryGateway.ProposeFact:output_type -> memgate.v1.ProposeFactResponse
+	49,  // 146: memgate.v1.MemoryGateway.ConfirmFact:output_type -> memgate.v1.ProposeFactResponse
+	53,  // 147: memgate.v1.MemoryGateway.ListPendingFacts:output_type -> memgate.v1.ListPendingFactsResponse
+	56,  // 148: memgate.v1.MemoryGateway.RegisterSkill:output_type -> memgate.v1.RegisterSkillResponse
+	59,  // 149: memgate.v1.MemoryGateway.MatchSkill:output_type -> memgate.v1.MatchSkillResponse
+	62,  // 150: memgate.v1.MemoryGateway.SubmitResult:output_type -> memgate.v1.SubmitResultResponse
+	65,  // 151: memgate.v1.MemoryGateway.ListProposals:output_type -> memgate.v1.ListProposalsResponse
+	63,  // 152: memgate.v1.MemoryGateway.ApproveProposal:output_type -> memgate.v1.Proposal
+	63,  // 153: memgate.v1.MemoryGateway.RejectProposal:output_type -> memgate.v1.Proposal
+	67,  // 154: memgate.v1.MemoryGateway.SetSharedWritePolicy:output_type -> memgate.v1.SharedWritePolicy
+	69,  // 155: memgate.v1.MemoryGateway.StartTask:output_type -> memgate.v1.Task
+	69,  // 156: memgate.v1.MemoryGateway.UpdateStep:output_type -> memgate.v1.Task
+	69,  // 157: memgate.v1.MemoryGateway.GetTask:output_type -> memgate.v1.Task
+	76,  // 158: memgate.v1.MemoryGateway.Stats:output_type -> memgate.v1.StatsResponse
+	79,  // 159: memgate.v1.MemoryGateway.QueryAudit:output_type -> memgate.v1.QueryAuditResponse
+	82,  // 160: memgate.v1.MemoryGateway.BreakerStates:output_type -> memgate.v1.BreakerStatesResponse
+	84,  // 161: memgate.v1.MemoryGateway.ListReview:output_type -> memgate.v1.ListReviewResponse
+	86,  // 162: memgate.v1.MemoryGateway.Maintain:output_type -> memgate.v1.MaintainResponse
+	2,   // 163: memgate.v1.MemoryGateway.ResolveReview:output_type -> memgate.v1.Memory
+	94,  // 164: memgate.v1.MemoryGateway.ListNamespaces:output_type -> memgate.v1.ListNamespacesResponse
+	90,  // 165: memgate.v1.MemoryGateway.Export:output_type -> memgate.v1.ExportedMemory
+	92,  // 166: memgate.v1.MemoryGateway.Import:output_type -> memgate.v1.ImportResponse
+	125, // [125:167] is the sub-list for method output_type
+	83,  // [83:125] is the sub-list for method input_type
+	83,  // [83:83] is the sub-list for extension type_name
+	83,  // [83:83] is the sub-list for extension extendee
+	0,   // [0:83] is the sub-list for field type_name
 }
 
 func init() { file_memgate_v1_memgate_proto_init() }
@@ -6990,7 +7191,7 @@ func file_memgate_v1_memgate_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_memgate_v1_memgate_proto_rawDesc), len(file_memgate_v1_memgate_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   101,
+			NumMessages:   104,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

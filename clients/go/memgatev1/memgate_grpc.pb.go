@@ -47,6 +47,7 @@ const (
 	MemoryGateway_Neighbourhood_FullMethodName        = "/memgate.v1.MemoryGateway/Neighbourhood"
 	MemoryGateway_ProposeFact_FullMethodName          = "/memgate.v1.MemoryGateway/ProposeFact"
 	MemoryGateway_ConfirmFact_FullMethodName          = "/memgate.v1.MemoryGateway/ConfirmFact"
+	MemoryGateway_ListPendingFacts_FullMethodName     = "/memgate.v1.MemoryGateway/ListPendingFacts"
 	MemoryGateway_RegisterSkill_FullMethodName        = "/memgate.v1.MemoryGateway/RegisterSkill"
 	MemoryGateway_MatchSkill_FullMethodName           = "/memgate.v1.MemoryGateway/MatchSkill"
 	MemoryGateway_SubmitResult_FullMethodName         = "/memgate.v1.MemoryGateway/SubmitResult"
@@ -105,6 +106,9 @@ type MemoryGatewayClient interface {
 	// ---- semantic facts: two-confirmation promotion (seed 000 §3.4)
 	ProposeFact(ctx context.Context, in *ProposeFactRequest, opts ...grpc.CallOption) (*ProposeFactResponse, error)
 	ConfirmFact(ctx context.Context, in *ConfirmFactRequest, opts ...grpc.CallOption) (*ProposeFactResponse, error)
+	// Master only: a namespace's facts still waiting for a second session (from ProposeFact and
+	// from formation), oldest first, with the ids ConfirmFact takes. At most 500 per call.
+	ListPendingFacts(ctx context.Context, in *ListPendingFactsRequest, opts ...grpc.CallOption) (*ListPendingFactsResponse, error)
 	// ---- procedural skills
 	RegisterSkill(ctx context.Context, in *RegisterSkillRequest, opts ...grpc.CallOption) (*RegisterSkillResponse, error)
 	MatchSkill(ctx context.Context, in *MatchSkillRequest, opts ...grpc.CallOption) (*MatchSkillResponse, error)
@@ -369,6 +373,16 @@ func (c *memoryGatewayClient) ConfirmFact(ctx context.Context, in *ConfirmFactRe
 	return out, nil
 }
 
+func (c *memoryGatewayClient) ListPendingFacts(ctx context.Context, in *ListPendingFactsRequest, opts ...grpc.CallOption) (*ListPendingFactsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPendingFactsResponse)
+	err := c.cc.Invoke(ctx, MemoryGateway_ListPendingFacts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *memoryGatewayClient) RegisterSkill(ctx context.Context, in *RegisterSkillRequest, opts ...grpc.CallOption) (*RegisterSkillResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(RegisterSkillResponse)
@@ -605,6 +619,9 @@ type MemoryGatewayServer interface {
 	// ---- semantic facts: two-confirmation promotion (seed 000 §3.4)
 	ProposeFact(context.Context, *ProposeFactRequest) (*ProposeFactResponse, error)
 	ConfirmFact(context.Context, *ConfirmFactRequest) (*ProposeFactResponse, error)
+	// Master only: a namespace's facts still waiting for a second session (from ProposeFact and
+	// from formation), oldest first, with the ids ConfirmFact takes. At most 500 per call.
+	ListPendingFacts(context.Context, *ListPendingFactsRequest) (*ListPendingFactsResponse, error)
 	// ---- procedural skills
 	RegisterSkill(context.Context, *RegisterSkillRequest) (*RegisterSkillResponse, error)
 	MatchSkill(context.Context, *MatchSkillRequest) (*MatchSkillResponse, error)
@@ -714,6 +731,9 @@ func (UnimplementedMemoryGatewayServer) ProposeFact(context.Context, *ProposeFac
 }
 func (UnimplementedMemoryGatewayServer) ConfirmFact(context.Context, *ConfirmFactRequest) (*ProposeFactResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ConfirmFact not implemented")
+}
+func (UnimplementedMemoryGatewayServer) ListPendingFacts(context.Context, *ListPendingFactsRequest) (*ListPendingFactsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPendingFacts not implemented")
 }
 func (UnimplementedMemoryGatewayServer) RegisterSkill(context.Context, *RegisterSkillRequest) (*RegisterSkillResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RegisterSkill not implemented")
@@ -1189,6 +1209,24 @@ func _MemoryGateway_ConfirmFact_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MemoryGateway_ListPendingFacts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPendingFactsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MemoryGatewayServer).ListPendingFacts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MemoryGateway_ListPendingFacts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MemoryGatewayServer).ListPendingFacts(ctx, req.(*ListPendingFactsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _MemoryGateway_RegisterSkill_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(RegisterSkillRequest)
 	if err := dec(in); err != nil {
@@ -1618,6 +1656,10 @@ var MemoryGateway_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ConfirmFact",
 			Handler:    _MemoryGateway_ConfirmFact_Handler,
+		},
+		{
+			MethodName: "ListPendingFacts",
+			Handler:    _MemoryGateway_ListPendingFacts_Handler,
 		},
 		{
 			MethodName: "RegisterSkill",

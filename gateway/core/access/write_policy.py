@@ -115,6 +115,7 @@ READ_OR_OPERATOR = frozenset(
         "Neighbourhood",
         "ProposeFact",
         "ConfirmFact",
+        "ListPendingFacts",
         "MatchSkill",
         "ListProposals",
         "ApproveProposal",

@@ -175,6 +175,9 @@ class PendingFactLedger(Protocol):
 
     async def mark_promoted(self, pid: str, memory_id: str) -> None: ...
 
+    async def pending_facts(self, namespace: str, limit: int) -> list[PendingFact]:
+        """The namespace's facts not promoted yet, oldest first, at most ``limit``."""
+
 
 class FormationTurnLedger(Protocol):
     """Dialogue turns kept until memory formation has mined them."""

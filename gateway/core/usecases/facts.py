@@ -23,6 +23,9 @@ from gateway.core.writing.writes import Writer
 
 CONFIRMING_SESSIONS = 2
 MAX_EVIDENCE = 16
+#: ListPendingFacts: at most this many per call; 0 asks for the default
+MAX_LISTED = 500
+DEFAULT_LISTED = 100
 PROMOTED_IMPORTANCE = 0.7
 
 
@@ -97,6 +100,17 @@ class Facts:
             return outcome
         alias = hashlib.blake2b(f"{agent}\0{outcome.pending_id}".encode(), digest_size=16)
         return FactOutcome(alias.hexdigest(), 1, False, "")
+
+    async def waiting(self, agent: str, namespace: str, limit: int) -> list[PendingFact]:
+        """The namespace's facts waiting for a second session, oldest first, with the ids
+        ``confirm`` takes: the master's (a sub-agent's ids for a row are its own aliases)."""
+        require_master(agent, self._master, "list the pending facts")
+        ns = nsp.parse(namespace)
+        if not 0 <= limit <= MAX_LISTED:
+            raise InvalidArgument(
+                f"limit must be between 1 and {MAX_LISTED} (0 = {DEFAULT_LISTED})", field="limit"
+            )
+        return await self._ledger.pending_facts(str(ns), limit or DEFAULT_LISTED)
 
     async def confirm(self, agent: str, pending_id: str) -> FactOutcome:
         require_master(agent, self._master, "confirm a pending fact")
