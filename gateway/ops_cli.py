@@ -137,21 +137,27 @@ def _proposal_table(rows: Sequence[t.Proposal]) -> Table:
     return table
 
 
+def _answer(
+    args: argparse.Namespace, call: Callable[[Any], Any], view: Callable[[Any], Any]
+) -> int:
+    """One gateway call, its answer printed: ``view`` of it for people, JSON with ``--json``."""
+    with args.connect(args) as client:
+        got = call(client)
+    _emit(args, got, lambda: view(got))
+    return OK
+
+
 @_guarded
 def proposals_list(args: argparse.Namespace) -> int:
-    with args.connect(args) as client:
-        rows = client.proposals(args.state, args.limit)
-    _emit(args, rows, lambda: _proposal_table(rows))
-    return OK
+    return _answer(args, lambda c: c.proposals(args.state, args.limit), _proposal_table)
 
 
 @_guarded
 def proposals_decide(args: argparse.Namespace) -> int:
-    with args.connect(args) as client:
-        decide = client.approve if args.decision == "approve" else client.reject
-        decided = decide(args.id, args.reason)
-    _emit(args, decided, lambda: _proposal_table([decided]))
-    return OK
+    def decide(c: Any) -> Any:
+        return (c.approve if args.decision == "approve" else c.reject)(args.id, args.reason)
+
+    return _answer(args, decide, lambda p: _proposal_table([p]))
 
 
 # ---- pending facts
@@ -169,27 +175,24 @@ def _pending_table(rows: Sequence[t.PendingFact]) -> Table:
 
 @_guarded
 def facts_list(args: argparse.Namespace) -> int:
-    with args.connect(args) as client:
-        rows = client.pending_facts(args.namespace, args.limit)
-    _emit(args, rows, lambda: _pending_table(rows))
-    return OK
+    return _answer(args, lambda c: c.pending_facts(args.namespace, args.limit), _pending_table)
 
 
 @_guarded
 def facts_confirm(args: argparse.Namespace) -> int:
-    with args.connect(args) as client:
-        got = client.confirm_fact(args.id)
-    _emit(args, got, lambda: f"promoted {args.id} to memory {got.memory_id}")
-    return OK
+    def shown(got: t.FactResult) -> str:
+        return f"promoted {args.id} to memory {got.memory_id}"
+
+    return _answer(args, lambda c: c.confirm_fact(args.id), shown)
 
 
 # ---- forget
 @_guarded
 def forget(args: argparse.Namespace) -> int:
-    with args.connect(args) as client:
-        mem = client.forget(args.id, args.reason)
-    _emit(args, mem, lambda: f"forgot {mem.id} in {mem.namespace} (version {mem.version})")
-    return OK
+    def shown(mem: t.Memory) -> str:
+        return f"forgot {mem.id} in {mem.namespace} (version {mem.version})"
+
+    return _answer(args, lambda c: c.forget(args.id, args.reason), shown)
 
 
 # ---- export / import
