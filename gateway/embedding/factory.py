@@ -52,7 +52,7 @@ def build_embedder(
 
     kind (case and surrounding whitespace are ignored):
 
-    * ``"minilm"`` -- all-MiniLM-L6-v2 on ONNX Runtime, fp32 (the default; same
+    * ``"minilm"`` -- all-MiniLM-L6-v2 on ONNX Runtime, fp32 (English only; same
       vectors as the numpy reference). Falls back to ``"minilm-numpy"`` with a
       logged warning if ``onnxruntime``/``onnx`` cannot be imported.
     * ``"minilm-int8"`` -- the same with the q/k/v and FFN-in MatMul weights of the
