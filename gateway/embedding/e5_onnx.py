@@ -97,7 +97,7 @@ def _residual_norm(
     return g.layer_norm(g.op("Add", [out, residual]), w, b, weights.shape.eps, prefix)
 
 
-def build_e5_graph(weights: E5Weights, outliers: Mapping[str, Sequence[int]] = {}) -> Any:  # noqa: B006
+def build_e5_graph(weights: E5Weights, outliers: Mapping[str, Sequence[int]] | None = None) -> Any:
     """The encoder with mean pooling as an ``onnx.ModelProto``: input ``inputs_embeds`` float32
     ``(1, seq, hidden)`` (word embeddings only), output ``pooled`` ``(1, hidden)``, not
     normalised. ``outliers``: weight name → input channels kept apart in float32."""
@@ -146,7 +146,7 @@ def build_e5_graph(weights: E5Weights, outliers: Mapping[str, Sequence[int]] = {
             weights.matrix(p + "fo.w", h, ff),
             weights.vector(p + "fo.b"),
             p + "out",
-            outliers.get(p + "out.weight_t", ()),
+            (outliers or {}).get(p + "out.weight_t", ()),
         )
         x = _residual_norm(g, weights, out, x, p + "oln", p + "ln2")
     g.op("ReduceMean", [x], name="pooled", axes=[1], keepdims=0)

@@ -93,11 +93,11 @@ class E5Weights:
         o = 72
         offs = np.frombuffer(raw, np.uint32, n_pieces + 1, o)
         o += 4 * (n_pieces + 1)
-        self.scores = np.frombuffer(raw, np.float32, n_pieces, o).astype(np.float64)
+        scores = np.frombuffer(raw, np.float32, n_pieces, o)
         o += 4 * n_pieces
-        blob = bytes(raw[o : o + blob_len])
+        # the vocabulary stays in the memory-mapped file until the tokenizer reads it once
+        self._vocab = (offs, scores, o)
         o += blob_len
-        self.pieces = [blob[offs[i] : offs[i + 1]].decode("utf-8") for i in range(n_pieces)]
         n_norm, nm_bytes = struct.unpack_from("<iI", bytes(raw[o : o + 8]))
         o += 8
         self.normalisation = _normalisation_map(bytes(raw[o : o + nm_bytes]), n_norm)
@@ -118,6 +118,14 @@ class E5Weights:
         self._word = np.frombuffer(raw, np.uint8, n // _QK * _BLOCK, off).reshape(
             -1, h // _QK, _BLOCK
         )
+
+    def vocabulary(self) -> list[tuple[str, float]]:
+        """The SentencePiece pieces and their scores, in id order (decoded on each call: only
+        the tokenizer asks, once)."""
+        offs, scores, at = self._vocab
+        blob = bytes(self._buf[at : at + int(offs[-1])])
+        pieces = (blob[offs[i] : offs[i + 1]].decode("utf-8") for i in range(len(scores)))
+        return list(zip(pieces, scores.astype(np.float64).tolist(), strict=True))
 
     def vector(self, name: str) -> np.ndarray:
         """A float32 tensor, flat."""
@@ -169,7 +177,8 @@ class E5Tokenizer:
 
         model = pb.ModelProto()
         model.trainer_spec.model_type = pb.TrainerSpec.UNIGRAM
-        model.trainer_spec.vocab_size = len(weights.pieces)
+        vocabulary = weights.vocabulary()
+        model.trainer_spec.vocab_size = len(vocabulary)
         model.trainer_spec.byte_fallback = False
         spec = model.normalizer_spec
         spec.name = "identity"
@@ -181,8 +190,7 @@ class E5Tokenizer:
         piece_type = pb.ModelProto.SentencePiece
         kinds = {weights.shape.unk: piece_type.UNKNOWN}
         kinds.update({i: piece_type.CONTROL for i in range(4) if i not in kinds})
-        scores = weights.scores.tolist()
-        for i, (piece, score) in enumerate(zip(weights.pieces, scores, strict=True)):
+        for i, (piece, score) in enumerate(vocabulary):
             entry = model.pieces.add()
             entry.piece, entry.score = piece, score
             entry.type = kinds.get(i, piece_type.NORMAL)
