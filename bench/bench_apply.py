@@ -35,7 +35,7 @@ from gateway.core.writing.inputs import WriteInput
 from gateway.embedding import build_embedder
 from gateway.extractors.factory import build_formation
 from gateway.rpc.server import serve_in_thread
-from gateway.settings import Settings
+from gateway.settings import DEFAULT_EMBEDDER, Settings
 from gateway.wiring import build_stores
 from stores.sqlite_journal import SqliteJournal
 from stores.sqlite_ledger import SqliteLedger
@@ -229,7 +229,7 @@ def main() -> None:
         "--rounds", type=int, default=4, help="alternating floor / gateway slices per backend"
     )
     ap.add_argument("--apply-batch", type=int, default=Settings().apply_batch)
-    ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     ap.add_argument("--embed-threads", type=int, default=0)
     ap.add_argument("--redis-url", default=os.environ.get("MEMGATE_TEST_REDIS_URL", ""))
     ap.add_argument("--neo4j-uri", default=os.environ.get("MEMGATE_TEST_NEO4J_URI", ""))

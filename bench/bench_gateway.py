@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gateway.client import GatewayClient  # noqa: E402
 from gateway.embedding.factory import EMBEDDER_KINDS  # noqa: E402
 from gateway.rpc.server import serve_in_thread  # noqa: E402
-from gateway.settings import Settings  # noqa: E402
+from gateway.settings import DEFAULT_EMBEDDER, Settings  # noqa: E402
 
 SUBJECTS = ["the user", "Alice", "the team", "the client", "our manager", "the researcher", "Bob"]
 VERBS = [
@@ -174,7 +174,7 @@ def main() -> int:
     ap.add_argument("--shards", default="1,16", help="comma-separated shard counts to compare")
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--batch", type=int, default=200)
-    ap.add_argument("--embedder", default="minilm", choices=list(EMBEDDER_KINDS))
+    ap.add_argument("--embedder", default=DEFAULT_EMBEDDER, choices=list(EMBEDDER_KINDS))
     ap.add_argument("--redis-url", default="")
     ap.add_argument("--neo4j-uri", default="")
     ap.add_argument("--data-dir", default="", help="default: a temporary directory")

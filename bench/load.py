@@ -60,7 +60,7 @@ from bench.bench_apply import unique_turns
 from gateway.client import GatewayClient
 from gateway.client.errors import GatewayError, Overloaded
 from gateway.embedding import build_embedder
-from gateway.settings import Settings
+from gateway.settings import DEFAULT_EMBEDDER, Settings
 
 _TOPICS = [
     "food allergies",
@@ -478,7 +478,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--memories", type=int, default=512)
     ap.add_argument("--write-every", type=int, default=10, help="0: recalls only")
-    ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     ap.add_argument(
         "--client-procs", type=int, default=2, help="client processes the agents are spread over"
     )

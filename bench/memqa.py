@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gateway.client import GatewayClient  # noqa: E402
 from gateway.embedding.factory import EMBEDDER_KINDS  # noqa: E402
 from gateway.rpc.server import serve_in_thread  # noqa: E402
-from gateway.settings import Settings  # noqa: E402
+from gateway.settings import DEFAULT_EMBEDDER, Settings  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "memqa.json"
 
@@ -99,7 +99,7 @@ def main() -> int:
     ap.add_argument("--target", default="")
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--k", type=int, default=5)
-    ap.add_argument("--embedder", default="minilm", choices=list(EMBEDDER_KINDS))
+    ap.add_argument("--embedder", default=DEFAULT_EMBEDDER, choices=list(EMBEDDER_KINDS))
     args = ap.parse_args()
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
     if args.target:

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from bench.serving import real_servers
+from gateway.settings import DEFAULT_EMBEDDER
 
 DATA = Path(__file__).parent / "multilingual" / "bilingual-v1.json"
 CONDITIONS = ("en→en", "zh→zh", "en→zh", "zh→en", "mixed")
@@ -165,7 +166,7 @@ def table(asked: Sequence[Asked]) -> dict[str, dict[str, float]]:
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--backend", choices=["embedded", "real", "both"], default="embedded")
-    ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     ap.add_argument("--personas", type=int, default=0, help="first N people only (0: all)")
     ap.add_argument("--forms", default=",".join(FORMS))
     ap.add_argument("--conditions", default=",".join(CONDITIONS))

@@ -56,7 +56,7 @@ from gateway.client import GatewayClient
 from gateway.core.model.provenance import turns_of
 from gateway.embedding.factory import EMBEDDER_KINDS
 from gateway.rpc.server import serve_in_thread
-from gateway.settings import Settings
+from gateway.settings import DEFAULT_EMBEDDER, Settings
 
 DATA = Path(__file__).resolve().parent / "dialogues" / "longdialog-v1.json"
 DEFAULT_REDIS = "redis://127.0.0.1:6390/0"
@@ -522,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--embedder",
         choices=list(EMBEDDER_KINDS),
-        default="minilm",
+        default=DEFAULT_EMBEDDER,
     )
     ap.add_argument("--k", default="1,5,10,25")
     ap.add_argument("--batch", type=int, default=100)

@@ -34,7 +34,7 @@ from bench.serving import real_servers
 from gateway.client import GatewayClient
 from gateway.client.errors import NotFound
 from gateway.rpc.server import serve_in_thread
-from gateway.settings import Settings
+from gateway.settings import DEFAULT_EMBEDDER, Settings
 
 DATA = Path(__file__).resolve().parent / "truth" / "blind-v1.json"
 DAY0 = datetime(
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--backend", choices=["embedded", "real", "both"], default="embedded")
-    ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--embedder", default=DEFAULT_EMBEDDER, help="default: the gateway's default")
     ap.add_argument("--limit", type=int, default=0, help="first N cases (a smoke run)")
     ap.add_argument(
         "--data", default=str(DATA), help="another set in this format (truth/recency-dev.json)"

@@ -32,7 +32,7 @@ from bench.truth_cases import Case, generate
 from gateway.client import GatewayClient
 from gateway.client.errors import NotFound
 from gateway.rpc.server import serve_in_thread
-from gateway.settings import Settings
+from gateway.settings import DEFAULT_EMBEDDER, Settings
 
 DAY0 = datetime(2026, 1, 5, tzinfo=UTC)
 
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--backend", choices=["embedded", "real", "both"], default="embedded")
     p.add_argument("--per-kind", type=int, default=0, help="reduced set: N cases per kind")
-    p.add_argument("--embedder", default="minilm")
+    p.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     p.add_argument("--no-floor", action="store_true", help="skip the run without slots")
     p.add_argument("--wrong", action="store_true", help="list every case that went wrong")
     args = p.parse_args(argv)

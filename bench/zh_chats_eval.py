@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import recall_eval
+from gateway.settings import DEFAULT_EMBEDDER
 
 DATA = Path(__file__).resolve().parent / "dialogues" / "zh-chats-v1.json"
 
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backend", choices=["embedded", "real", "both"], default="embedded")
     ap.add_argument("--path", choices=["batch", "conversation", "both"], default="conversation")
     ap.add_argument("--split", choices=["dev", "test", "all"], default="test")
-    ap.add_argument("--embedder", default="minilm")
+    ap.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     ap.add_argument("--json", default="")
     args = ap.parse_args(argv)
     convs = conversations(args.split)

@@ -13,9 +13,12 @@ from typing import Any
 from gateway.core.model.limits import Limits
 from gateway.core.recall.recall_settings import RecallSettings
 from gateway.embedding.factory import EMBEDDER_KINDS
+from gateway.embedding.judge_head import load_judge
 
 #: embedder kinds whose vectors read Chinese (and the other languages they cover) as well as
 #: English: a CJK query keeps the usual fusion weights with them
+#: the embedder a gateway (and every benchmark) runs unless told otherwise
+DEFAULT_EMBEDDER = "e5-multilingual"
 MULTILINGUAL_EMBEDDERS = frozenset({"use-multilingual", "minilm+use", "e5-multilingual"})
 
 
@@ -112,7 +115,7 @@ class Settings:
     #: one of ``embedding.factory.EMBEDDER_KINDS``: e5-multilingual (the default: Chinese,
     #: English and mixed stores in one space, ONNX Runtime int8), minilm (English only, ONNX
     #: Runtime fp32) … hash (tests)
-    embedder: str = "e5-multilingual"
+    embedder: str = DEFAULT_EMBEDDER
     embed_cache_size: int = 1024
     #: where the ONNX models built from the installed weights are kept between starts (a start
     #: then loads in ~1 s instead of building in ~4 s); "" = ``onnx/`` in memgate's model cache
@@ -219,6 +222,9 @@ class Settings:
     #: recency when undecided: two statements in an answer about the same subject, at least this
     #: near in meaning, rank newer first, the older labelled "earlier, as of <date>"; 0 = off
     compete_cosine: float = 0.5
+    #: judge what changes what by meaning, with the head trained for the embedder
+    #: (``core/truth/judge.py``; an embedder without one keeps the rule above)
+    update_judge: bool = True
     w_lexical: float = 0.2
     #: ... for short facts and skills (semantic, procedural), whose lexical match is mostly a
     #: shared name: the cosine decides (bench/multilingual_eval.py)
@@ -477,6 +483,7 @@ class Settings:
             query_embed_batch=self.query_embed_batch,
             lexical_after_dense=self.lexical_after_dense(),
             compete_cosine=self.compete_cosine,
+            judge=load_judge(self.embedder) if self.update_judge else None,
             cache_ttl_s=self.recall_cache_ttl_s,
             cache_entries=self.recall_cache_entries,
         )

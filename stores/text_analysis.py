@@ -141,7 +141,7 @@ _SEGMENTER_LOCK = threading.Lock()
 @functools.cache
 def _segmenter() -> jieba.Tokenizer:
     """jieba's default tokenizer, its dictionary loaded once (~0.7 s, at the first CJK text;
-    ``gateway.core.recall.cjk_names`` reads the same one)."""
+    ``gateway.core.truth.cjk_names`` reads the same one)."""
     with _SEGMENTER_LOCK:
         jieba.setLogLevel(logging.WARNING)
         jieba.dt.initialize()

@@ -13,7 +13,8 @@ import pytest
 from gateway.core.model import provenance as pv
 from gateway.core.model.models import Layer, Memory
 from gateway.core.recall import scoring
-from gateway.core.recall.newer_first import newer_first, owners
+from gateway.core.recall.newer_first import newer_first, owners, person
+from gateway.core.truth.judge import UpdateJudge
 from gateway.core.truth.subjects import USER, subject
 
 
@@ -35,6 +36,7 @@ from gateway.core.truth.subjects import USER, subject
         ("赵磊的自行车是黑色的。", "赵磊的自行车"),
         ("我上个月搬到杭州滨江了", USER),
         ("更正：小李的生日是三月八号", "小李的生日"),
+        ("王军毕业后去了深圳工作。", "王军"),  # a surname and a given name, then the verb
     ],
 )
 def test_the_subject_is_read_from_the_structure(text: str, who: str) -> None:
@@ -121,3 +123,68 @@ async def test_a_question_that_names_what_only_the_older_says_keeps_the_order() 
             hits, ["user/maya"], _vectors({"a": [1, 0.1], "b": [1, 0.2]}), query=query
         )
         assert "".join(h.memory.id for h in out) == order, query
+
+
+def _turn(mid: str, text: str, month: int) -> Memory:
+    return Memory(mid, "user/maya", Layer.EPISODIC, f"Maya: {text}", type=pv.TURN_TYPE,
+                  source_session="s1", event_time=datetime(2024, month, 1, tzinfo=UTC),
+                  metadata={"speaker": "Maya", "role": "user"})  # fmt: skip
+
+
+#: a judge that reads only the cosine of the pair: "an update" above 0.3
+_COSINE_JUDGE = UpdateJudge("test", np.r_[np.zeros(6, np.float32), 40.0], -12.0, 0.5, 2)
+
+
+async def _order(old: Memory, new: Memory, table: dict[str, list[float]], judge=None) -> str:  # type: ignore[no-untyped-def]
+    hits = [scoring.Scored(old, 0.9, 0, 0, 0), scoring.Scored(new, 0.5, 0, 0, 0)]
+    out = await newer_first(hits, ["user/maya"], _vectors(table), judge=judge)
+    return "".join(h.memory.id for h in out)
+
+
+async def test_a_turn_the_user_said_changes_a_fact_when_the_judge_says_so() -> None:
+    fact = _fact("a", "Maya works as a barista at Blue Bottle.", 1)
+    said = _turn("b", "my first week at the library was way calmer than pulling shots", 6)
+    near = {"a": [1, 1.2], "b": [1, 0.9]}  # cosine 0.99 — but a turn is never ruled by it
+    assert await _order(fact, said, near) == "ab"
+    assert await _order(fact, said, near, _COSINE_JUDGE) == "ba"
+    far = {"a": [1, 0], "b": [0, 1]}
+    assert await _order(fact, said, far, _COSINE_JUDGE) == "ab"
+
+
+async def test_a_turn_that_asks_says_little_or_speaks_of_someone_else_never_competes() -> None:
+    fact = _fact("a", "Maya takes 50 mcg of levothyroxine every morning.", 1)
+    near = {"a": [1, 0.1], "b": [1, 0.2]}
+    for text in (
+        "got any tips for taking pills on an empty stomach?",
+        "ugh mondays",
+        "my mum's on levothyroxine too, 100 mcg a day",
+        "我妈也在吃优甲乐，她是一天100微克",
+    ):
+        assert await _order(fact, _turn("b", text, 6), near, _COSINE_JUDGE) == "ab", text
+
+
+async def test_which_subjects_meet() -> None:
+    near = {"a": [1, 0.1], "b": [1, 0.2]}
+    meet = [
+        ("Sven's dentist is Dr. Holm.", "Sven sees Dr. Berg near his new flat for his teeth."),
+        ("Dan's flight leaves on the 14th.", "Dan's Lisbon flight leaves on the 16th."),
+        ("Marcus takes 10 mg of lisinopril.", "At Marcus's review the GP raised it to 20 mg."),
+        ("孙杰在顺丰做快递员。", "孙杰考了网约车资格证，在滴滴上开网约车。"),
+    ]
+    apart = [
+        ("Lukas's work laptop is a ThinkPad.", "Lukas's home laptop is a MacBook."),
+        ("Leo's birthday is 2 November.", "Leo's manager's birthday is 3 November."),
+        ("Noah lives in Leeds.", "Noah's brother lives in Bristol."),
+        ("At the review the dose went up.", "The GP raised it to 20 mg."),  # no one named
+    ]
+    for pairs, want in ((meet, "ba"), (apart, "ab")):
+        for old, new in pairs:
+            got = await _order(_fact("a", old, 1), _fact("b", new, 6), near)
+            assert got == want, (old, new)
+
+
+def test_a_relative_is_someone_else_a_thing_is_theirs() -> None:
+    assert person("sven's dentist") == "sven"
+    assert person("noah's brother") == "noah's brother"
+    assert person("leo's manager's birthday") == "leo's manager's birthday"
+    assert person("老陈的手机") == "老陈" and person("王涛的姐姐") == "王涛的姐姐"

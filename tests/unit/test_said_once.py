@@ -82,3 +82,17 @@ def test_a_long_quote_is_cut() -> None:
     seen = _observation("o1", "t1", "Sam went to Boise.", words)
     out = said_once(_hits((seen, 0.5), (_turn("k1", "t1", "Sam: " + words), 0.6)))
     assert out[0].quote.endswith("…") and len(out[0].quote) == 300
+
+
+def test_an_observation_of_something_said_in_passing_does_not_stand_for_its_turn() -> None:
+    """ "Ryan has a mum" quotes two words of a turn about his car: both stay hits."""
+    turn = _turn(
+        "k1", "t1",
+        "Ryan: the Tesla's range in the cold is way worse than advertised, had to charge twice "
+        "on the way to my mum's",
+    )  # fmt: skip
+    kin = _observation("o1", "t1", "Ryan has a mum.", "my mum's")
+    out = said_once(_hits((turn, 0.6), (kin, 0.5)))
+    assert [h.memory.id for h in out] == ["k1", "o1"]
+    whole = _observation("o2", "t1", "Ryan's Tesla had to charge twice.", turn.content[6:])
+    assert [h.memory.id for h in said_once(_hits((turn, 0.6), (whole, 0.5)))] == ["o2"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from gateway.core.recall import cjk_names
 from gateway.core.screening import memo
+from gateway.core.truth import cjk_names
 
 # A word that does not start the question (after a word, a comma... and a space), with its
 # possessive: "What job did Elena's sister get?" -> "What job did their sister get?".

@@ -253,8 +253,9 @@ class RecallEngine:
         hits = others_below(hits, q.query)
         if self._s.compete_cosine > 0 and len(hits) > 1:
             hits = await newer_first(
-                hits, q.namespaces, self._vectors, self._s.compete_cosine, q.query
-            )
+                hits, q.namespaces, self._vectors, self._s.compete_cosine, q.query,
+                self._s.judge, vector,
+            )  # fmt: skip
         return hits
 
     async def _expand_entities(
@@ -299,6 +300,7 @@ class RecallEngine:
         boost = 1 + (f.period_boost if cues.period else 0) + (f.when_boost if cues.asks_when else 0)
         ceiling = boost * (1 + f.speaker_boost) * (1 + f.nudge)
         start, end = q.start or cues.start, q.end or cues.end
+        asks_of_someone = reading.dense != reading.text  # a name was masked in its vector
         scored: list[scoring.Scored] = []
         pos, width = 0, 2 * q.top_k  # each load is a round trip: steps double
         while pos < len(order):
@@ -324,7 +326,10 @@ class RecallEngine:
                     relevance *= 1 + f.period_boost
                 if cues.asks_when and timecues.dated(mem.content):
                     relevance *= 1 + f.when_boost
-                if reading.names(dialogue.speaker_of(mem)):
+                speaker = dialogue.speaker_of(mem)
+                if reading.names(speaker) if speaker else asks_of_someone:
+                    # a turn said by whom the query names; what no one said (a fact, an
+                    # observation) as much: the boost orders speakers, never a turn over a fact
                     relevance *= 1 + f.speaker_boost
                 scored.append(
                     scoring.score(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gateway.core.model.limits import Limits
+from gateway.core.truth.judge import UpdateJudge
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,5 +36,7 @@ class RecallSettings:
     #: two statements about one subject that the slots did not settle: the newer first, the older
     #: labelled "earlier, as of …" (``newer_first.py``); 0 = off
     compete_cosine: float = 0.5
+    #: what changes what, judged by meaning (``truth/judge.py``); None: the rule above decides
+    judge: UpdateJudge | None = None
     cache_ttl_s: float = 30.0
     cache_entries: int = 512

@@ -3,7 +3,8 @@ over: the turn itself (kept when its session is mined), the observation formed f
 fact the observation or the extractor confirmed. A question finds any of them; the answer shows
 one: the fact (what holds now) over the observation, the observation (third person, dated) over
 the raw turn. The one shown takes the best rank of those it stands for, and an observation shown
-for its turn quotes the turn's words in the memory block."""
+for its turn quotes the turn's words in the memory block. An observation of something said in
+passing ("Ryan has a mum", from a turn about his car's range) does not stand for its turn."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def said_once(scored: list[Scored]) -> list[Scored]:
         elif _is(mem, pv.TURN_TYPE) and mem.metadata.get(pv.SAID_TURN):
             turn = mem.metadata[pv.SAID_TURN]
             owner = by_fact.get(turn) or by_observation.get(turn)
-            if owner is not None:
+            if owner is not None and not _in_passing(owner.memory, mem):
                 _lift(owner, s)
                 if owner is by_observation.get(turn) and not owner.quote:
                     owner.quote = _quote(owner.memory, mem)
@@ -50,6 +51,20 @@ def said_once(scored: list[Scored]) -> list[Scored]:
         kept.append(s)
     kept.sort(key=lambda s: s.score, reverse=True)
     return kept
+
+
+#: an observation that quotes less than this share of a turn's words (of a turn this long) said
+#: something in passing: the turn stays a hit of its own ("had to charge the Tesla twice on the
+#: way to my mum's" is more than "Ryan has a mum")
+PASSING_SHARE = 0.4
+PASSING_MIN_WORDS = 8
+
+
+def _in_passing(owner: Memory, turn: Memory) -> bool:
+    if owner.layer is Layer.SEMANTIC or not owner.evidence:
+        return False
+    words = len(turn.content.split())
+    return words >= PASSING_MIN_WORDS and len(owner.evidence[0].split()) < PASSING_SHARE * words
 
 
 def _is(mem: Memory, type_: str) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from gateway.core.truth import cjk_names
+
 USER = "@user"
 
 _FIRST_PERSON = re.compile(
@@ -115,6 +117,16 @@ _NOT_NAMES = frozenset(
         "yes",
         "ok",
         "please",
+        "since",
+        "during",
+        "until",
+        "following",
+        "last",
+        "this",
+        "next",
+        "as",
+        "once",
+        "while",
     ]
 )
 _LEAD = frozenset(["correction", "update", "note", "fyi", "actually", "so", "well"])
@@ -159,6 +171,7 @@ def _en(text: str, speaker: str) -> str:
     elif (
         head[0].isupper()
         and low not in _NOT_NAMES
+        and low not in _EN_PREPOSITIONS
         and low
         not in (
             "he",
@@ -201,11 +214,18 @@ def _zh(text: str, speaker: str) -> str:
     if text.startswith("我"):
         who, rest = speaker or USER, text[1:]
     else:
-        n = 0
-        while (
-            n < len(text) and n < 4 and _CJK.match(text[n]) and (n < 2 or text[n] not in _ZH_STOP)
-        ):
-            n += 1
+        named = cjk_names.spans(text[:8])
+        if named and named[0][0] == 0:  # a surname and a given name ("王军毕业后…": 王军)
+            n = named[0][1]
+        else:
+            n = 0
+            while (
+                n < len(text)
+                and n < 4
+                and _CJK.match(text[n])
+                and (n < 2 or text[n] not in _ZH_STOP)
+            ):
+                n += 1
         if n < 2:
             return ""
         who, rest = text[:n], text[n:]
