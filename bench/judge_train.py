@@ -180,6 +180,13 @@ def main(argv: list[str] | None = None) -> int:
         auc = _auc(p, y)
         print(f"l2 {l2:g}: AUC {auc:.3f}, threshold {t} → recall {recall:.3f}")
         print("   ", json.dumps(report(pairs, p, t)))
+        if args.threshold:
+            at = p >= args.threshold
+            print(
+                f"    at {args.threshold}: precision {float(y[at].mean()):.3f}, recall "
+                f"{float(at[y == 1].mean()):.3f}",
+                json.dumps(report(pairs, p, args.threshold)),
+            )
         if best is None or recall > best[0]:
             best = (recall, l2, t)
     assert best is not None

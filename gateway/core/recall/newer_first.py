@@ -19,6 +19,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Protocol
 
 import numpy as np
@@ -33,6 +34,9 @@ from gateway.core.truth.subjects import USER, subject
 #: how near two statements with the same subject must be to compete when no judge is loaded
 #: (MiniLM cosine: an update and the fact it changes sit at 0.46-0.92 on the dev sets)
 COMPETE_COSINE = 0.5
+#: statements dated closer than this are of one moment ("A batch of notes about Sam"): neither
+#: changes the other (a correction said in a chat comes minutes later at least)
+SAME_TIME = timedelta(seconds=30)
 #: observations that state something that holds (not an event or a plan)
 STABLE_KINDS = ("fact", "preference")
 #: the subject of a statement that does not start with it ("At Marcus's review the GP raised his
@@ -315,8 +319,9 @@ def _states(turn: str) -> bool:
 
 
 def _kinds_compete(older: Memory, newer: Memory, own: set[str]) -> bool:
-    """A semantic fact is one of the two; a user's turn only as the newer; never the same text."""
-    if newer.when <= older.when or _same(older, newer) or users_turn(older, own):
+    """A semantic fact is one of the two; a user's turn only as the newer; never the same text;
+    never two written within ``SAME_TIME`` of each other (a batch of notes: neither is newer)."""
+    if newer.when - older.when < SAME_TIME or _same(older, newer) or users_turn(older, own):
         return False
     return Layer.SEMANTIC in (older.layer, newer.layer)
 
