@@ -5,7 +5,7 @@ a far meaning never compete; nothing is stored."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
@@ -188,3 +188,14 @@ def test_a_relative_is_someone_else_a_thing_is_theirs() -> None:
     assert person("noah's brother") == "noah's brother"
     assert person("leo's manager's birthday") == "leo's manager's birthday"
     assert person("老陈的手机") == "老陈" and person("王涛的姐姐") == "王涛的姐姐"
+
+
+async def test_two_notes_written_together_never_compete() -> None:
+    """A batch of notes about Maya, seconds apart: neither is newer than the other."""
+    old = _fact("a", "Maya works as a barista at Blue Bottle.", 1)
+    new = old.with_changes(id="b", content="Maya works at the public library.")
+    new = new.with_changes(event_time=old.when + timedelta(seconds=5))
+    near = {"a": [1, 0.1], "b": [1, 0.2]}
+    assert await _order(old, new, near, _COSINE_JUDGE) == "ab"
+    later = new.with_changes(event_time=old.when + timedelta(minutes=5))
+    assert await _order(old, later, near, _COSINE_JUDGE) == "ba"
