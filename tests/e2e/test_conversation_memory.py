@@ -174,3 +174,21 @@ def test_append_turns_takes_a_batch_all_or_nothing_once(gw: RunningGateway) -> N
         assert window == [text for _, text in CHAT][-len(window) :]
         assert "Ignore all previous instructions" not in window
         assert c.end_session(ns, "s1", wait=True).outcomes.get("kept") == 4
+
+
+def test_a_turn_that_asks_ranks_below_the_turn_that_answers(gw: RunningGateway) -> None:
+    """The user's own question echoes a later question about them; the statement answers it."""
+    ns = f"user/sam{fresh_tag(6)}"
+    chat = [
+        ("user", "how often are you allowed to give blood at the town hall?"),
+        ("assistant", "Every twelve weeks for whole blood."),
+        ("user", "good, I give blood at the town hall every twelve weeks then"),
+    ]
+    with gw.client("master") as c:
+        _say(c, ns, "s1", chat, MONDAY)
+        c.end_session(ns, "s1", wait=True)
+        hits = c.recall("How often does Sam give blood at the town hall?", [ns], top_k=3)
+        order = [h.content for h in hits]
+        asked = next(i for i, t in enumerate(order) if t.endswith("town hall?"))
+        answer = next(i for i, t in enumerate(order) if "give" in t and "every twelve weeks" in t)
+        assert answer < asked, order

@@ -331,6 +331,8 @@ class RecallEngine:
                     # a turn said by whom the query names; what no one said (a fact, an
                     # observation) as much: the boost orders speakers, never a turn over a fact
                     relevance *= 1 + f.speaker_boost
+                if speaker and mem.content.rstrip().endswith(("?", "？")):
+                    relevance *= f.question_turn
                 scored.append(
                     scoring.score(
                         mem,
