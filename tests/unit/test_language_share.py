@@ -60,3 +60,22 @@ def test_a_few_chinese_texts_or_an_empty_store_get_no_advice() -> None:
     assert _read(ls.LanguageSampler(mostly_english, "hash", False)).advice == ""  # type: ignore[arg-type]
     empty = _read(ls.LanguageSampler(_Records({}), "hash", False))  # type: ignore[arg-type]
     assert empty.sampled == 0 and empty.shares == {} and empty.advice == ""
+
+
+class _SlowRecords(_Records):
+    async def scan(self, namespace: str, after_id: str, limit: int) -> list[Memory]:
+        await asyncio.sleep(0.2)
+        return await super().scan(namespace, after_id, limit)
+
+
+async def test_a_slow_store_never_holds_the_caller_past_the_wait(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The first sample of a large store: status answers at once with no share yet, and the
+    sample finishes in the background for the next read."""
+    monkeypatch.setattr(ls, "WAIT_S", 0.05)
+    records = _SlowRecords({"user/a": ["我喜欢喝茶。"] * 30})
+    sampler = ls.LanguageSampler(records, "hash", False)  # type: ignore[arg-type]
+    first = await sampler.read()
+    assert first.sampled == 0 and first.shares == {}
+    await asyncio.sleep(0.4)
+    assert (await sampler.read()).shares == {"zh": 1.0, "other": 0.0}
+    assert records.scans == 1  # one sample, not one per read
