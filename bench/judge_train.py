@@ -13,7 +13,7 @@ Reported per fold and language: precision and recall of "update" at the chosen t
 share of each other label taken for an update (a false update reorders two true statements).
 The L2 strength is chosen by cross-validation, the threshold for precision ``--precision`` on the
 held-out folds unless ``--threshold`` sets it; ``--write`` then trains on every pair and writes
-the head. The shipped head: ``--query --l2 0.0003 --threshold 0.55`` (the threshold chosen end to
+the head. The shipped head: ``--query --l2 0.0003 --threshold 0.55 --veto 0.35`` (the threshold and the veto chosen end to
 end on ``bench/truth/dev-v2.json``: supersede recall against look-alikes answered,
 docs/BENCHMARKS-HISTORY.md "An update judge").
 """
@@ -153,6 +153,13 @@ def main(argv: list[str] | None = None) -> int:
         help="ship this threshold instead of the cross-validated one (chosen end to end on the "
         "dev sets: bench/truth/dev-v2.json, recency-dev.json)",
     )
+    ap.add_argument(
+        "--veto",
+        type=float,
+        default=0.0,
+        help="below this probability the head overrules the structural rule (chosen end to end "
+        "on bench/truth/dev-v2.json)",
+    )
     ap.add_argument("--write", action="store_true", help="train on every pair and ship the head")
     args = ap.parse_args(argv)
     pairs = load(PAIRS)
@@ -201,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
             weights=w.astype(np.float32),
             bias=np.float32(b),
             threshold=np.float32(t),
+            veto=np.float32(args.veto),
             dim=np.int32(len(next(iter(vec.values())))),
             embedder=np.array(args.embedder),
             pairs=np.int32(len(pairs)),

@@ -28,4 +28,5 @@ def load_judge(embedder: str) -> UpdateJudge | None:
             bias=float(f["bias"]),
             threshold=float(f["threshold"]),
             dim=int(f["dim"]),
+            veto=float(f["veto"]) if "veto" in f else 0.0,
         )

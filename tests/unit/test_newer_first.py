@@ -199,3 +199,16 @@ async def test_two_notes_written_together_never_compete() -> None:
     assert await _order(old, new, near, _COSINE_JUDGE) == "ab"
     later = new.with_changes(event_time=old.when + timedelta(minutes=5))
     assert await _order(old, later, near, _COSINE_JUDGE) == "ba"
+
+
+async def test_a_sure_judge_overrules_the_rule() -> None:
+    """Same subject, near in meaning — the rule would order them — but a head sure that a road
+    bike does not replace a car keeps the order; a head with no veto lets the rule decide."""
+    car = _fact("a", "Sun Yan drives a red MINI to work.", 1)
+    bike = _fact("b", "Sun Yan rides a Giant road bike out of town at weekends.", 6)
+    near = {"a": [1, 0.1], "b": [1, 0.2]}
+    never = np.zeros(7, np.float32)
+    sure_not = UpdateJudge("test", never, -30.0, 0.5, 2, veto=0.35)
+    assert await _order(car, bike, near, sure_not) == "ab"
+    no_veto = UpdateJudge("test", never, -30.0, 0.5, 2)
+    assert await _order(car, bike, near, no_veto) == "ba"

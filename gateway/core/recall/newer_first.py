@@ -191,9 +191,14 @@ class _Judged:
             meet = _subjects_meet(s_old, s_new, (older.content, newer.content), self.own)
         if not meet:
             return False
-        if not said and float(np.dot(a, b)) >= self.cosine:
-            return True  # the structural rule: a user's turn is left to the judge
-        return self.judge is not None and self.judge.updates(a, b, self.query_vector)
+        judge = self.judge
+        p = judge.probability(a, b, self.query_vector) if judge is not None else None
+        if judge is not None and p is not None and p >= judge.threshold:
+            return True
+        # the structural rule (a user's turn is left to the judge), unless the judge is sure
+        # they do not compete
+        ruled = not said and float(np.dot(a, b)) >= self.cosine
+        return ruled and (judge is None or p is None or p >= judge.veto)
 
 
 def _split(subj: str) -> tuple[str, str]:

@@ -47,6 +47,10 @@ class UpdateJudge:
     threshold: float
     #: the vector size the head reads (a vector of another size is never judged)
     dim: int
+    #: below this probability the head overrules the structural rule (same subject, near in
+    #: meaning): "Sun Yan drives a MINI" and "rides a Giant road bike at weekends" sit at cosine
+    #: 0.61, and the head gives 0.04
+    veto: float = 0.0
 
     @property
     def reads_query(self) -> bool:
@@ -64,13 +68,21 @@ class UpdateJudge:
         z = x @ self.weights + self.bias
         return 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
 
+    def probability(
+        self, older: np.ndarray, newer: np.ndarray, query: np.ndarray | None = None
+    ) -> float | None:
+        """P(the newer statement changes the older) for ``query``, if the head reads it; None
+        when it cannot judge (vectors of another size, or no question for a head that reads
+        one)."""
+        if not (self.fits(older) and self.fits(newer)) or (self.reads_query and query is None):
+            return None
+        if query is not None and not self.fits(query):
+            return None
+        return float(self.probabilities(older, newer, query)[0])
+
     def updates(
         self, older: np.ndarray, newer: np.ndarray, query: np.ndarray | None = None
     ) -> bool:
-        """Whether the newer statement changes the older one (for ``query``, if the head reads
-        it; with no question such a head says no)."""
-        if not (self.fits(older) and self.fits(newer)) or (self.reads_query and query is None):
-            return False
-        if query is not None and not self.fits(query):
-            return False
-        return bool(self.probabilities(older, newer, query)[0] >= self.threshold)
+        """Whether the newer statement changes the older one (no when it cannot judge)."""
+        p = self.probability(older, newer, query)
+        return p is not None and p >= self.threshold
