@@ -4,9 +4,10 @@ older is shown as "earlier, as of <its date>" (in its hit's metadata, ``provenan
 in the memory block). Nothing is superseded: both stay active, the order and the label change.
 
 What changes what is judged by meaning when the embedder has a trained head
-(``truth/judge.py``: the two statements' vectors and the question's); without one, two statements
-with the very same subject ("Omar's team meeting") and a cosine of at least ``COMPETE_COSINE``
-compete. A statement is a semantic fact, an observation that holds (kind fact or preference) or,
+(``truth/judge.py``: the two statements' vectors and the question's): above its threshold a pair
+competes; the structural rule — the same subject ("Omar's team meeting") and a cosine of at least
+``COMPETE_COSINE`` — also makes one compete unless the head is sure it does not (its veto);
+without a head the rule alone decides. A statement is a semantic fact, an observation that holds (kind fact or preference) or,
 as the newer of a pair only, a turn the user said: "I've been at the library a week now" outranks
 an older note that they work at a café. Turns never compete with turns, nor observations with
 observations: each was true when it was said (ordering a user's turns or observations by time cost
