@@ -13,8 +13,9 @@ import pytest
 from gateway.core.model import provenance as pv
 from gateway.core.model.models import Layer, Memory
 from gateway.core.recall import scoring
-from gateway.core.recall.newer_first import newer_first, owners, person
+from gateway.core.recall.newer_first import newer_first, owners
 from gateway.core.truth.judge import UpdateJudge
+from gateway.core.truth.same_person import person
 from gateway.core.truth.subjects import USER, subject
 
 

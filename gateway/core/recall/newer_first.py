@@ -28,8 +28,8 @@ import numpy as np
 from gateway.core.model import provenance as pv
 from gateway.core.model.models import Layer, Memory
 from gateway.core.recall.scoring import Scored
-from gateway.core.recall.whose import RELATIONS, RELATIONS_ZH
 from gateway.core.truth.judge import UpdateJudge
+from gateway.core.truth.same_person import UNREAD, subjects_meet, turn_meets
 from gateway.core.truth.subjects import USER, subject
 
 #: how near two statements with the same subject must be to compete when no judge is loaded
@@ -40,9 +40,6 @@ COMPETE_COSINE = 0.5
 SAME_TIME = timedelta(seconds=30)
 #: observations that state something that holds (not an event or a plan)
 STABLE_KINDS = ("fact", "preference")
-#: the subject of a statement that does not start with it ("At Marcus's review the GP raised his
-#: dose…"): it meets a statement about a person it names (``_mentions``)
-UNREAD = "?"
 #: metadata keys of a turn's speaker and role (``formation/transcript.py``)
 _SPEAKER, _ROLE = "speaker", "role"
 
@@ -94,22 +91,7 @@ def statement_subject(mem: Memory, own: set[str]) -> str:
     return f"{head}{sep}{tail}" if found else ""
 
 
-def person(subj: str) -> str:
-    """Whom a subject is about: the possessor of a thing ("sven's dentist" → "sven"), but a
-    relative or a colleague is someone else ("noah's brother" stays "noah's brother")."""
-    head, sep, tail = subj.partition("'s ")
-    if sep:
-        words = {w.removesuffix("'s").removesuffix("’s") for w in tail.split()}
-        return subj if words & RELATIONS else head  # "leo's manager's birthday": the manager
-    head, sep, tail = subj.partition("的")
-    if sep:
-        return subj if tail.startswith(RELATIONS_ZH) else head
-    return subj
-
-
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _DIGITS = re.compile(r"[0-9]")
 
 
@@ -187,9 +169,9 @@ class _Judged:
             return False
         said = users_turn(newer, self.own)
         if said:
-            meet = _turn_meets(s_old, _turn_text(newer))
+            meet = turn_meets(s_old, _turn_text(newer))
         else:
-            meet = _subjects_meet(s_old, s_new, (older.content, newer.content), self.own)
+            meet = subjects_meet(s_old, s_new, (older.content, newer.content), self.own)
         if not meet:
             return False
         judge = self.judge
@@ -200,128 +182,6 @@ class _Judged:
         # they do not compete
         ruled = not said and float(np.dot(a, b)) >= self.cosine
         return ruled and (judge is None or p is None or p >= judge.veto)
-
-
-def _split(subj: str) -> tuple[str, str]:
-    who = person(subj)
-    return who, subj[len(who) :].removeprefix("'s ").removeprefix("的")
-
-
-def _subjects_meet(older: str, newer: str, texts: tuple[str, str], own: set[str]) -> bool:
-    """The same subject, or the same person where one of the two names a thing of theirs and the
-    other only them ("Sven's dentist is Dr. Holm" / "Sven sees Dr. Berg for his teeth"), or one
-    thing named more fully ("Dan's flight" / "Dan's Lisbon flight"); two different things of
-    theirs ("Lukas's work laptop", "Lukas's home laptop") never meet. A statement whose subject
-    is unread meets one about a person it names."""
-    if UNREAD in (older, newer):
-        known, text = (newer, texts[0]) if older == UNREAD else (older, texts[1])
-        return known != UNREAD and _mentions(text, _split(known)[0], own)
-    if older == newer:
-        return True
-    (p_old, t_old), (p_new, t_new) = _split(older), _split(newer)
-    if not _same_person(p_old, p_new):
-        return False
-    if not (t_old and t_new):
-        return True
-    a, b = set(t_old.split()), set(t_new.split())  # "flight" / "lisbon flight"
-    return a <= b or b <= a if " " in t_old + t_new else t_old in t_new or t_new in t_old
-
-
-def _same_person(a: str, b: str) -> bool:
-    """Equal, or a Chinese name read with one character more in one of the two ("孙杰" /
-    "孙杰考了…": a given name of one or two characters is not always told from the verb)."""
-    if a == b:
-        return True
-    short, long = sorted((a, b), key=len)
-    return (
-        len(short) >= 2
-        and bool(_CJK.match(short))
-        and long.startswith(short)
-        and (len(long) - len(short) == 1)
-    )
-
-
-def _mentions(text: str, who: str, own: set[str]) -> bool:
-    """Whether ``text`` names the person ``who`` (the user: one of their names or "the user")."""
-    low = text.lower()
-    names = (own | {"the user"}) if who == USER else {who}
-    for name in names:
-        if _CJK.match(name):
-            if name in text:
-                return True
-        elif re.search(rf"\b{re.escape(name)}\b", low):
-            return True
-    return False
-
-
-def _turn_meets(fact_subject: str, turn: str) -> bool:
-    """A user's turn that states something (``_states``) may change a fact about the user or,
-    in their own namespace, about a person it names without a relation (a namespace
-    ``user/lina`` whose notes say 李娜), or about someone of theirs the turn names ("my
-    daughter's party is on the 9th, not the 2nd"): the judge decides."""
-    if not _states(turn):
-        return False
-    who, _ = _split(fact_subject)
-    if _someone_elses_turn(turn) and not ("'s " in who or "的" in who):
-        return False  # "my mum's on levothyroxine too" says nothing of the user's dose
-    if "'s " in who or "的" in who:
-        return _names_them(fact_subject, turn)
-    return True
-
-
-#: what a speaker calls their own ("闺女生日是下周四" of "张丽的女儿")
-_CALLED_ZH = {
-    "女儿": ("女儿", "闺女", "丫头"),
-    "儿子": ("儿子", "儿", "小子"),
-    "丈夫": ("丈夫", "老公", "爱人"),
-    "老公": ("老公", "丈夫", "爱人"),
-    "妻子": ("妻子", "老婆", "媳妇", "爱人"),
-    "老婆": ("老婆", "妻子", "媳妇", "爱人"),
-    "妈妈": ("妈妈", "妈", "母亲"),
-    "爸爸": ("爸爸", "爸", "父亲"),
-}
-
-
-def _names_them(fact_subject: str, turn: str) -> bool:
-    """Whether the turn names the someone a fact is about: their relation or their name
-    ("Theo's in Year 3" of "Owen's son Theo"; "闺女" of "张丽的女儿")."""
-    if "'s " in fact_subject:
-        tail = fact_subject.split("'s ", 1)[1]
-        words = {w.removesuffix("'s") for w in _WORD.findall(turn.lower())}
-        return bool(set(tail.split()) & words)
-    tail = fact_subject.split("的", 1)[1]
-    relation = next((r for r in RELATIONS_ZH if tail.startswith(r)), tail)
-    return any(c in turn for c in _CALLED_ZH.get(relation, (relation,)))
-
-
-#: how a user names someone of theirs in passing ("我妈", "my flatmate"): the relations of
-#: ``whose.py`` and the short forms people say
-_RELATIONS_SAID_ZH = (*RELATIONS_ZH, "妈", "爸", "闺蜜", "媳妇", "对象", "同学", "发小", "舅", "姨")
-_LEAD_WORDS = 5
-
-
-def _someone_elses_turn(turn: str) -> bool:
-    """A turn that opens on someone of the speaker's ("my dad's on metformin too", "我室友生日是
-    5月21号", "我闺蜜刚领养了一只英短"): it states something of them."""
-    if _CJK.search(turn):
-        head = turn.lstrip()[:4]
-        return head.startswith(("我", "俺")) and any(r in head[1:4] for r in _RELATIONS_SAID_ZH)
-    words = [w.lower().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(turn)]
-    return any(w in RELATIONS for w in words[:_LEAD_WORDS])
-
-
-#: a turn that asks rather than states ("got any stretches for sore forearms?", "要多喝水吗")
-_QUESTION = re.compile(r"[?？]\s*$|[吗呢]\s*[。!！]?\s*$")
-
-
-def _states(turn: str) -> bool:
-    """Whether a turn can state a change: not a question, and more than a few words ("ugh
-    mondays", "嗨", "啊不对" state nothing)."""
-    if _QUESTION.search(turn):
-        return False
-    if _CJK.search(turn):
-        return len(_CJK.findall(turn)) >= 6
-    return len(turn.split()) >= 5
 
 
 def _kinds_compete(older: Memory, newer: Memory, own: set[str]) -> bool:

@@ -19,26 +19,11 @@ import re
 from gateway.core.model import provenance as pv
 from gateway.core.model.models import Layer, Memory
 from gateway.core.recall.scoring import Scored
+from gateway.core.truth.relations import RELATIONS, RELATIONS_ZH
 from gateway.core.truth.subjects import subject
 
 #: a statement about someone of the person asked about keeps this share of its score
 OTHERS_FACTOR = 0.8
-#: who a person's "X" can be: family, partners, friends, people at work or next door
-_RELATION_WORDS = """
-brother brothers sister sisters sibling siblings husband wife partner spouse fiance fiancee
-boyfriend girlfriend son sons daughter daughters child children kid kids baby mother mom mum
-father dad parents parent grandmother grandma grandfather grandpa grandson granddaughter uncle
-aunt cousin niece nephew friend friends colleague colleagues coworker boss manager roommate
-flatmate housemate neighbour neighbor stepson stepdaughter
-"""
-RELATIONS = frozenset(_RELATION_WORDS.split())
-RELATIONS_ZH = (
-    "哥哥", "弟弟", "姐姐", "妹妹", "兄弟", "姐妹", "丈夫", "老公", "妻子", "老婆", "爱人",
-    "男朋友", "女朋友", "未婚夫", "未婚妻", "儿子", "女儿", "孩子", "宝宝", "妈妈", "母亲",
-    "爸爸", "父亲", "父母", "爷爷", "奶奶", "外公", "外婆", "姥姥", "孙子", "孙女", "叔叔",
-    "阿姨", "舅舅", "姑姑", "表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "堂弟", "堂妹",
-    "朋友", "同事", "老板", "领导", "上司", "室友", "邻居",
-)  # fmt: skip
 _WORD = re.compile(r"[^\W\d_]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
